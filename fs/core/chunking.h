@@ -1,0 +1,37 @@
+// Chunk arithmetic: how a byte range of a file maps onto fixed-size chunks.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bb::fs {
+
+inline constexpr uint32_t kDefaultChunkSize = 512 * 1024;
+
+struct ChunkSpan {
+  uint64_t index;            // chunk number
+  uint64_t offset_in_chunk;  // first byte inside the chunk
+  uint64_t length;           // bytes inside this chunk
+  uint64_t buf_offset;       // where these bytes sit in the caller's buffer
+
+  bool operator==(const ChunkSpan&) const = default;
+};
+
+// The chunks covering [offset, offset + length), in order. Empty for length 0.
+// REQUIRES: chunk_size > 0.
+std::vector<ChunkSpan> SplitRange(uint64_t offset, uint64_t length, uint64_t chunk_size);
+
+// Number of chunks a file of `size` bytes spans (0 for an empty file).
+inline uint64_t ChunkCount(uint64_t size, uint64_t chunk_size) {
+  return (size + chunk_size - 1) / chunk_size;
+}
+
+// True for a power of two between 4 KiB and 1 GiB, the chunk sizes a workspace may use.
+inline bool IsValidChunkSize(uint64_t chunk_size) {
+  return chunk_size >= 4096 && chunk_size <= (1ULL << 30) && (chunk_size & (chunk_size - 1)) == 0;
+}
+
+}  // namespace bb::fs

@@ -1,0 +1,286 @@
+// File operations of the core: open/create, read, write, sync, close; size publication.
+#include <fcntl.h>
+#include <linux/falloc.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "fs/core/chunking.h"
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+
+namespace bb::fs {
+namespace {
+
+// Past this many chunks, asking every node is cheaper than hashing every chunk index.
+constexpr uint64_t kEnumerateChunksLimit = 4096;
+
+}  // namespace
+
+Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const std::string& name,
+                                                       mode_t mode, int flags, const Caller& c) {
+  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
+  auto created = CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
+  Entry entry;
+  if (created) {
+    entry = *created;
+  } else {
+    if (created.error().code() != EEXIST || (flags & O_EXCL)) return created.error();
+    // Lost a race with another creator (or the kernel's lookup was stale): open what is there.
+    BB_ASSIGN_OR_RETURN(entry, Lookup(parent, name));
+    if (entry.md.type == FileType::kDirectory) {
+      Forget(entry.ino, 1);
+      return Status(EISDIR, name);
+    }
+    if (flags & O_TRUNC) {
+      SetAttrRequest req;
+      req.size = 0;
+      auto truncated = SetAttr(entry.ino, req, nullptr);
+      if (!truncated) {
+        Forget(entry.ino, 1);
+        return truncated.error();
+      }
+      entry.md = truncated->md;
+    }
+  }
+  auto file = Open(entry.ino, flags & ~O_TRUNC);
+  if (!file) {
+    Forget(entry.ino, 1);
+    return file.error();
+  }
+  return std::make_pair(entry, *file);
+}
+
+Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  if (md.type == FileType::kDirectory) return Status(EISDIR, "open of a directory as a file");
+  if (flags & O_TRUNC && (flags & O_ACCMODE) != O_RDONLY && md.size > 0) {
+    SetAttrRequest req;
+    req.size = 0;
+    BB_ASSIGN_OR_RETURN(Entry e, SetAttr(ino, req, nullptr));
+    md = e.md;
+  }
+  {
+    std::lock_guard lock(table_mu_);
+    inode->open_count++;
+  }
+  {
+    std::lock_guard lock(inode->mu);
+    inode->meta = md;
+    if (!inode->size_dirty) inode->size = md.size;
+  }
+  auto* file = new OpenFile;
+  file->inode = std::move(inode);
+  file->flags = flags;
+  return file;
+}
+
+Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char> buf) {
+  Inode& inode = *file->inode;
+  Metadata md;
+  uint64_t size;
+  {
+    std::lock_guard lock(inode.mu);
+    md = inode.meta;
+    size = std::max(inode.size, md.size);
+  }
+  if (offset + buf.size() > size) {
+    // Another node may have published a larger size since this file was opened.
+    BB_ASSIGN_OR_RETURN(md, FreshMeta(file->inode));
+    size = md.size;
+  }
+  if (offset >= size) return size_t{0};
+  size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset));
+  for (const ChunkSpan& s : SplitRange(offset, want, md.chunk_size)) {
+    NodeService* node = nodes_(router_->DataNode(md.file_id, s.index, md.data_location));
+    std::span<char> piece = buf.subspan(s.buf_offset, s.length);
+    BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
+    if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
+  }
+  return want;
+}
+
+Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<const char> data) {
+  Inode& inode = *file->inode;
+  Metadata md;
+  {
+    std::lock_guard lock(inode.mu);
+    md = inode.meta;
+    if (file->flags & O_APPEND) {
+      // Reserve the range at the end so concurrent appenders never overlap.
+      offset = std::max(inode.size, md.size);
+      inode.size = offset + data.size();
+      inode.size_dirty = true;
+    }
+  }
+  std::set<NodeId> touched;
+  for (const ChunkSpan& s : SplitRange(offset, data.size(), md.chunk_size)) {
+    NodeId target = router_->DataNode(md.file_id, s.index, md.data_location);
+    touched.insert(target);
+    BB_RETURN_IF_ERROR(nodes_(target)->WriteChunk(md.file_id, s.index, s.offset_in_chunk,
+                                                  data.subspan(s.buf_offset, s.length)));
+  }
+  int64_t now = clock_->WallNs();
+  bool publish;
+  {
+    std::lock_guard lock(inode.mu);
+    inode.size = std::max(inode.size, offset + data.size());
+    inode.size_dirty = true;
+    inode.dirty_mtime_ns = now;
+    inode.written_nodes.insert(touched.begin(), touched.end());
+    publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns;
+  }
+  if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
+  return data.size();
+}
+
+Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length) {
+  if (mode & ~FALLOC_FL_KEEP_SIZE) return Status(EOPNOTSUPP, "only plain fallocate is supported");
+  Inode& inode = *file->inode;
+  Metadata md;
+  {
+    std::lock_guard lock(inode.mu);
+    md = inode.meta;
+  }
+  std::set<NodeId> touched;
+  for (const ChunkSpan& s : SplitRange(offset, length, md.chunk_size)) {
+    NodeId target = router_->DataNode(md.file_id, s.index, md.data_location);
+    touched.insert(target);
+    BB_RETURN_IF_ERROR(nodes_(target)->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length));
+  }
+  {
+    std::lock_guard lock(inode.mu);
+    inode.written_nodes.insert(touched.begin(), touched.end());
+    if (!(mode & FALLOC_FL_KEEP_SIZE) && offset + length > std::max(inode.size, md.size)) {
+      inode.size = offset + length;
+      inode.size_dirty = true;
+      inode.dirty_mtime_ns = clock_->WallNs();
+    }
+  }
+  return PublishSize(file->inode);
+}
+
+Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
+  MetaUpdate u;
+  {
+    std::lock_guard lock(inode->mu);
+    inode->last_publish_ns = clock_->MonotonicNs();
+    if (!inode->size_dirty) return Status::Ok();
+    u.grow_to = inode->size;
+    u.mtime_ns = inode->dirty_mtime_ns;
+    u.ctime_ns = inode->dirty_mtime_ns;
+    inode->size_dirty = false;
+  }
+  std::string path;
+  bool unlinked;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode->path;
+    unlinked = inode->unlinked;
+  }
+  if (unlinked) {
+    std::lock_guard lock(inode->mu);
+    inode->meta.size = std::max(inode->meta.size, *u.grow_to);
+    inode->meta.mtime_ns = std::max(inode->meta.mtime_ns, *u.mtime_ns);
+    return Status::Ok();
+  }
+  auto md = MetaOwner(path)->UpdateMeta(path, u);
+  std::lock_guard lock(inode->mu);
+  if (!md) {
+    // Keep the size pending so a later flush tries again.
+    inode->size_dirty = true;
+    return md.error();
+  }
+  inode->meta = *md;
+  return Status::Ok();
+}
+
+Status FileSystem::Flush(OpenFile* file) { return PublishSize(file->inode); }
+
+Status FileSystem::Fsync(OpenFile* file) {
+  BB_RETURN_IF_ERROR(PublishSize(file->inode));
+  Inode& inode = *file->inode;
+  std::set<NodeId> nodes;
+  uint64_t file_id;
+  {
+    std::lock_guard lock(inode.mu);
+    nodes.swap(inode.written_nodes);
+    file_id = inode.meta.file_id;
+  }
+  std::string path;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode.path;
+  }
+  nodes.insert(router_->MetaNode(path));
+  for (NodeId n : nodes) {
+    Status s = nodes_(n)->Sync(file_id);
+    if (!s.ok()) {
+      std::lock_guard lock(inode.mu);
+      inode.written_nodes.insert(nodes.begin(), nodes.end());
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+Status FileSystem::Release(OpenFile* file) {
+  std::unique_ptr<OpenFile> owned(file);
+  Status published = PublishSize(file->inode);
+  Inode& inode = *file->inode;
+  bool free_data = false;
+  {
+    std::lock_guard lock(table_mu_);
+    inode.open_count--;
+    if (inode.open_count == 0) {
+      free_data = inode.unlinked;
+      if (inode.nlookup == 0) inodes_.erase(inode.ino);
+    }
+  }
+  if (free_data) {
+    Metadata md;
+    {
+      std::lock_guard lock(inode.mu);
+      md = inode.meta;
+    }
+    BB_RETURN_IF_ERROR(RemoveChunksOf(md, md.size));
+  }
+  return published;
+}
+
+// Only the nodes that can hold chunks of the file are asked.
+Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size) {
+  std::set<NodeId> nodes;
+  uint64_t count = ChunkCount(size, md.chunk_size);
+  if (count > kEnumerateChunksLimit) {
+    for (NodeId n : router_->AllNodes()) nodes.insert(n);
+  } else {
+    for (uint64_t i = 0; i < count; ++i) nodes.insert(router_->DataNode(md.file_id, i, md.data_location));
+  }
+  Status first_error;
+  for (NodeId n : nodes) {
+    Status s = nodes_(n)->RemoveChunks(md.file_id);
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  return first_error;
+}
+
+Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size) {
+  if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
+  std::set<NodeId> nodes;
+  uint64_t first = new_size / md.chunk_size;
+  uint64_t last = ChunkCount(old_size, md.chunk_size);
+  if (last - first > kEnumerateChunksLimit) {
+    for (NodeId n : router_->AllNodes()) nodes.insert(n);
+  } else {
+    for (uint64_t i = first; i < last; ++i) nodes.insert(router_->DataNode(md.file_id, i, md.data_location));
+  }
+  for (NodeId n : nodes) {
+    BB_RETURN_IF_ERROR(nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size));
+  }
+  return Status::Ok();
+}
+
+}  // namespace bb::fs

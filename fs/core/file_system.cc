@@ -1,0 +1,401 @@
+// Namespace operations of the core: lookup, attributes, create/remove/rename, directories.
+#include "fs/core/file_system.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+
+#include "fs/core/inode.h"
+#include "fs/core/path.h"
+
+namespace bb::fs {
+
+FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
+                       FileIdAllocator* ids, const Clock* clock)
+    : options_(options), router_(router), nodes_(std::move(nodes)), ids_(ids), clock_(clock) {
+  auto root = std::make_shared<Inode>(kRootFileId);
+  root->path = "/";
+  root->nlookup = 1;  // the kernel's reference to the root is never forgotten
+  inodes_.emplace(kRootFileId, std::move(root));
+}
+
+FileSystem::~FileSystem() = default;
+
+NodeService* FileSystem::MetaOwner(const std::string& path) const {
+  return nodes_(router_->MetaNode(path));
+}
+
+Status FileSystem::Init(const Caller& owner) {
+  auto existing = MetaOwner("/")->GetMeta("/");
+  if (existing) return Status::Ok();
+  if (existing.error().code() != ENOENT) return existing.error();
+  Metadata md = NewMeta(FileType::kDirectory, 0755, owner, kRootFileId);
+  Status s = MetaOwner("/")->CreateMeta("/", md);
+  return s.code() == EEXIST ? Status::Ok() : s;
+}
+
+Metadata FileSystem::NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const {
+  Metadata md;
+  md.type = type;
+  md.mode = mode & 07777;
+  md.uid = c.uid;
+  md.gid = c.gid;
+  md.atime_ns = md.mtime_ns = md.ctime_ns = clock_->WallNs();
+  md.file_id = file_id;
+  md.chunk_size = options_.chunk_size;
+  return md;
+}
+
+Result<std::shared_ptr<Inode>> FileSystem::FindInode(uint64_t ino) const {
+  std::lock_guard lock(table_mu_);
+  auto it = inodes_.find(ino);
+  if (it == inodes_.end()) return Status(ESTALE, "inode " + std::to_string(ino) + " is not known");
+  return it->second;
+}
+
+Result<std::string> FileSystem::PathOf(uint64_t ino) const {
+  std::lock_guard lock(table_mu_);
+  auto it = inodes_.find(ino);
+  if (it == inodes_.end()) return Status(ESTALE, "inode " + std::to_string(ino) + " is not known");
+  if (it->second->unlinked) return Status(ENOENT, "inode " + std::to_string(ino) + " was removed");
+  return it->second->path;
+}
+
+Result<std::string> FileSystem::ChildPath(uint64_t parent, const std::string& name) const {
+  BB_RETURN_IF_ERROR(ValidateName(name));
+  BB_ASSIGN_OR_RETURN(std::string dir, PathOf(parent));
+  return JoinPath(dir, name);
+}
+
+Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
+  std::lock_guard lock(table_mu_);
+  auto& slot = inodes_[md.file_id];
+  if (!slot) slot = std::make_shared<Inode>(md.file_id);
+  slot->path = path;
+  slot->unlinked = false;
+  slot->nlookup++;
+  return Entry{md.file_id, md};
+}
+
+Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
+  std::string path;
+  bool unlinked;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode->path;
+    unlinked = inode->unlinked;
+  }
+  Metadata md;
+  if (unlinked) {
+    std::lock_guard lock(inode->mu);
+    md = inode->meta;
+  } else {
+    BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->GetMeta(path));
+  }
+  // Writes of this node not yet published are part of the file.
+  std::lock_guard lock(inode->mu);
+  if (inode->size_dirty) {
+    md.size = std::max(md.size, inode->size);
+    md.mtime_ns = std::max(md.mtime_ns, inode->dirty_mtime_ns);
+    md.ctime_ns = std::max(md.ctime_ns, inode->dirty_mtime_ns);
+  }
+  if (!unlinked) inode->meta = md;
+  return md;
+}
+
+Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
+  Entry e = Remember(path, md);
+  // An open file of this node may have unpublished writes.
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
+  std::lock_guard lock(inode->mu);
+  if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
+  return e;
+}
+
+void FileSystem::Forget(uint64_t ino, uint64_t n) {
+  if (ino == kRootFileId) return;
+  std::lock_guard lock(table_mu_);
+  auto it = inodes_.find(ino);
+  if (it == inodes_.end()) return;
+  Inode& inode = *it->second;
+  inode.nlookup = inode.nlookup > n ? inode.nlookup - n : 0;
+  if (inode.nlookup == 0 && inode.open_count == 0) inodes_.erase(it);
+}
+
+Result<Entry> FileSystem::GetAttr(uint64_t ino) {
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  return Entry{ino, md};
+}
+
+Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* /*file*/) {
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  int64_t now = clock_->WallNs();
+  MetaUpdate u;
+  u.mode = req.mode;
+  u.uid = req.uid;
+  u.gid = req.gid;
+  u.atime_ns = req.atime_ns;
+  u.mtime_ns = req.mtime_ns;
+  u.ctime_ns = now;
+  if (req.size) {
+    if (md.type == FileType::kDirectory) return Status(EISDIR, "truncate of a directory");
+    if (md.type != FileType::kRegular) return Status(EINVAL, "truncate of a non-regular file");
+    BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size));
+    u.size = *req.size;
+    if (!req.mtime_ns) u.mtime_ns = now;
+    std::lock_guard lock(inode->mu);
+    inode->size = *req.size;
+    inode->size_dirty = false;
+  }
+  bool unlinked;
+  std::string path;
+  {
+    std::lock_guard lock(table_mu_);
+    unlinked = inode->unlinked;
+    path = inode->path;
+  }
+  if (!unlinked) {
+    BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->UpdateMeta(path, u));
+    std::lock_guard lock(inode->mu);
+    inode->meta = md;
+    if (inode->size_dirty) md.size = std::max(md.size, inode->size);
+    return Entry{ino, md};
+  }
+  std::lock_guard lock(inode->mu);
+  Metadata& m = inode->meta;
+  if (u.mode) m.mode = *u.mode & 07777;
+  if (u.uid) m.uid = *u.uid;
+  if (u.gid) m.gid = *u.gid;
+  if (u.size) m.size = *u.size;
+  if (u.atime_ns) m.atime_ns = *u.atime_ns;
+  if (u.mtime_ns) m.mtime_ns = *u.mtime_ns;
+  m.ctime_ns = now;
+  return Entry{ino, m};
+}
+
+Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, Metadata md) {
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  BB_RETURN_IF_ERROR(MetaOwner(path)->CreateMeta(path, md));
+  return Remember(path, md);
+}
+
+Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode,
+                                const Caller& c) {
+  if (!S_ISREG(mode)) return Status(EPERM, "only regular files can be made with mknod");
+  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
+  return CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
+}
+
+Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode,
+                                const Caller& c) {
+  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
+  return CreateEntry(parent, name, NewMeta(FileType::kDirectory, mode, c, id));
+}
+
+Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name,
+                                  const std::string& target, const Caller& c) {
+  if (target.empty()) return Status(ENOENT, "empty symlink target");
+  if (target.size() >= kPathMax) return Status(ENAMETOOLONG, "symlink target too long");
+  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
+  Metadata md = NewMeta(FileType::kSymlink, 0777, c, id);
+  md.symlink_target = target;
+  md.size = target.size();
+  return CreateEntry(parent, name, std::move(md));
+}
+
+Result<std::string> FileSystem::Readlink(uint64_t ino) {
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  if (md.type != FileType::kSymlink) return Status(EINVAL, "not a symlink");
+  return md.symlink_target;
+}
+
+// After an entry left the namespace: free its data now, or at the last close if still open.
+Status FileSystem::DropEntryData(const Metadata& md) {
+  if (md.type != FileType::kRegular) {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(md.file_id);
+    if (it != inodes_.end()) it->second->unlinked = true;
+    return Status::Ok();
+  }
+  uint64_t size = md.size;
+  {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(md.file_id);
+    if (it != inodes_.end()) {
+      Inode& inode = *it->second;
+      inode.unlinked = true;
+      std::lock_guard ilock(inode.mu);
+      inode.meta = md;
+      inode.meta.size = std::max(md.size, inode.size);
+      size = inode.meta.size;
+      if (inode.open_count > 0) return Status::Ok();  // Release frees it
+    }
+  }
+  return RemoveChunksOf(md, size);
+}
+
+Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  NodeService* owner = MetaOwner(path);
+  BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
+  if (md.type == FileType::kDirectory) return Status(EISDIR, path);
+  BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  return DropEntryData(md);
+}
+
+Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  NodeService* owner = MetaOwner(path);
+  BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
+  if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
+  for (NodeId n : router_->DirNodes(path)) {
+    BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(path, "", 1));
+    if (!page.entries.empty()) return Status(ENOTEMPTY, path);
+  }
+  BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  return DropEntryData(md);
+}
+
+Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent,
+                          const std::string& new_name, unsigned int flags) {
+  if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) {
+    return Status(EINVAL, "only RENAME_NOREPLACE is supported");
+  }
+  BB_ASSIGN_OR_RETURN(std::string from, ChildPath(parent, name));
+  BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
+  if (from == to) return Status::Ok();
+  if (IsSameOrBelow(to, from)) return Status(EINVAL, "cannot move a directory into itself");
+  NodeService* from_owner = MetaOwner(from);
+  NodeService* to_owner = MetaOwner(to);
+  BB_ASSIGN_OR_RETURN(Metadata src, from_owner->GetMeta(from));
+  auto dst = to_owner->GetMeta(to);
+  if (!dst && dst.error().code() != ENOENT) return dst.error();
+  bool src_dir = src.type == FileType::kDirectory;
+  if (src_dir) {
+    for (NodeId n : router_->DirNodes(from)) {
+      BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(from, "", 1));
+      if (!page.entries.empty()) {
+        return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
+      }
+    }
+  }
+  if (dst) {
+    if (flags & RENAME_NOREPLACE) return Status(EEXIST, to);
+    if (dst->file_id == src.file_id) return Status::Ok();
+    bool dst_dir = dst->type == FileType::kDirectory;
+    if (src_dir && !dst_dir) return Status(ENOTDIR, to);
+    if (!src_dir && dst_dir) return Status(EISDIR, to);
+    if (dst_dir) {
+      for (NodeId n : router_->DirNodes(to)) {
+        BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(to, "", 1));
+        if (!page.entries.empty()) return Status(ENOTEMPTY, to);
+      }
+    }
+  }
+  if (from_owner == to_owner) {
+    BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
+  } else {
+    // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
+    BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
+    BB_ASSIGN_OR_RETURN(src, from_owner->RemoveMeta(from));
+  }
+  {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(src.file_id);
+    if (it != inodes_.end()) it->second->path = to;
+  }
+  if (dst) return DropEntryData(*dst);
+  return Status::Ok();
+}
+
+Result<SpaceStats> FileSystem::StatFs() {
+  SpaceStats total;
+  bool first = true;
+  for (NodeId n : router_->AllNodes()) {
+    BB_ASSIGN_OR_RETURN(SpaceStats s, nodes_(n)->StatSpace());
+    if (first) {
+      total = s;
+      first = false;
+      continue;
+    }
+    // Express every node in the first node's block size.
+    auto scale = [&](uint64_t blocks) { return blocks * s.block_size / total.block_size; };
+    total.total_blocks += scale(s.total_blocks);
+    total.free_blocks += scale(s.free_blocks);
+    total.avail_blocks += scale(s.avail_blocks);
+  }
+  return total;
+}
+
+size_t FileSystem::KnownInodes() const {
+  std::lock_guard lock(table_mu_);
+  return inodes_.size();
+}
+
+// ---- directories ----
+
+Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
+  BB_ASSIGN_OR_RETURN(std::string path, PathOf(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
+  if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
+  auto dir = std::make_unique<DirHandle>();
+  dir->ino = ino;
+  dir->path = path;
+  dir->parent_ino = ino;
+  if (path != "/") {
+    std::string parent(ParentPath(path));
+    auto pmd = MetaOwner(parent)->GetMeta(parent);
+    if (pmd) dir->parent_ino = pmd->file_id;
+  }
+  dir->entries.push_back({".", ino, FileType::kDirectory});
+  dir->entries.push_back({"..", dir->parent_ino, FileType::kDirectory});
+  return dir.release();
+}
+
+// Merges the next page from every node that may hold entries of the directory. Only names up
+// to the smallest "last name" among nodes that have more are final; the rest come again with
+// the next page.
+Status FileSystem::LoadDirPage(DirHandle* dir) {
+  std::map<std::string, DirListing> merged;
+  std::optional<std::string> bound;  // nullopt: every node reached its end
+  for (NodeId n : router_->DirNodes(dir->path)) {
+    BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(dir->path, dir->cursor, options_.dir_page));
+    for (auto& e : page.entries) {
+      merged.emplace(e.name, DirListing{e.name, e.file_id, e.type});
+    }
+    if (!page.end && !page.entries.empty()) {
+      const std::string& last = page.entries.back().name;
+      if (!bound || last < *bound) bound = last;
+    }
+  }
+  for (auto& [name, listing] : merged) {
+    if (bound && name > *bound) break;
+    dir->entries.push_back(std::move(listing));
+  }
+  if (bound) {
+    dir->cursor = *bound;
+  } else {
+    dir->complete = true;
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<DirListing>> FileSystem::DirEntryAt(DirHandle* dir, uint64_t index) {
+  while (index >= dir->entries.size() && !dir->complete) {
+    BB_RETURN_IF_ERROR(LoadDirPage(dir));
+  }
+  if (index >= dir->entries.size()) return std::optional<DirListing>();
+  return std::optional<DirListing>(dir->entries[index]);
+}
+
+void FileSystem::ReleaseDir(DirHandle* dir) { delete dir; }
+
+}  // namespace bb::fs

@@ -1,0 +1,167 @@
+// FileSystem: the namespace and file operations of the burst buffer, without FUSE.
+//
+// Operations take and return inode numbers as the kernel sees them. The inode number of an
+// entry is its stable file id (the root is 1), so it survives renames and daemon restarts. The
+// core keeps a table inode -> path for the inodes the kernel knows (lookup counts, as FUSE
+// defines them) and the state of open files. Every placement decision goes through the Router;
+// every store access goes through the NodeService of the node the Router names.
+//
+// File sizes: a write grows the open file's in-memory size; the size (and mtime) reach the
+// metadata owner coalesced — on flush/close, fsync, and at most every publish_interval — never
+// as one update per write. A read that reaches past the known size asks the owner again, so it
+// sees data another writer has published.
+//
+// Deviations from POSIX, on purpose: a non-empty directory cannot be renamed (EXDEV; `mv` then
+// copies); hard links are refused (EPERM); directories' mtime is not updated when entries come
+// and go; atime is set at create and by utimens only (as with noatime); st_blocks is the size
+// rounded up to 512-byte blocks.
+//
+// Thread-safety: all methods may be called concurrently from FUSE worker threads. Lock order:
+// table_mu_ before any Inode::mu; neither is held across a NodeService call.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "fs/base/clock.h"
+#include "fs/base/status.h"
+#include "fs/core/file_id_allocator.h"
+#include "fs/core/node_service.h"
+#include "fs/core/router.h"
+
+namespace bb::fs {
+
+struct FileSystemOptions {
+  uint32_t chunk_size = 512 * 1024;
+  int64_t publish_interval_ns = 1'000'000'000;  // bound on how stale a published size gets
+  uint32_t dir_page = 4096;                     // entries per readdir page per node
+};
+
+// Who is asking (from the FUSE request).
+struct Caller {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  pid_t pid = 0;
+};
+
+struct Entry {
+  uint64_t ino;
+  Metadata md;
+};
+
+struct SetAttrRequest {
+  std::optional<uint32_t> mode;
+  std::optional<uint32_t> uid;
+  std::optional<uint32_t> gid;
+  std::optional<uint64_t> size;
+  std::optional<int64_t> atime_ns;  // wall-clock ns
+  std::optional<int64_t> mtime_ns;
+};
+
+struct DirListing {
+  std::string name;
+  uint64_t ino;
+  FileType type;
+};
+
+struct Inode;
+struct OpenFile;
+struct DirHandle;
+
+// Resolves a node id to the service that reaches it. Must return non-null for every node the
+// router names.
+using NodeResolver = std::function<NodeService*(NodeId)>;
+
+class FileSystem {
+ public:
+  // `router`, `ids` and `clock` must outlive this; `nodes` must stay callable.
+  FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
+             FileIdAllocator* ids, const Clock* clock);
+  ~FileSystem();
+  FileSystem(const FileSystem&) = delete;
+  FileSystem& operator=(const FileSystem&) = delete;
+
+  // Creates the root directory on its metadata node when absent (owned by `owner`).
+  Status Init(const Caller& owner);
+
+  // Each successful Lookup/Create/Mkdir/Symlink/Mknod adds one kernel reference to the inode;
+  // Forget drops `n` of them.
+  Result<Entry> Lookup(uint64_t parent, const std::string& name);
+  void Forget(uint64_t ino, uint64_t n);
+  Result<Entry> GetAttr(uint64_t ino);
+  // `file` is the open file the request came through, or null.
+  Result<Entry> SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* file);
+
+  Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
+  Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
+  Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target,
+                        const Caller& c);
+  Result<std::string> Readlink(uint64_t ino);
+  Status Unlink(uint64_t parent, const std::string& name);
+  Status Rmdir(uint64_t parent, const std::string& name);
+  // `flags`: 0 or RENAME_NOREPLACE; RENAME_EXCHANGE gives EINVAL.
+  Status Rename(uint64_t parent, const std::string& name, uint64_t new_parent,
+                const std::string& new_name, unsigned int flags);
+
+  // Create and open (O_CREAT, with O_EXCL/O_TRUNC/O_APPEND honoured). The caller owns the
+  // OpenFile until Release.
+  Result<std::pair<Entry, OpenFile*>> Create(uint64_t parent, const std::string& name,
+                                             mode_t mode, int flags, const Caller& c);
+  Result<OpenFile*> Open(uint64_t ino, int flags);
+  // Fills `buf` from `offset`; returns the bytes read (short at end of file; holes are zeros).
+  Result<size_t> Read(OpenFile* file, uint64_t offset, std::span<char> buf);
+  // Writes `data` at `offset` (at the end of file for O_APPEND); returns the bytes written.
+  Result<size_t> Write(OpenFile* file, uint64_t offset, std::span<const char> data);
+  // FALLOC mode 0 or FALLOC_FL_KEEP_SIZE; EOPNOTSUPP for others.
+  Status Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length);
+  Status Flush(OpenFile* file);
+  Status Fsync(OpenFile* file);
+  // Publishes what is pending and frees `file`. The last close of an unlinked file frees its
+  // data.
+  Status Release(OpenFile* file);
+
+  Result<DirHandle*> OpenDir(uint64_t ino);
+  // Entry number `index` of the listing ("." is 0, ".." is 1), or nullopt past the end.
+  // The returned listing stays valid until the next call on the same handle.
+  Result<std::optional<DirListing>> DirEntryAt(DirHandle* dir, uint64_t index);
+  void ReleaseDir(DirHandle* dir);
+
+  Result<SpaceStats> StatFs();
+
+  // Number of inodes the kernel holds references to (for tests and statistics).
+  size_t KnownInodes() const;
+
+ private:
+  Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;
+  Result<std::string> PathOf(uint64_t ino) const;
+  Result<std::string> ChildPath(uint64_t parent, const std::string& name) const;
+  Entry Remember(const std::string& path, const Metadata& md);
+  Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode);
+  Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
+  Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
+  Status PublishSize(const std::shared_ptr<Inode>& inode);
+  Status DropEntryData(const Metadata& md);
+  Status RemoveChunksOf(const Metadata& md, uint64_t size_hint);
+  Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size);
+  Status LoadDirPage(DirHandle* dir);
+  NodeService* MetaOwner(const std::string& path) const;
+
+  const FileSystemOptions options_;
+  const Router* const router_;
+  const NodeResolver nodes_;
+  FileIdAllocator* const ids_;
+  const Clock* const clock_;
+
+  mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count
+  std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;
+};
+
+}  // namespace bb::fs

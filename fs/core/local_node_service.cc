@@ -1,0 +1,181 @@
+// LocalNodeService: the handlers for this node's share of metadata and chunks.
+//
+// LevelDB has no read-modify-write, so create-if-absent, updates, removes and moves of an
+// entry hold the stripe lock of its path across the Get and the Write. The stripes protect only
+// that sequence (no reply, RPC or chunk I/O happens under them); a move takes the two stripes in
+// index order.
+#include <sys/statvfs.h>
+
+#include <array>
+#include <cstring>
+#include <mutex>
+
+#include "fs/base/hash.h"
+#include "fs/core/node_service.h"
+
+namespace bb::fs {
+namespace {
+
+constexpr size_t kStripes = 64;
+
+class LocalNodeService final : public NodeService {
+ public:
+  LocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options)
+      : meta_(meta),
+        chunks_(chunks),
+        options_(std::move(options)),
+                // Chunk writes stop at the full reserve; metadata may use its lower half, so a file
+        // whose data was refused can still be created, renamed or removed.
+        guard_(options_.root.empty() ? "/" : options_.root, options_.reserve_bytes / 2) {}
+
+  Result<Metadata> GetMeta(const std::string& path) override {
+    BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(DentryKey(path)));
+    return Decode(path, value);
+  }
+
+  Status CreateMeta(const std::string& path, const Metadata& md) override {
+    BB_RETURN_IF_ERROR(CheckSpace());
+    std::string key = DentryKey(path);
+    std::lock_guard lock(Stripe(path));
+    auto existing = meta_->Get(key);
+    if (existing) return Status(EEXIST, path);
+    if (existing.error().code() != ENOENT) return existing.error();
+    return meta_->Put(key, EncodeMetadata(md));
+  }
+
+  Status PutMeta(const std::string& path, const Metadata& md) override {
+    BB_RETURN_IF_ERROR(CheckSpace());
+    std::lock_guard lock(Stripe(path));
+    return meta_->Put(DentryKey(path), EncodeMetadata(md));
+  }
+
+  Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& u) override {
+    BB_RETURN_IF_ERROR(CheckSpace());
+    std::string key = DentryKey(path);
+    std::lock_guard lock(Stripe(path));
+    BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(key));
+    BB_ASSIGN_OR_RETURN(Metadata md, Decode(path, value));
+    if (u.mode) md.mode = *u.mode & 07777;
+    if (u.uid) md.uid = *u.uid;
+    if (u.gid) md.gid = *u.gid;
+    if (u.size) md.size = *u.size;
+    if (u.grow_to) {
+      md.size = std::max(md.size, *u.grow_to);
+      if (u.mtime_ns) md.mtime_ns = std::max(md.mtime_ns, *u.mtime_ns);
+      if (u.ctime_ns) md.ctime_ns = std::max(md.ctime_ns, *u.ctime_ns);
+    } else {
+      if (u.mtime_ns) md.mtime_ns = *u.mtime_ns;
+      if (u.ctime_ns) md.ctime_ns = *u.ctime_ns;
+    }
+    if (u.atime_ns) md.atime_ns = *u.atime_ns;
+    if (u.data_location) md.data_location = *u.data_location;
+    BB_RETURN_IF_ERROR(meta_->Put(key, EncodeMetadata(md)));
+    return md;
+  }
+
+  Result<Metadata> RemoveMeta(const std::string& path) override {
+    std::string key = DentryKey(path);
+    std::lock_guard lock(Stripe(path));
+    BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(key));
+    BB_ASSIGN_OR_RETURN(Metadata md, Decode(path, value));
+    BB_RETURN_IF_ERROR(meta_->Delete(key));
+    return md;
+  }
+
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
+    size_t a = StripeIndex(from), b = StripeIndex(to);
+    std::unique_lock first(stripes_[std::min(a, b)]);
+    std::unique_lock<std::mutex> second;
+    if (a != b) second = std::unique_lock(stripes_[std::max(a, b)]);
+    std::string from_key = DentryKey(from);
+    BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(from_key));
+    BB_ASSIGN_OR_RETURN(Metadata md, Decode(from, value));
+    WriteBatch batch;
+    batch.Delete(from_key);
+    batch.Put(DentryKey(to), value);
+    BB_RETURN_IF_ERROR(meta_->Write(batch, false));
+    return md;
+  }
+
+  Result<DirPage> ListDir(const std::string& dir, const std::string& start_after,
+                          uint32_t limit) override {
+    std::string prefix = ChildKeyPrefix(dir);
+    BB_ASSIGN_OR_RETURN(std::vector<KeyValue> kvs, meta_->Scan(prefix, start_after, limit));
+    DirPage page;
+    page.end = kvs.size() < limit;
+    page.entries.reserve(kvs.size());
+    for (auto& [key, value] : kvs) {
+      std::string name(ChildName(key, prefix));
+      BB_ASSIGN_OR_RETURN(Metadata md, Decode(dir + "/" + name, value));
+      page.entries.push_back({std::move(name), md.type, md.file_id});
+    }
+    return page;
+  }
+
+  Status WriteChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+                    std::span<const char> data) override {
+    return chunks_->Write(file_id, index, offset, data);
+  }
+  Result<size_t> ReadChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+                           std::span<char> buf) override {
+    return chunks_->Read(file_id, index, offset, buf);
+  }
+  Status AllocateChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+                       uint64_t length) override {
+    return chunks_->Allocate(file_id, index, offset, length);
+  }
+  Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
+    return chunks_->Truncate(file_id, size, chunk_size);
+  }
+  Status RemoveChunks(uint64_t file_id) override { return chunks_->Remove(file_id); }
+
+  Status Sync(uint64_t file_id) override {
+    BB_RETURN_IF_ERROR(chunks_->Sync(file_id));
+    return meta_->Sync();
+  }
+
+  Result<SpaceStats> StatSpace() override {
+    struct statvfs sv {};
+    std::string dir = options_.root.empty() ? "/" : options_.root;
+    if (::statvfs(dir.c_str(), &sv) != 0) {
+      return Status(EIO, "statvfs " + dir + ": " + std::strerror(errno));
+    }
+    SpaceStats s;
+    s.block_size = sv.f_frsize;
+    uint64_t reserve_blocks = options_.reserve_bytes / sv.f_frsize;
+    s.total_blocks = sv.f_blocks;
+    s.free_blocks = sv.f_bfree > reserve_blocks ? sv.f_bfree - reserve_blocks : 0;
+    s.avail_blocks = sv.f_bavail > reserve_blocks ? sv.f_bavail - reserve_blocks : 0;
+    return s;
+  }
+
+ private:
+  static Result<Metadata> Decode(const std::string& path, std::string_view value) {
+    auto md = DecodeMetadata(value);
+    if (!md) return md.error().Annotate("entry " + path);
+    return md;
+  }
+
+  Status CheckSpace() {
+    if (options_.reserve_bytes == 0) return Status::Ok();
+    return guard_.Check(4096);
+  }
+
+  static size_t StripeIndex(const std::string& path) { return PlacementHash(path) % kStripes; }
+  std::mutex& Stripe(const std::string& path) { return stripes_[StripeIndex(path)]; }
+
+  MetaStore* const meta_;
+  ChunkStore* const chunks_;
+  const LocalNodeOptions options_;
+  SpaceGuard guard_;  // metadata writes: the lower half of the reserve
+  std::array<std::mutex, kStripes> stripes_;  // each serializes read-modify-write of its paths
+};
+
+}  // namespace
+
+std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks,
+                                                 LocalNodeOptions options) {
+  return std::make_unique<LocalNodeService>(meta, chunks, std::move(options));
+}
+
+}  // namespace bb::fs

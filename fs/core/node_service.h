@@ -1,0 +1,103 @@
+// NodeService: what one node serves to the file system core — its share of the metadata and of
+// the chunks. The core reaches the local node through LocalNodeService (a direct call) and a
+// remote node through a transport proxy with the same interface, so a request for the local
+// node never becomes an RPC.
+//
+// All arguments and results are values (no pointers into the callee), so every call can be
+// carried over the wire unchanged.
+//
+// Thread-safety: every method may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fs/base/status.h"
+#include "fs/store/chunk_store.h"
+#include "fs/store/meta_store.h"
+#include "fs/store/metadata.h"
+#include "fs/store/space_guard.h"
+
+namespace bb::fs {
+
+// Changes to apply to a metadata entry; unset fields stay as they are.
+struct MetaUpdate {
+  std::optional<uint32_t> mode;
+  std::optional<uint32_t> uid;
+  std::optional<uint32_t> gid;
+  std::optional<uint64_t> size;     // set exactly (truncate)
+  std::optional<uint64_t> grow_to;  // size = max(size, grow_to) (published writes)
+  std::optional<int64_t> atime_ns;
+  std::optional<int64_t> mtime_ns;  // with grow_to: never moves mtime backwards
+  std::optional<int64_t> ctime_ns;
+  std::optional<uint32_t> data_location;
+};
+
+struct DirEntry {
+  std::string name;
+  FileType type;
+  uint64_t file_id;
+};
+
+struct DirPage {
+  std::vector<DirEntry> entries;  // in bytewise name order
+  bool end = false;               // no entries after the last one
+};
+
+struct SpaceStats {
+  uint64_t block_size = 4096;
+  uint64_t total_blocks = 0;
+  uint64_t free_blocks = 0;
+  uint64_t avail_blocks = 0;
+};
+
+class NodeService {
+ public:
+  virtual ~NodeService() = default;
+
+  // Metadata of `path`; ENOENT when absent.
+  virtual Result<Metadata> GetMeta(const std::string& path) = 0;
+  // Stores a new entry; EEXIST when `path` exists; ENOSPC when the store is full.
+  virtual Status CreateMeta(const std::string& path, const Metadata& md) = 0;
+  // Stores `md` at `path`, replacing any entry there.
+  virtual Status PutMeta(const std::string& path, const Metadata& md) = 0;
+  // Applies `update` and returns the entry as stored afterwards; ENOENT when absent.
+  virtual Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) = 0;
+  // Removes the entry and returns what it held; ENOENT when absent.
+  virtual Result<Metadata> RemoveMeta(const std::string& path) = 0;
+  // Atomically moves the entry at `from` to `to` (both held by this node), replacing any entry
+  // at `to`. Returns the moved entry; ENOENT when `from` is absent.
+  virtual Result<Metadata> MoveMeta(const std::string& from, const std::string& to) = 0;
+  // Up to `limit` entries of directory `dir` held by this node whose names sort after
+  // `start_after` ("" = from the first).
+  virtual Result<DirPage> ListDir(const std::string& dir, const std::string& start_after,
+                                  uint32_t limit) = 0;
+
+  virtual Status WriteChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+                            std::span<const char> data) = 0;
+  // Bytes the chunk holds at `offset` (short or 0 = hole; the caller zero-fills).
+  virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+                                   std::span<char> buf) = 0;
+  virtual Status AllocateChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+                               uint64_t length) = 0;
+  virtual Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;
+  virtual Status RemoveChunks(uint64_t file_id) = 0;
+  // Makes this node's chunks of the file and all of its metadata writes durable.
+  virtual Status Sync(uint64_t file_id) = 0;
+  virtual Result<SpaceStats> StatSpace() = 0;
+};
+
+struct LocalNodeOptions {
+  std::string root;                 // backing directory (for statfs); may be empty for tests
+  uint64_t reserve_bytes = 0;       // metadata writes fail with ENOSPC below this much free
+};
+
+// Serves this node's stores directly. `meta` and `chunks` must outlive the service.
+std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks,
+                                                 LocalNodeOptions options);
+
+}  // namespace bb::fs

@@ -1,0 +1,216 @@
+// bbd: the burst buffer daemon of one node. Mounts the file system with FUSE and serves it.
+//
+//   bbd --root DIR --mount DIR [--config FILE] [--foreground] [--chunk-size SIZE] ...
+//
+// Without --foreground it detaches, and the starting process exits only when the mount is
+// ready (0) or has failed (1, with the reason on stderr), so scripts can rely on its status.
+// SIGTERM/SIGINT/SIGHUP unmount cleanly.
+#include <fcntl.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "fs/core/file_system.h"
+#include "fs/core/router.h"
+#include "fs/daemon/config.h"
+#include "fs/daemon/startup.h"
+#include "fs/fuse/adapter.h"
+
+namespace {
+
+using bb::Status;
+using namespace bb::fs;
+
+// Reports the outcome of startup to the process that launched a detached daemon.
+class Launcher {
+ public:
+  void Detach() {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    pid_t pid = ::fork();
+    if (pid < 0) return;
+    if (pid > 0) {  // the starting process: wait for the verdict
+      ::close(fds[1]);
+      std::string msg;
+      char buf[512];
+      ssize_t n;
+      while ((n = ::read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
+      if (msg.rfind("OK", 0) == 0) {
+        std::fputs(msg.c_str() + 2, stdout);
+        std::_Exit(0);
+      }
+      std::fprintf(stderr, "%s\n", msg.empty() ? "bbd: the daemon exited during startup" : msg.c_str());
+      std::_Exit(1);
+    }
+    ::close(fds[0]);
+    fd_ = fds[1];
+    ::setsid();
+  }
+  void Ready(const std::string& text) { Send("OK" + text); }
+  void Fail(const std::string& text) { Send(text); }
+  bool detached() const { return fd_ >= 0; }
+
+ private:
+  void Send(const std::string& text) {
+    if (fd_ < 0) return;
+    (void)!::write(fd_, text.data(), text.size());
+    ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_ = -1;
+};
+
+int Fail(Launcher& launcher, const Status& s) {
+  std::string text = "bbd: " + s.message();
+  spdlog::error("{}", s.message());
+  if (launcher.detached()) {
+    launcher.Fail(text);
+  } else {
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bbd: burst buffer daemon (one per node)"};
+  std::string config_path, root, mount, chunk_size, log_level;
+  std::optional<uint32_t> fuse_threads;
+  std::optional<double> cache_timeout;
+  bool foreground = false;
+  app.add_option("--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
+  app.add_option("--root", root, "backing directory for metadata and chunks");
+  app.add_option("--mount", mount, "mount point");
+  app.add_option("--chunk-size", chunk_size, "chunk size, e.g. 512KiB");
+  app.add_option("--log-level", log_level, "trace|debug|info|warn|error");
+  app.add_option("--fuse-threads", fuse_threads, "most FUSE worker threads");
+  app.add_option("--cache-timeout", cache_timeout, "kernel attribute/entry cache, seconds");
+  app.add_flag("-f,--foreground", foreground, "stay in the foreground, log to stderr");
+  CLI11_PARSE(app, argc, argv);
+
+  Launcher launcher;
+  DaemonConfig cfg;
+  if (!config_path.empty()) {
+    auto loaded = LoadDaemonConfig(config_path);
+    if (!loaded) return Fail(launcher, loaded.error());
+    cfg = *loaded;
+  }
+  // Flags override the file; they go through the same validation.
+  std::string overrides;
+  if (!chunk_size.empty()) overrides += "chunk_size: \"" + chunk_size + "\"\n";
+  if (!log_level.empty()) overrides += "log_level: \"" + log_level + "\"\n";
+  if (fuse_threads) overrides += "fuse_threads: " + std::to_string(*fuse_threads) + "\n";
+  if (cache_timeout) overrides += "cache_timeout: " + std::to_string(*cache_timeout) + "\n";
+  if (!overrides.empty()) {
+    auto flags = ParseDaemonConfig(overrides, "command line");
+    if (!flags) return Fail(launcher, flags.error());
+    if (!chunk_size.empty()) cfg.chunk_size = flags->chunk_size;
+    if (!log_level.empty()) cfg.log_level = flags->log_level;
+    if (fuse_threads) cfg.fuse_threads = flags->fuse_threads;
+    if (cache_timeout) cfg.cache_timeout = flags->cache_timeout;
+  }
+  if (!root.empty()) cfg.root = root;
+  if (!mount.empty()) cfg.mount = mount;
+  if (cfg.root.empty()) return Fail(launcher, Status(EINVAL, "no root given (--root or 'root:')"));
+  if (cfg.mount.empty()) return Fail(launcher, Status(EINVAL, "no mount point given (--mount or 'mount:')"));
+  std::error_code ec;
+  cfg.root = std::filesystem::absolute(cfg.root, ec).lexically_normal().string();
+  cfg.mount = std::filesystem::absolute(cfg.mount, ec).lexically_normal().string();
+  if (cfg.root.size() > 1 && cfg.root.back() == '/') cfg.root.pop_back();
+  if (cfg.mount.size() > 1 && cfg.mount.back() == '/') cfg.mount.pop_back();
+
+  if (Status s = CheckMountPoint(cfg.mount); !s.ok()) return Fail(launcher, s);
+  if (!foreground) launcher.Detach();
+
+  // Logging: stderr in the foreground, <root>/bbd.log when detached.
+  if (Status s = [&]() -> Status {
+        std::filesystem::create_directories(cfg.root, ec);
+        if (ec) return Status(ec.value(), "cannot create root " + cfg.root + ": " + ec.message());
+        return Status::Ok();
+      }();
+      !s.ok()) {
+    return Fail(launcher, s);
+  }
+  if (!foreground) {
+    try {
+      spdlog::set_default_logger(spdlog::basic_logger_mt("bbd", cfg.root + "/bbd.log"));
+    } catch (const spdlog::spdlog_ex& e) {
+      return Fail(launcher, Status(EIO, std::string("cannot open log: ") + e.what()));
+    }
+    int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::close(null);
+    }
+  }
+  spdlog::set_level(spdlog::level::from_str(cfg.log_level));
+  spdlog::flush_every(std::chrono::seconds(1));
+
+  auto lock_fd = LockRoot(cfg.root);
+  if (!lock_fd) return Fail(launcher, lock_fd.error());
+  auto meta = OpenLevelDbMetaStore(cfg.root + "/meta");
+  if (!meta) return Fail(launcher, meta.error());
+  auto chunks = OpenPosixChunkStore(cfg.root, cfg.reserve_bytes);
+  if (!chunks) return Fail(launcher, chunks.error());
+  LocalNodeOptions local_options;
+  local_options.root = cfg.root;
+  local_options.reserve_bytes = cfg.reserve_bytes;
+  auto local = NewLocalNodeService(meta->get(), chunks->get(), local_options);
+  SingleNodeRouter router(0);
+  FileIdAllocator ids(meta->get(), 0);
+  bb::SystemClock clock;
+  FileSystemOptions fs_options;
+  fs_options.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
+  FileSystem fs(fs_options, &router, [&](NodeId) { return local.get(); }, &ids, &clock);
+  if (Status s = fs.Init(Caller{::getuid(), ::getgid(), ::getpid()}); !s.ok()) {
+    return Fail(launcher, s.Annotate("cannot create the root directory"));
+  }
+
+  AdapterContext ctx{&fs, AdapterOptions{cfg.cache_timeout, 1 << 20}};
+  std::vector<std::string> arg_storage = {
+      "bbd", "-o",
+      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=1048576" +
+          std::string(::getuid() == 0 ? ",allow_other" : "")};
+  std::vector<char*> fuse_argv;
+  for (auto& a : arg_storage) fuse_argv.push_back(a.data());
+  fuse_args args = FUSE_ARGS_INIT(static_cast<int>(fuse_argv.size()), fuse_argv.data());
+  fuse_session* se = fuse_session_new(&args, &FuseOperations(), sizeof(fuse_lowlevel_ops), &ctx);
+  if (se == nullptr) return Fail(launcher, Status(EIO, "cannot create the FUSE session"));
+  if (fuse_set_signal_handlers(se) != 0) {
+    fuse_session_destroy(se);
+    return Fail(launcher, Status(EIO, "cannot install signal handlers"));
+  }
+  if (fuse_session_mount(se, cfg.mount.c_str()) != 0) {
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    return Fail(launcher, Status(EIO, "cannot mount on " + cfg.mount + " (is /dev/fuse available?)"));
+  }
+  spdlog::info("mounted {} (root {}, chunk size {}, {} FUSE threads)", cfg.mount, cfg.root,
+               cfg.chunk_size, cfg.fuse_threads);
+  launcher.Ready("bbd: mounted " + cfg.mount + " (root " + cfg.root + ", pid " +
+                 std::to_string(::getpid()) + ")\n");
+
+  fuse_loop_config* loop = fuse_loop_cfg_create();
+  fuse_loop_cfg_set_clone_fd(loop, 1);
+  fuse_loop_cfg_set_max_threads(loop, cfg.fuse_threads);
+  fuse_loop_cfg_set_idle_threads(loop, std::min<uint32_t>(cfg.fuse_threads, 10));
+  int rc = fuse_session_loop_mt(se, loop);
+  fuse_loop_cfg_destroy(loop);
+  fuse_session_unmount(se);
+  fuse_remove_signal_handlers(se);
+  fuse_session_destroy(se);
+  spdlog::info("unmounted {}", cfg.mount);
+  spdlog::shutdown();
+  return rc < 0 ? 1 : 0;
+}

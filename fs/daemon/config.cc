@@ -1,0 +1,114 @@
+#include "fs/daemon/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "fs/core/chunking.h"
+
+namespace bb::fs {
+namespace {
+
+Status Bad(const std::string& source, const YAML::Mark& mark, const std::string& what) {
+  return Status(EINVAL, source + ":" + std::to_string(mark.line + 1) + ": " + what);
+}
+
+// Reads a scalar as T, turning yaml-cpp's exceptions into a Status naming the field.
+template <typename T>
+Result<T> Scalar(const std::string& source, const std::string& field, const YAML::Node& node,
+                 const char* expected) {
+  if (!node.IsScalar()) return Bad(source, node.Mark(), "field '" + field + "' must be " + expected);
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    return Bad(source, node.Mark(),
+               "field '" + field + "' must be " + expected + ", got '" + node.Scalar() + "'");
+  }
+}
+
+}  // namespace
+
+Result<uint64_t> ParseByteSize(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == 0 || i > 18) return Status(EINVAL, "'" + text + "' is not a size");
+  uint64_t n = std::stoull(text.substr(0, i));
+  std::string unit = text.substr(i);
+  static const std::pair<const char*, int> kUnits[] = {
+      {"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20},
+      {"G", 30}, {"GiB", 30}, {"T", 40}, {"TiB", 40}};
+  for (const auto& [name, shift] : kUnits) {
+    if (unit == name) {
+      if (shift > 0 && n > (UINT64_MAX >> shift)) return Status(EINVAL, "'" + text + "' is too large");
+      return n << shift;
+    }
+  }
+  return Status(EINVAL, "'" + text + "' has an unknown unit (use B, KiB, MiB, GiB, TiB)");
+}
+
+Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    return Status(EINVAL, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  DaemonConfig cfg;
+  if (doc.IsNull()) return cfg;
+  if (!doc.IsMap()) return Bad(source, doc.Mark(), "the configuration must be a mapping of fields");
+  for (const auto& kv : doc) {
+    if (!kv.first.IsScalar()) return Bad(source, kv.first.Mark(), "field names must be plain words");
+    std::string field = kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (field == "root") {
+      BB_ASSIGN_OR_RETURN(cfg.root, Scalar<std::string>(source, field, v, "a path"));
+    } else if (field == "mount") {
+      BB_ASSIGN_OR_RETURN(cfg.mount, Scalar<std::string>(source, field, v, "a path"));
+    } else if (field == "chunk_size" || field == "reserve") {
+      BB_ASSIGN_OR_RETURN(std::string s, Scalar<std::string>(source, field, v, "a size"));
+      auto bytes = ParseByteSize(s);
+      if (!bytes) return Bad(source, v.Mark(), "field '" + field + "': " + bytes.error().message());
+      if (field == "chunk_size") {
+        if (!IsValidChunkSize(*bytes)) {
+          return Bad(source, v.Mark(), "field 'chunk_size' must be a power of two from 4KiB to 1GiB, got " + s);
+        }
+        cfg.chunk_size = *bytes;
+      } else {
+        cfg.reserve_bytes = *bytes;
+      }
+    } else if (field == "log_level") {
+      BB_ASSIGN_OR_RETURN(cfg.log_level, Scalar<std::string>(source, field, v, "a log level"));
+      static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
+      if (!kLevels.count(cfg.log_level)) {
+        return Bad(source, v.Mark(), "field 'log_level' must be one of trace, debug, info, warn, error");
+      }
+    } else if (field == "fuse_threads") {
+      BB_ASSIGN_OR_RETURN(int64_t n, Scalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 1024) return Bad(source, v.Mark(), "field 'fuse_threads' must be 1..1024");
+      cfg.fuse_threads = static_cast<uint32_t>(n);
+    } else if (field == "cache_timeout") {
+      BB_ASSIGN_OR_RETURN(cfg.cache_timeout, Scalar<double>(source, field, v, "a number of seconds"));
+      if (!(cfg.cache_timeout >= 0 && cfg.cache_timeout <= 3600)) {
+        return Bad(source, v.Mark(), "field 'cache_timeout' must be 0..3600 seconds");
+      }
+    } else {
+      return Bad(source, kv.first.Mark(),
+                 "unknown field '" + field +
+                     "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, reserve)");
+    }
+  }
+  return cfg;
+}
+
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status(errno ? errno : ENOENT, "cannot read config file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseDaemonConfig(ss.str(), path);
+}
+
+}  // namespace bb::fs

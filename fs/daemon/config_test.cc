@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include "fs/daemon/config.h"
+
+namespace bb::fs {
+namespace {
+
+TEST_CASE("a full configuration parses", "[config]") {
+  auto c = ParseDaemonConfig(
+      "root: /var/bb\nmount: /mnt/bb\nchunk_size: 1MiB\nlog_level: debug\n"
+      "fuse_threads: 8\ncache_timeout: 0.5\nreserve: 16MiB\n",
+      "bbd.yaml");
+  REQUIRE(c.has_value());
+  CHECK(c->root == "/var/bb");
+  CHECK(c->mount == "/mnt/bb");
+  CHECK(c->chunk_size == 1 << 20);
+  CHECK(c->log_level == "debug");
+  CHECK(c->fuse_threads == 8);
+  CHECK(c->cache_timeout == 0.5);
+  CHECK(c->reserve_bytes == 16 << 20);
+}
+
+TEST_CASE("an empty file gives the defaults", "[config]") {
+  auto c = ParseDaemonConfig("", "empty.yaml");
+  REQUIRE(c.has_value());
+  CHECK(c->chunk_size == 512 * 1024);
+}
+
+TEST_CASE("bad configurations name the file, line and field", "[config]") {
+  struct Row {
+    const char* text;
+    const char* want;
+  };
+  const Row rows[] = {
+      {"root: /a\nchunksize: 4096\n", "bbd.yaml:2: unknown field 'chunksize'"},
+      {"chunk_size: 3000\n", "bbd.yaml:1: field 'chunk_size' must be a power of two"},
+      {"chunk_size: 12XB\n", "bbd.yaml:1: field 'chunk_size': '12XB' has an unknown unit"},
+      {"fuse_threads: many\n", "bbd.yaml:1: field 'fuse_threads' must be an integer"},
+      {"fuse_threads: 0\n", "bbd.yaml:1: field 'fuse_threads' must be 1..1024"},
+      {"log_level: loud\n", "bbd.yaml:1: field 'log_level' must be one of"},
+      {"cache_timeout: -1\n", "bbd.yaml:1: field 'cache_timeout' must be 0..3600"},
+      {"root: [a, b]\n", "bbd.yaml:1: field 'root' must be a path"},
+      {"- a\n- b\n", "bbd.yaml:1: the configuration must be a mapping"},
+      {"root: /a\n  mount: : :\n", "bbd.yaml:2:"},
+      {"{a: 1}: 2\n", "bbd.yaml:1: field names must be plain words"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.text);
+    auto c = ParseDaemonConfig(r.text, "bbd.yaml");
+    REQUIRE_FALSE(c.has_value());
+    CHECK(c.error().code() == EINVAL);
+    CHECK_THAT(c.error().message(), Catch::Contains(r.want));
+  }
+}
+
+TEST_CASE("sizes parse with units", "[config]") {
+  CHECK(*ParseByteSize("4096") == 4096);
+  CHECK(*ParseByteSize("512KiB") == 512 * 1024);
+  CHECK(*ParseByteSize("2G") == 2ULL << 30);
+  CHECK_FALSE(ParseByteSize("").has_value());
+  CHECK_FALSE(ParseByteSize("KiB").has_value());
+  CHECK_FALSE(ParseByteSize("99999999999999999999").has_value());
+}
+
+TEST_CASE("a missing config file is an error that names it", "[config]") {
+  auto c = LoadDaemonConfig("/nonexistent/bbd.yaml");
+  REQUIRE_FALSE(c.has_value());
+  CHECK_THAT(c.error().message(), Catch::Contains("/nonexistent/bbd.yaml"));
+}
+
+}  // namespace
+}  // namespace bb::fs

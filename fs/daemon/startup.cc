@@ -1,0 +1,74 @@
+#include "fs/daemon/startup.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace bb::fs {
+
+Status CheckMountPoint(const std::string& mount) {
+  struct stat st {};
+  if (::stat(mount.c_str(), &st) != 0) {
+    int err = errno;
+    if (err == ENOTCONN) {
+      return Status(ENOTCONN, "mount point " + mount +
+                                  " is a stale FUSE mount; clear it with: fusermount3 -u -z " + mount);
+    }
+    return Status(err, "mount point " + mount + ": " + std::strerror(err));
+  }
+  if (!S_ISDIR(st.st_mode)) return Status(ENOTDIR, "mount point " + mount + " is not a directory");
+  std::error_code ec;
+  std::string canon = std::filesystem::canonical(mount, ec).string();
+  if (ec) canon = mount;
+  std::ifstream mounts("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(mounts, line)) {
+    // Fields: id parent major:minor root mount-point options ... - fstype source ...
+    std::istringstream fields(line);
+    std::string id, parent, dev, root, point;
+    fields >> id >> parent >> dev >> root >> point;
+    if (point == canon) {
+      std::string fstype;
+      size_t dash = line.find(" - ");
+      if (dash != std::string::npos) std::istringstream(line.substr(dash + 3)) >> fstype;
+      return Status(EBUSY, "mount point " + mount + " already has a file system mounted (" + fstype + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<int> LockRoot(const std::string& root) {
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) return Status(ec.value(), "cannot create root " + root + ": " + ec.message());
+  std::string lock_path = root + "/bbd.lock";
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status(errno, "cannot open " + lock_path + ": " + std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buf[32] = {0};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
+    while (!holder.empty() && (holder.back() == '\n')) holder.pop_back();
+    if (err == EWOULDBLOCK) {
+      return Status(EBUSY, "root " + root + " is in use by another bbd (pid " + holder + ")");
+    }
+    return Status(err, "cannot lock " + lock_path + ": " + std::strerror(err));
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    int err = errno;
+    ::close(fd);
+    return Status(err, "cannot write " + lock_path + ": " + std::strerror(err));
+  }
+  return fd;
+}
+
+}  // namespace bb::fs

@@ -1,0 +1,134 @@
+// Operation table, session setup and the Status -> errno mapping.
+#include "fs/fuse/adapter.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+namespace bb::fs {
+namespace adapter {
+
+AdapterContext& Ctx(fuse_req_t req) { return *static_cast<AdapterContext*>(fuse_req_userdata(req)); }
+
+Caller CallerOf(fuse_req_t req) {
+  const fuse_ctx* c = fuse_req_ctx(req);
+  return Caller{c->uid, c->gid, c->pid};
+}
+
+int ToErrno(const Status& s) {
+  if (s.ok()) return 0;
+  int code = s.code();
+  return code > 0 && code < 4096 ? code : EIO;
+}
+
+void ReplyError(fuse_req_t req, const Status& s, const char* op) {
+  int err = ToErrno(s);
+  switch (err) {
+    case ENOENT: case EEXIST: case ENOTEMPTY: case ENOTDIR: case EISDIR: case EINVAL:
+    case ENAMETOOLONG: case EXDEV: case ENODATA: case EOPNOTSUPP: case EPERM:
+      spdlog::debug("{}: {}", op, s.ToString());
+      break;
+    default:
+      spdlog::warn("{}: {}", op, s.ToString());
+  }
+  fuse_reply_err(req, err);
+}
+
+void FillStat(const Entry& e, struct stat* st) {
+  *st = {};
+  const Metadata& md = e.md;
+  st->st_ino = e.ino;
+  switch (md.type) {
+    case FileType::kRegular: st->st_mode = S_IFREG; st->st_nlink = 1; break;
+    case FileType::kDirectory: st->st_mode = S_IFDIR; st->st_nlink = 2; break;
+    case FileType::kSymlink: st->st_mode = S_IFLNK; st->st_nlink = 1; break;
+  }
+  st->st_mode |= md.mode & 07777;
+  st->st_uid = md.uid;
+  st->st_gid = md.gid;
+  st->st_size = static_cast<off_t>(md.size);
+  st->st_blksize = md.chunk_size ? md.chunk_size : 4096;
+  st->st_blocks = static_cast<blkcnt_t>((md.size + 511) / 512);
+  auto ts = [](int64_t ns) { return timespec{ns / 1'000'000'000, ns % 1'000'000'000}; };
+  st->st_atim = ts(md.atime_ns);
+  st->st_mtim = ts(md.mtime_ns);
+  st->st_ctim = ts(md.ctime_ns);
+}
+
+void ReplyEntry(fuse_req_t req, const Entry& e) {
+  fuse_entry_param p{};
+  p.ino = e.ino;
+  p.generation = 1;
+  p.attr_timeout = p.entry_timeout = Ctx(req).options.cache_timeout;
+  FillStat(e, &p.attr);
+  fuse_reply_entry(req, &p);
+}
+
+void ReplyAttr(fuse_req_t req, const Entry& e) {
+  struct stat st;
+  FillStat(e, &st);
+  fuse_reply_attr(req, &st, Ctx(req).options.cache_timeout);
+}
+
+void SetFileHandle(fuse_file_info* fi, OpenFile* f) { fi->fh = reinterpret_cast<uint64_t>(f); }
+OpenFile* FileHandle(const fuse_file_info* fi) { return reinterpret_cast<OpenFile*>(fi->fh); }
+
+namespace {
+
+void Init(void* userdata, fuse_conn_info* conn) {
+  auto* ctx = static_cast<AdapterContext*>(userdata);
+  conn->max_write = ctx->options.max_write;
+  conn->max_readahead = 1 << 20;
+  // The kernel clears setuid/setgid bits itself (through setattr).
+  conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+  // Data caching across opens is decided per mode later; page cache within an open is used.
+  conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  if (conn->capable & FUSE_CAP_PARALLEL_DIROPS) conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+}
+
+fuse_lowlevel_ops MakeOps() {
+  fuse_lowlevel_ops ops{};
+  ops.init = Init;
+  ops.lookup = Lookup;
+  ops.forget = Forget;
+  ops.forget_multi = ForgetMulti;
+  ops.getattr = GetAttr;
+  ops.setattr = SetAttr;
+  ops.readlink = Readlink;
+  ops.mknod = Mknod;
+  ops.mkdir = Mkdir;
+  ops.unlink = Unlink;
+  ops.rmdir = Rmdir;
+  ops.symlink = Symlink;
+  ops.rename = Rename;
+  ops.link = Link;
+  ops.open = Open;
+  ops.read = Read;
+  ops.write = Write;
+  ops.flush = Flush;
+  ops.release = Release;
+  ops.fsync = Fsync;
+  ops.opendir = OpenDir;
+  ops.readdir = ReadDir;
+  ops.releasedir = ReleaseDir;
+  ops.fsyncdir = FsyncDir;
+  ops.statfs = StatFs;
+  ops.setxattr = SetXattr;
+  ops.getxattr = GetXattr;
+  ops.listxattr = ListXattr;
+  ops.removexattr = RemoveXattr;
+  ops.create = Create;
+  ops.fallocate = Fallocate;
+  // getlk/setlk/flock are left out on purpose: the kernel then handles POSIX and flock locks
+  // node-locally, which is what MPI-IO expects of a node-local mount.
+  return ops;
+}
+
+}  // namespace
+}  // namespace adapter
+
+const fuse_lowlevel_ops& FuseOperations() {
+  static const fuse_lowlevel_ops ops = adapter::MakeOps();
+  return ops;
+}
+
+}  // namespace bb::fs

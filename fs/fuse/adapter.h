@@ -1,0 +1,77 @@
+// The FUSE adapter: libfuse3's low-level operations on top of the FileSystem core.
+//
+// Each callback unpacks its request, makes one call into the core, and sends exactly one
+// reply; ToErrno is the one place that turns a Status into the errno the application sees.
+// The adapter holds no lock of its own and keeps no state but the session's userdata.
+//
+// Thread-safety: callbacks run on libfuse's worker threads, concurrently.
+#pragma once
+
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+
+#include "fs/core/file_system.h"
+
+namespace bb::fs {
+
+struct AdapterOptions {
+  double cache_timeout = 1.0;  // seconds the kernel may cache attributes and entries
+  uint32_t max_write = 1 << 20;
+};
+
+// The session's userdata. `fs` must outlive the session.
+struct AdapterContext {
+  FileSystem* fs;
+  AdapterOptions options;
+};
+
+// The operation table to pass to fuse_session_new with an AdapterContext as userdata.
+const fuse_lowlevel_ops& FuseOperations();
+
+// Internal helpers shared by the adapter's translation units.
+namespace adapter {
+AdapterContext& Ctx(fuse_req_t req);
+Caller CallerOf(fuse_req_t req);
+int ToErrno(const Status& s);
+void ReplyError(fuse_req_t req, const Status& s, const char* op);
+void FillStat(const Entry& e, struct stat* st);
+void ReplyEntry(fuse_req_t req, const Entry& e);
+void ReplyAttr(fuse_req_t req, const Entry& e);
+void SetFileHandle(fuse_file_info* fi, OpenFile* f);
+OpenFile* FileHandle(const fuse_file_info* fi);
+
+void Lookup(fuse_req_t, fuse_ino_t, const char*);
+void Forget(fuse_req_t, fuse_ino_t, uint64_t);
+void ForgetMulti(fuse_req_t, size_t, fuse_forget_data*);
+void GetAttr(fuse_req_t, fuse_ino_t, fuse_file_info*);
+void SetAttr(fuse_req_t, fuse_ino_t, struct stat*, int, fuse_file_info*);
+void Readlink(fuse_req_t, fuse_ino_t);
+void Mknod(fuse_req_t, fuse_ino_t, const char*, mode_t, dev_t);
+void Mkdir(fuse_req_t, fuse_ino_t, const char*, mode_t);
+void Unlink(fuse_req_t, fuse_ino_t, const char*);
+void Rmdir(fuse_req_t, fuse_ino_t, const char*);
+void Symlink(fuse_req_t, const char*, fuse_ino_t, const char*);
+void Rename(fuse_req_t, fuse_ino_t, const char*, fuse_ino_t, const char*, unsigned int);
+void Link(fuse_req_t, fuse_ino_t, fuse_ino_t, const char*);
+void StatFs(fuse_req_t, fuse_ino_t);
+void SetXattr(fuse_req_t, fuse_ino_t, const char*, const char*, size_t, int);
+void GetXattr(fuse_req_t, fuse_ino_t, const char*, size_t);
+void ListXattr(fuse_req_t, fuse_ino_t, size_t);
+void RemoveXattr(fuse_req_t, fuse_ino_t, const char*);
+
+void Create(fuse_req_t, fuse_ino_t, const char*, mode_t, fuse_file_info*);
+void Open(fuse_req_t, fuse_ino_t, fuse_file_info*);
+void Read(fuse_req_t, fuse_ino_t, size_t, off_t, fuse_file_info*);
+void Write(fuse_req_t, fuse_ino_t, const char*, size_t, off_t, fuse_file_info*);
+void Flush(fuse_req_t, fuse_ino_t, fuse_file_info*);
+void Release(fuse_req_t, fuse_ino_t, fuse_file_info*);
+void Fsync(fuse_req_t, fuse_ino_t, int, fuse_file_info*);
+void Fallocate(fuse_req_t, fuse_ino_t, int, off_t, off_t, fuse_file_info*);
+
+void OpenDir(fuse_req_t, fuse_ino_t, fuse_file_info*);
+void ReadDir(fuse_req_t, fuse_ino_t, size_t, off_t, fuse_file_info*);
+void ReleaseDir(fuse_req_t, fuse_ino_t, fuse_file_info*);
+void FsyncDir(fuse_req_t, fuse_ino_t, int, fuse_file_info*);
+}  // namespace adapter
+
+}  // namespace bb::fs

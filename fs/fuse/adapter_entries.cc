@@ -1,0 +1,117 @@
+// Entry and attribute operations: lookup, getattr/setattr, create/remove/rename of names.
+#include <sys/stat.h>
+
+#include "fs/fuse/adapter.h"
+
+namespace bb::fs::adapter {
+
+void Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  auto e = Ctx(req).fs->Lookup(parent, name);
+  if (!e) return ReplyError(req, e.error(), "lookup");
+  ReplyEntry(req, *e);
+}
+
+void Forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  Ctx(req).fs->Forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+
+void ForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  for (size_t i = 0; i < count; ++i) Ctx(req).fs->Forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
+}
+
+void GetAttr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  auto e = Ctx(req).fs->GetAttr(ino);
+  if (!e) return ReplyError(req, e.error(), "getattr");
+  ReplyAttr(req, *e);
+}
+
+void SetAttr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
+  SetAttrRequest r;
+  if (to_set & FUSE_SET_ATTR_MODE) r.mode = attr->st_mode & 07777;
+  if (to_set & FUSE_SET_ATTR_UID) r.uid = attr->st_uid;
+  if (to_set & FUSE_SET_ATTR_GID) r.gid = attr->st_gid;
+  if (to_set & FUSE_SET_ATTR_SIZE) r.size = static_cast<uint64_t>(attr->st_size);
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  if (to_set & FUSE_SET_ATTR_ATIME_NOW) r.atime_ns = ns(now);
+  else if (to_set & FUSE_SET_ATTR_ATIME) r.atime_ns = ns(attr->st_atim);
+  if (to_set & FUSE_SET_ATTR_MTIME_NOW) r.mtime_ns = ns(now);
+  else if (to_set & FUSE_SET_ATTR_MTIME) r.mtime_ns = ns(attr->st_mtim);
+  auto e = Ctx(req).fs->SetAttr(ino, r, fi ? FileHandle(fi) : nullptr);
+  if (!e) return ReplyError(req, e.error(), "setattr");
+  ReplyAttr(req, *e);
+}
+
+void Readlink(fuse_req_t req, fuse_ino_t ino) {
+  auto target = Ctx(req).fs->Readlink(ino);
+  if (!target) return ReplyError(req, target.error(), "readlink");
+  fuse_reply_readlink(req, target->c_str());
+}
+
+void Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t) {
+  auto e = Ctx(req).fs->Mknod(parent, name, mode, CallerOf(req));
+  if (!e) return ReplyError(req, e.error(), "mknod");
+  ReplyEntry(req, *e);
+}
+
+void Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  auto e = Ctx(req).fs->Mkdir(parent, name, mode, CallerOf(req));
+  if (!e) return ReplyError(req, e.error(), "mkdir");
+  ReplyEntry(req, *e);
+}
+
+void Unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  Status s = Ctx(req).fs->Unlink(parent, name);
+  if (!s.ok()) return ReplyError(req, s, "unlink");
+  fuse_reply_err(req, 0);
+}
+
+void Rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  Status s = Ctx(req).fs->Rmdir(parent, name);
+  if (!s.ok()) return ReplyError(req, s, "rmdir");
+  fuse_reply_err(req, 0);
+}
+
+void Symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
+  auto e = Ctx(req).fs->Symlink(parent, name, link, CallerOf(req));
+  if (!e) return ReplyError(req, e.error(), "symlink");
+  ReplyEntry(req, *e);
+}
+
+void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
+            const char* new_name, unsigned int flags) {
+  Status s = Ctx(req).fs->Rename(parent, name, new_parent, new_name, flags);
+  if (!s.ok()) return ReplyError(req, s, "rename");
+  fuse_reply_err(req, 0);
+}
+
+void Link(fuse_req_t req, fuse_ino_t, fuse_ino_t, const char*) {
+  ReplyError(req, Status(EPERM, "hard links are not supported"), "link");
+}
+
+void StatFs(fuse_req_t req, fuse_ino_t) {
+  auto s = Ctx(req).fs->StatFs();
+  if (!s) return ReplyError(req, s.error(), "statfs");
+  struct statvfs st {};
+  st.f_bsize = s->block_size;
+  st.f_frsize = s->block_size;
+  st.f_blocks = s->total_blocks;
+  st.f_bfree = s->free_blocks;
+  st.f_bavail = s->avail_blocks;
+  st.f_files = st.f_ffree = st.f_favail = 1ULL << 40;  // the namespace has no inode table
+  st.f_namemax = 255;
+  fuse_reply_statfs(req, &st);
+}
+
+// Extended attributes are not stored; ENOTSUP tells tools such as cp -a to go on without them.
+void SetXattr(fuse_req_t req, fuse_ino_t, const char*, const char*, size_t, int) {
+  fuse_reply_err(req, ENOTSUP);
+}
+void GetXattr(fuse_req_t req, fuse_ino_t, const char*, size_t) { fuse_reply_err(req, ENOTSUP); }
+void ListXattr(fuse_req_t req, fuse_ino_t, size_t) { fuse_reply_err(req, ENOTSUP); }
+void RemoveXattr(fuse_req_t req, fuse_ino_t, const char*) { fuse_reply_err(req, ENOTSUP); }
+
+}  // namespace bb::fs::adapter

@@ -1,0 +1,88 @@
+// One contract, run against every ChunkStore implementation.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "fs/store/chunk_store.h"
+
+namespace bb::fs {
+namespace {
+
+std::string ReadAll(ChunkStore& s, uint64_t id, uint64_t idx, size_t n, uint64_t off = 0) {
+  std::string buf(n, 'X');
+  auto got = s.Read(id, idx, off, {buf.data(), n});
+  REQUIRE(got.has_value());
+  buf.resize(*got);
+  return buf;
+}
+
+void RunContract(ChunkStore& s) {
+  SECTION("missing chunk reads as nothing") { CHECK(ReadAll(s, 7, 0, 16).empty()); }
+  SECTION("write then read at offsets, gaps are zeros") {
+    REQUIRE(s.Write(7, 0, 0, std::string("hello")).ok());
+    REQUIRE(s.Write(7, 0, 10, std::string("world")).ok());
+    CHECK(ReadAll(s, 7, 0, 100) == std::string("hello\0\0\0\0\0world", 15));
+    CHECK(ReadAll(s, 7, 0, 3, 12) == "rld");
+    CHECK(ReadAll(s, 7, 1, 10).empty());
+  }
+  SECTION("truncate drops chunks at and past the size and shortens the spanning one") {
+    for (uint64_t i = 0; i < 4; ++i) REQUIRE(s.Write(9, i, 0, std::string(8, 'a' + i)).ok());
+    REQUIRE(s.Truncate(9, 8 + 3, 8).ok());  // keeps chunk 0 and 3 bytes of chunk 1
+    CHECK(ReadAll(s, 9, 0, 8) == "aaaaaaaa");
+    CHECK(ReadAll(s, 9, 1, 8) == "bbb");
+    CHECK(ReadAll(s, 9, 2, 8).empty());
+    CHECK(ReadAll(s, 9, 3, 8).empty());
+  }
+  SECTION("remove drops every chunk of one file only") {
+    REQUIRE(s.Write(1, 0, 0, std::string("one")).ok());
+    REQUIRE(s.Write(1, 5, 0, std::string("five")).ok());
+    REQUIRE(s.Write(2, 0, 0, std::string("other")).ok());
+    REQUIRE(s.Remove(1).ok());
+    CHECK(ReadAll(s, 1, 0, 8).empty());
+    CHECK(ReadAll(s, 1, 5, 8).empty());
+    CHECK(ReadAll(s, 2, 0, 8) == "other");
+    CHECK(s.Remove(1).ok());
+  }
+  SECTION("allocate extends a chunk with zeros and sync succeeds") {
+    REQUIRE(s.Allocate(3, 0, 0, 4096).ok());
+    CHECK(ReadAll(s, 3, 0, 4096) == std::string(4096, '\0'));
+    CHECK(s.Sync(3).ok());
+  }
+}
+
+TEST_CASE("ChunkStore contract: memory", "[store]") {
+  auto s = NewMemoryChunkStore();
+  RunContract(*s);
+}
+
+TEST_CASE("ChunkStore contract: posix", "[store]") {
+  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  {
+    auto s = OpenPosixChunkStore(dir, 0);
+    REQUIRE(s.has_value());
+    RunContract(**s);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("posix chunk store: many open chunks stay correct past the descriptor cache",
+          "[store]") {
+  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  {
+    auto s = OpenPosixChunkStore(dir, 0);
+    REQUIRE(s.has_value());
+    for (uint64_t i = 0; i < 3000; ++i) {
+      REQUIRE((*s)->Write(42, i, 0, std::to_string(i)).ok());
+    }
+    for (uint64_t i = 0; i < 3000; i += 7) CHECK(ReadAll(**s, 42, i, 16) == std::to_string(i));
+    CHECK((*s)->Sync(42).ok());
+    REQUIRE((*s)->Remove(42).ok());
+    CHECK_FALSE(std::filesystem::exists(dir + "/chunks/000000000000002a"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace bb::fs

@@ -1,0 +1,69 @@
+// Metadata: the value stored for every entry of the namespace, and the keys it is stored under.
+//
+// The namespace is flat (GekkoFS style): one key per absolute path inside the file system.
+//
+// Key (bytewise order is the order readdir needs; LevelDB's default comparator is used):
+//   'D' | depth (uint16, big-endian) | absolute path
+// where depth is the number of components ("/" = 0, "/a" = 1, "/a/b" = 2). All direct children
+// of directory P (depth d) share the prefix 'D' | d+1 | P "/" (P "" for the root), so listing a
+// directory is one ordered prefix scan that never visits grandchildren.
+// System keys start with 'S' (for example the file-id allocator's reservation).
+//
+// Value, version 1 (all integers little-endian, fixed width; the format never depends on build
+// flags):
+//   u8  version (=1)        u8  type (1 regular, 2 directory, 3 symlink)
+//   u32 mode (permission bits 07777)   u32 uid   u32 gid
+//   u64 size   i64 atime_ns   i64 mtime_ns   i64 ctime_ns   (wall clock, ns since the epoch)
+//   u64 file_id (stable id given at create; names chunks and the inode number)
+//   u32 chunk_size   u32 data_location (node holding the data in the hybrid mode, or
+//                                       0xffffffff for none)
+//   u16 target length | target bytes (symlink target; 0 for other types)
+// Decoding rejects unknown versions, unknown types, and values that are short or have
+// trailing bytes.
+//
+// Thread-safety: pure functions over values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fs/base/status.h"
+
+namespace bb::fs {
+
+enum class FileType : uint8_t { kRegular = 1, kDirectory = 2, kSymlink = 3 };
+
+inline constexpr uint8_t kMetadataVersion = 1;
+inline constexpr uint32_t kNoNode = 0xffffffffu;
+inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
+
+struct Metadata {
+  FileType type = FileType::kRegular;
+  uint32_t mode = 0644;  // permission bits only
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint64_t size = 0;
+  int64_t atime_ns = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t file_id = 0;
+  uint32_t chunk_size = 0;
+  uint32_t data_location = kNoNode;
+  std::string symlink_target;
+
+  bool operator==(const Metadata&) const = default;
+};
+
+std::string EncodeMetadata(const Metadata& md);
+// Returns EIO with a description of what is wrong when `bytes` is not a valid value.
+Result<Metadata> DecodeMetadata(std::string_view bytes);
+
+// REQUIRES: `path` is normalized (see fs/core/path.h).
+std::string DentryKey(std::string_view path);
+// The prefix shared by the keys of all direct children of directory `dir`.
+std::string ChildKeyPrefix(std::string_view dir);
+// Name of the child whose key is `key`, given the prefix it was found under.
+std::string_view ChildName(std::string_view key, std::string_view prefix);
+
+}  // namespace bb::fs

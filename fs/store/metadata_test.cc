@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include "fs/store/metadata.h"
+
+namespace bb::fs {
+namespace {
+
+TEST_CASE("metadata round-trips through its encoding", "[store]") {
+  Metadata md;
+  md.type = FileType::kSymlink;
+  md.mode = 0777;
+  md.uid = 1000;
+  md.gid = 100;
+  md.size = 1ULL << 40;
+  md.atime_ns = 1;
+  md.mtime_ns = -2;
+  md.ctime_ns = 1'700'000'000'123'456'789;
+  md.file_id = 0x0001000000000042ULL;
+  md.chunk_size = 512 * 1024;
+  md.data_location = 3;
+  md.symlink_target = "../target";
+  std::string bytes = EncodeMetadata(md);
+  CHECK(bytes[0] == kMetadataVersion);
+  auto back = DecodeMetadata(bytes);
+  REQUIRE(back.has_value());
+  CHECK(*back == md);
+}
+
+TEST_CASE("metadata decoding rejects damaged values", "[store]") {
+  Metadata md;
+  md.symlink_target = "abc";
+  std::string good = EncodeMetadata(md);
+  CHECK(DecodeMetadata("").error().code() == EIO);
+  CHECK(DecodeMetadata(good.substr(0, good.size() - 1)).error().message().find("truncated") !=
+        std::string::npos);
+  CHECK(DecodeMetadata(good + "x").error().message().find("trailing") != std::string::npos);
+  std::string bad_version = good;
+  bad_version[0] = 9;
+  CHECK(DecodeMetadata(bad_version).error().message().find("version 9") != std::string::npos);
+  std::string bad_type = good;
+  bad_type[1] = 7;
+  CHECK_FALSE(DecodeMetadata(bad_type).has_value());
+}
+
+TEST_CASE("dentry keys group direct children under one prefix", "[store]") {
+  struct Row {
+    const char* path;
+    const char* dir;
+    bool child;
+  };
+  const Row rows[] = {
+      {"/a", "/", true},     {"/a/b", "/", false},   {"/a/b", "/a", true},
+      {"/ab", "/a", false},  {"/a/b/c", "/a", false}, {"/a/b/c", "/a/b", true},
+  };
+  for (const Row& r : rows) {
+    INFO(r.path << " under " << r.dir);
+    std::string key = DentryKey(r.path);
+    std::string prefix = ChildKeyPrefix(r.dir);
+    bool under = key.compare(0, prefix.size(), prefix) == 0;
+    CHECK(under == r.child);
+    if (under) {
+      std::string p(r.path);
+      CHECK(ChildName(key, prefix) == p.substr(p.rfind('/') + 1));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bb::fs

@@ -1,0 +1,38 @@
+// SpaceGuard: answers "is there room for N more bytes?" for one backing filesystem, keeping a
+// reserve free so the metadata database can always record what was stored (LevelDB stops
+// accepting writes after a failed one until it is reopened).
+//
+// statvfs is consulted when the cached answer might be wrong: the cache is trusted only while
+// the bytes granted since the last look stay well below the free space seen then.
+//
+// Thread-safety: safe for concurrent use.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "fs/base/status.h"
+
+namespace bb::fs {
+
+class SpaceGuard {
+ public:
+  // `dir`: any path on the backing filesystem; must stay valid for the guard's life.
+  SpaceGuard(std::string dir, uint64_t reserve_bytes)
+      : dir_(std::move(dir)), reserve_(reserve_bytes) {}
+
+  // OK when `bytes` more fit above the reserve; ENOSPC when they do not; EIO when statvfs fails.
+  Status Check(uint64_t bytes);
+
+  uint64_t reserve_bytes() const { return reserve_; }
+
+ private:
+  const std::string dir_;
+  const uint64_t reserve_;
+  std::mutex mu_;                  // guards the two fields below
+  uint64_t free_at_last_look_ = 0;
+  uint64_t granted_since_look_ = 0;
+};
+
+}  // namespace bb::fs
