@@ -45,9 +45,11 @@ class Launcher {
       while ((n = ::read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
       if (msg.rfind("OK", 0) == 0) {
         std::fputs(msg.c_str() + 2, stdout);
+        std::fflush(stdout);
         std::_Exit(0);
       }
       std::fprintf(stderr, "%s\n", msg.empty() ? "bbd: the daemon exited during startup" : msg.c_str());
+      std::fflush(stderr);
       std::_Exit(1);
     }
     ::close(fds[0]);
@@ -70,8 +72,8 @@ class Launcher {
 
 int Fail(Launcher& launcher, const Status& s) {
   std::string text = "bbd: " + s.message();
-  spdlog::error("{}", s.message());
   if (launcher.detached()) {
+    spdlog::error("{}", s.message());  // to <root>/bbd.log
     launcher.Fail(text);
   } else {
     std::fprintf(stderr, "%s\n", text.c_str());
@@ -140,7 +142,9 @@ int main(int argc, char** argv) {
       !s.ok()) {
     return Fail(launcher, s);
   }
-  if (!foreground) {
+  if (foreground) {
+    spdlog::set_default_logger(spdlog::stderr_color_mt("bbd"));
+  } else {
     try {
       spdlog::set_default_logger(spdlog::basic_logger_mt("bbd", cfg.root + "/bbd.log"));
     } catch (const spdlog::spdlog_ex& e) {

@@ -77,6 +77,7 @@ namespace {
 void Init(void* userdata, fuse_conn_info* conn) {
   auto* ctx = static_cast<AdapterContext*>(userdata);
   conn->max_write = ctx->options.max_write;
+  conn->max_read = ctx->options.max_write;  // must match the max_read mount option
   conn->max_readahead = 1 << 20;
   // The kernel clears setuid/setgid bits itself (through setattr).
   conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;

@@ -1,0 +1,418 @@
+// Mounted tests: a real bbd, a real FUSE mount, real syscalls. Need root and /dev/fuse.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "test/mount_fixture.h"
+
+namespace bb::test {
+namespace {
+
+// errno of a call expected to fail, or 0 when it succeeded.
+#define ERRNO_OF(call) ((call) < 0 ? errno : 0)
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()));
+  REQUIRE(::close(fd) == 0);
+}
+
+#define REQUIRE_MOUNTED(bb) \
+  INFO((bb).error());        \
+  REQUIRE((bb).running())
+
+TEST_CASE("errno cases of names and types", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string f = bb.Path("f"), d = bb.Path("d");
+  int fd = ::open(f.c_str(), O_CREAT | O_EXCL | O_RDWR, 0644);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  CHECK(ERRNO_OF(::open(f.c_str(), O_CREAT | O_EXCL | O_RDWR, 0644)) == EEXIST);
+  REQUIRE(::mkdir(d.c_str(), 0755) == 0);
+  CHECK(ERRNO_OF(::mkdir(d.c_str(), 0755)) == EEXIST);
+  CHECK(ERRNO_OF(::open(d.c_str(), O_WRONLY)) == EISDIR);
+  CHECK(ERRNO_OF(::unlink(d.c_str())) == EISDIR);
+  CHECK(ERRNO_OF(::rmdir(f.c_str())) == ENOTDIR);
+  CHECK(ERRNO_OF(::mkdir((f + "/sub").c_str(), 0755)) == ENOTDIR);
+  CHECK(ERRNO_OF(::open(bb.Path("missing").c_str(), O_RDONLY)) == ENOENT);
+  CHECK(ERRNO_OF(::open(bb.Path("no/such").c_str(), O_CREAT | O_RDWR, 0644)) == ENOENT);
+  std::string long_name = bb.Path(std::string(256, 'x'));
+  CHECK(ERRNO_OF(::open(long_name.c_str(), O_CREAT | O_RDWR, 0644)) == ENAMETOOLONG);
+  CHECK(ERRNO_OF(::mkdir(long_name.c_str(), 0755)) == ENAMETOOLONG);
+  std::string max_name = bb.Path(std::string(255, 'y'));
+  fd = ::open(max_name.c_str(), O_CREAT | O_RDWR, 0644);
+  CHECK(fd >= 0);
+  ::close(fd);
+  REQUIRE(::close(::open((d + "/x").c_str(), O_CREAT | O_RDWR, 0644)) == 0);
+  CHECK(ERRNO_OF(::rmdir(d.c_str())) == ENOTEMPTY);
+  CHECK(ERRNO_OF(::link(f.c_str(), bb.Path("hard").c_str())) == EPERM);
+  CHECK(ERRNO_OF(::mkfifo(bb.Path("fifo").c_str(), 0644)) == EPERM);
+  CHECK(ERRNO_OF(::setxattr(f.c_str(), "user.a", "b", 1, 0)) == ENOTSUP);
+  REQUIRE(::unlink((d + "/x").c_str()) == 0);
+  CHECK(::rmdir(d.c_str()) == 0);
+  CHECK(ERRNO_OF(::access(d.c_str(), F_OK)) == ENOENT);
+}
+
+TEST_CASE("reads and writes at any offset and size match a reference model", "[mounted]") {
+  MountedBb bb({"--chunk-size", "4KiB"});
+  REQUIRE_MOUNTED(bb);
+  std::string path = bb.Path("model");
+  int fd = ::open(path.c_str(), O_CREAT | O_RDWR, 0644);
+  REQUIRE(fd >= 0);
+  std::string model;
+  std::mt19937_64 rng(42);
+  for (int op = 0; op < 3000; ++op) {
+    uint64_t kind = rng() % 10;
+    uint64_t off = rng() % (64 * 1024);
+    uint64_t len = 1 + rng() % (rng() % 4 == 0 ? 20000 : 300);
+    if (kind < 5) {
+      std::string data(len, '\0');
+      for (auto& ch : data) ch = static_cast<char>(rng());
+      REQUIRE(::pwrite(fd, data.data(), len, static_cast<off_t>(off)) == static_cast<ssize_t>(len));
+      if (model.size() < off + len) model.resize(off + len, '\0');
+      model.replace(off, len, data);
+    } else if (kind < 9) {
+      std::string buf(len, 'Z');
+      ssize_t n = ::pread(fd, buf.data(), len, static_cast<off_t>(off));
+      REQUIRE(n >= 0);
+      std::string want = off < model.size() ? model.substr(off, len) : "";
+      INFO("op " << op << " read " << len << " at " << off);
+      REQUIRE(std::string(buf.data(), static_cast<size_t>(n)) == want);
+    } else {
+      uint64_t size = rng() % (80 * 1024);
+      REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
+      model.resize(size, '\0');
+    }
+  }
+  struct stat st;
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(static_cast<uint64_t>(st.st_size) == model.size());
+  REQUIRE(::close(fd) == 0);
+  CHECK(ReadFile(path) == model);
+}
+
+TEST_CASE("sizes, blocks, truncate, O_TRUNC, O_APPEND and sparse files", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("f");
+  WriteFile(p, std::string(1000, 'a'));
+  struct stat st;
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  CHECK(st.st_size == 1000);
+  CHECK(st.st_blocks == 2);
+  REQUIRE(::truncate(p.c_str(), 10) == 0);
+  CHECK(ReadFile(p) == std::string(10, 'a'));
+  REQUIRE(::truncate(p.c_str(), 3 << 20) == 0);
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  CHECK(st.st_size == 3 << 20);
+  std::string content = ReadFile(p);
+  CHECK(content.substr(0, 10) == std::string(10, 'a'));
+  CHECK(content.find_first_not_of('\0', 10) == std::string::npos);
+  int fd = ::open(p.c_str(), O_WRONLY | O_TRUNC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(st.st_size == 0);
+  ::close(fd);
+  fd = ::open(p.c_str(), O_WRONLY | O_APPEND);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, "one,", 4) == 4);
+  REQUIRE(::pwrite(fd, "two", 3, 0) == 3);  // O_APPEND: pwrite appends on Linux
+  ::close(fd);
+  CHECK(ReadFile(p) == "one,two");
+  // sparse: a byte written 1 GiB in reads back, the gap is zeros
+  fd = ::open(bb.Path("sparse").c_str(), O_CREAT | O_RDWR, 0644);
+  REQUIRE(::pwrite(fd, "z", 1, 1LL << 30) == 1);
+  char buf[16];
+  REQUIRE(::pread(fd, buf, sizeof buf, 12345678) == sizeof buf);
+  CHECK(std::string(buf, sizeof buf) == std::string(sizeof buf, '\0'));
+  REQUIRE(::pread(fd, buf, 1, 1LL << 30) == 1);
+  CHECK(buf[0] == 'z');
+  CHECK(::fsync(fd) == 0);
+  CHECK(::fdatasync(fd) == 0);
+  ::close(fd);
+  REQUIRE(::stat(bb.Path("sparse").c_str(), &st) == 0);
+  CHECK(st.st_size == (1LL << 30) + 1);
+}
+
+TEST_CASE("chmod, chown, utimens and times from the real clock", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("f");
+  time_t before = ::time(nullptr);
+  WriteFile(p, "x");
+  struct stat st;
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  CHECK(st.st_mtime >= before - 1);
+  CHECK(st.st_mtime <= ::time(nullptr) + 1);
+  REQUIRE(::chmod(p.c_str(), 0600) == 0);
+  REQUIRE(::chown(p.c_str(), 1234, 5678) == 0);
+  struct timespec times[2] = {{1000000000, 5}, {1100000000, 7}};
+  REQUIRE(::utimensat(AT_FDCWD, p.c_str(), times, 0) == 0);
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(S_ISREG(st.st_mode));
+  CHECK(st.st_uid == 1234);
+  CHECK(st.st_gid == 5678);
+  CHECK(st.st_atim.tv_sec == 1000000000);
+  CHECK(st.st_mtim.tv_sec == 1100000000);
+  CHECK(st.st_mtim.tv_nsec == 7);
+  CHECK(st.st_ctime >= before - 1);
+  // a write moves mtime forward to now
+  int fd = ::open(p.c_str(), O_WRONLY);
+  REQUIRE(::write(fd, "y", 1) == 1);
+  ::close(fd);
+  REQUIRE(::stat(p.c_str(), &st) == 0);
+  CHECK(st.st_mtime >= before - 1);
+}
+
+TEST_CASE("an open, unlinked file keeps working until the last close", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("ghost");
+  int fd = ::open(p.c_str(), O_CREAT | O_RDWR, 0644);
+  REQUIRE(fd >= 0);
+  std::string data(2 << 20, 'g');
+  REQUIRE(::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()));
+  REQUIRE(::unlink(p.c_str()) == 0);
+  CHECK(ERRNO_OF(::access(p.c_str(), F_OK)) == ENOENT);
+  REQUIRE(::write(fd, "+", 1) == 1);
+  struct stat st;
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(st.st_size == (2 << 20) + 1);
+  char buf[4];
+  REQUIRE(::pread(fd, buf, 4, (2 << 20) - 3) == 4);
+  CHECK(std::string(buf, 4) == "ggg+");
+  size_t chunk_dirs_open = 0;
+  for (auto& e : std::filesystem::directory_iterator(bb.root() + "/chunks")) (void)e, ++chunk_dirs_open;
+  CHECK(chunk_dirs_open == 1);
+  REQUIRE(::close(fd) == 0);
+  // the last close freed the data (the kernel's release may trail close by a moment)
+  size_t left = 1;
+  for (int i = 0; i < 200 && left > 0; ++i) {
+    left = 0;
+    for (auto& e : std::filesystem::directory_iterator(bb.root() + "/chunks")) (void)e, ++left;
+    if (left) ::usleep(10000);
+  }
+  CHECK(left == 0);
+}
+
+TEST_CASE("rename of files and directories", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  WriteFile(bb.Path("a"), "AAA");
+  WriteFile(bb.Path("b"), "BBBBB");
+  struct stat sa;
+  REQUIRE(::stat(bb.Path("a").c_str(), &sa) == 0);
+  REQUIRE(::rename(bb.Path("a").c_str(), bb.Path("b").c_str()) == 0);
+  CHECK(ERRNO_OF(::access(bb.Path("a").c_str(), F_OK)) == ENOENT);
+  CHECK(ReadFile(bb.Path("b")) == "AAA");
+  struct stat sb;
+  REQUIRE(::stat(bb.Path("b").c_str(), &sb) == 0);
+  CHECK(sb.st_ino == sa.st_ino);
+  WriteFile(bb.Path("c"), "C");
+  CHECK(ERRNO_OF(::renameat2(AT_FDCWD, bb.Path("c").c_str(), AT_FDCWD, bb.Path("b").c_str(),
+                             RENAME_NOREPLACE)) == EEXIST);
+  REQUIRE(::mkdir(bb.Path("d").c_str(), 0755) == 0);
+  REQUIRE(::rename(bb.Path("d").c_str(), bb.Path("e").c_str()) == 0);  // empty directory
+  REQUIRE(::rename(bb.Path("c").c_str(), bb.Path("e/c").c_str()) == 0);  // across directories
+  CHECK(ReadFile(bb.Path("e/c")) == "C");
+  CHECK(ERRNO_OF(::rename(bb.Path("e").c_str(), bb.Path("f").c_str())) == EXDEV);
+  CHECK(ERRNO_OF(::rename(bb.Path("b").c_str(), bb.Path("e").c_str())) == EISDIR);
+  // mv falls back to copying for the non-empty directory
+  CHECK(Sh("mv " + bb.Path("e") + " " + bb.Path("f")) == 0);
+  CHECK(ReadFile(bb.Path("f/c")) == "C");
+}
+
+TEST_CASE("readdir of a directory with 100,000 entries", "[mounted][large]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string dir = bb.Path("big");
+  REQUIRE(::mkdir(dir.c_str(), 0755) == 0);
+  constexpr int kFiles = 100000;
+  for (int i = 0; i < kFiles; ++i) {
+    std::string p = dir + "/file." + std::to_string(i);
+    int fd = ::open(p.c_str(), O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+  }
+  DIR* d = ::opendir(dir.c_str());
+  REQUIRE(d != nullptr);
+  std::set<std::string> names;
+  bool dot = false, dotdot = false;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == ".") dot = true;
+    else if (n == "..") dotdot = true;
+    else names.insert(n);
+  }
+  ::closedir(d);
+  CHECK(dot);
+  CHECK(dotdot);
+  CHECK(names.size() == kFiles);
+  CHECK(names.count("file.0") == 1);
+  CHECK(names.count("file.99999") == 1);
+  CHECK(Sh("rm -rf " + dir) == 0);
+  CHECK(ERRNO_OF(::access(dir.c_str(), F_OK)) == ENOENT);
+}
+
+TEST_CASE("symlinks and statfs", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  WriteFile(bb.Path("target"), "T");
+  REQUIRE(::symlink("target", bb.Path("link").c_str()) == 0);
+  char buf[64];
+  ssize_t n = ::readlink(bb.Path("link").c_str(), buf, sizeof buf);
+  REQUIRE(n == 6);
+  CHECK(std::string(buf, 6) == "target");
+  CHECK(ReadFile(bb.Path("link")) == "T");
+  struct stat st;
+  REQUIRE(::lstat(bb.Path("link").c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  struct statvfs sv, backing;
+  REQUIRE(::statvfs(bb.mnt().c_str(), &sv) == 0);
+  REQUIRE(::statvfs(bb.root().c_str(), &backing) == 0);
+  CHECK(sv.f_namemax == 255);
+  CHECK(sv.f_blocks * sv.f_frsize == backing.f_blocks * backing.f_frsize);
+  CHECK(sv.f_bavail > 0);
+}
+
+TEST_CASE("tree, sizes, modes, owners and times survive a restart", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  REQUIRE(::mkdir(bb.Path("dir").c_str(), 0750) == 0);
+  std::string data(3 << 20, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  WriteFile(bb.Path("dir/file"), data);
+  REQUIRE(::chown(bb.Path("dir/file").c_str(), 42, 43) == 0);
+  REQUIRE(::chmod(bb.Path("dir/file").c_str(), 0640) == 0);
+  struct timespec times[2] = {{1500000000, 0}, {1600000000, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, bb.Path("dir/file").c_str(), times, 0) == 0);
+  REQUIRE(::symlink("dir/file", bb.Path("link").c_str()) == 0);
+  bb.Stop();
+  CHECK_FALSE(MountedBb::IsMounted(bb.mnt()));
+  REQUIRE(bb.Start());
+  struct stat st;
+  REQUIRE(::stat(bb.Path("dir").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0750);
+  REQUIRE(::stat(bb.Path("dir/file").c_str(), &st) == 0);
+  CHECK(st.st_size == static_cast<off_t>(data.size()));
+  CHECK((st.st_mode & 07777) == 0640);
+  CHECK(st.st_uid == 42);
+  CHECK(st.st_gid == 43);
+  CHECK(st.st_mtime == 1600000000);
+  CHECK(st.st_atime == 1500000000);
+  CHECK(ReadFile(bb.Path("dir/file")) == data);
+  CHECK(ReadFile(bb.Path("link")) == data);
+}
+
+TEST_CASE("after kill -9, everything fsynced before the kill is there", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string data(1 << 20, 'k');
+  int fd = ::open(bb.Path("synced").c_str(), O_CREAT | O_WRONLY, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()));
+  REQUIRE(::write(fd, "end", 3) == 3);
+  REQUIRE(::fsync(fd) == 0);
+  REQUIRE(::mkdir(bb.Path("d").c_str(), 0700) == 0);
+  int dfd = ::open(bb.Path("d").c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(::fsync(dfd) == 0);
+  ::close(dfd);
+  bb.Kill9();
+  ::close(fd);  // the daemon is gone; the descriptor is dead
+  REQUIRE(bb.Start());
+  struct stat st;
+  REQUIRE(::stat(bb.Path("synced").c_str(), &st) == 0);
+  CHECK(st.st_size == (1 << 20) + 3);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(ReadFile(bb.Path("synced")) == data + "end");
+  CHECK(::access(bb.Path("d").c_str(), F_OK) == 0);
+}
+
+TEST_CASE("a full backing store gives ENOSPC and keeps existing files intact", "[mounted]") {
+  char tmpl[] = "/tmp/bb-small-XXXXXX";
+  std::string backing = ::mkdtemp(tmpl);
+  REQUIRE(::mount("tmpfs", backing.c_str(), "tmpfs", 0, "size=48m") == 0);
+  {
+    MountedBb bb({"--log-level", "error"}, backing + "/root");
+    INFO(bb.error());
+    if (bb.running()) {
+      std::string keep(4 << 20, 'K');
+      WriteFile(bb.Path("keep"), keep);
+      int fd = ::open(bb.Path("filler").c_str(), O_CREAT | O_WRONLY, 0644);
+      REQUIRE(fd >= 0);
+      std::string block(1 << 20, 'F');
+      int err = 0;
+      for (int i = 0; i < 200; ++i) {
+        if (::write(fd, block.data(), block.size()) < 0) {
+          err = errno;
+          break;
+        }
+      }
+      CHECK(err == ENOSPC);
+      ::close(fd);
+      CHECK(ReadFile(bb.Path("keep")) == keep);
+      // metadata still works while data is refused, and removing frees the space again
+      CHECK(::mkdir(bb.Path("still-works").c_str(), 0755) == 0);
+      REQUIRE(::unlink(bb.Path("filler").c_str()) == 0);
+      WriteFile(bb.Path("after"), std::string(1 << 20, 'A'));
+      CHECK(ReadFile(bb.Path("after")) == std::string(1 << 20, 'A'));
+      CHECK(ReadFile(bb.Path("keep")) == keep);
+    }
+    CHECK(bb.running());
+  }
+  ::umount2(backing.c_str(), MNT_DETACH);
+  std::filesystem::remove_all(backing);
+}
+
+TEST_CASE("bbd refuses bad starts with a clear message and a non-zero exit", "[mounted]") {
+  char tmpl[] = "/tmp/bb-start-XXXXXX";
+  std::string tmp = ::mkdtemp(tmpl);
+  std::string out;
+  SECTION("missing mount point") {
+    CHECK(RunBbd({"--root", tmp + "/r", "--mount", tmp + "/nope", "-f"}, &out) == 1);
+    CHECK_THAT(out, Catch::Contains("mount point " + tmp + "/nope: No such file or directory"));
+  }
+  SECTION("unknown config field, with its line") {
+    std::ofstream(tmp + "/bad.yaml") << "root: " << tmp << "/r\nmount: " << tmp << "\nthreads: 4\n";
+    CHECK(RunBbd({"--config", tmp + "/bad.yaml", "-f"}, &out) == 1);
+    CHECK_THAT(out, Catch::Contains("bad.yaml:3: unknown field 'threads'"));
+  }
+  SECTION("bad flag value") {
+    CHECK(RunBbd({"--root", tmp + "/r", "--mount", tmp, "--chunk-size", "1000", "-f"}, &out) == 1);
+    CHECK_THAT(out, Catch::Contains("chunk_size"));
+  }
+  SECTION("already mounted, and a root held by another daemon") {
+    MountedBb bb;
+    REQUIRE_MOUNTED(bb);
+    CHECK(RunBbd({"--root", tmp + "/r", "--mount", bb.mnt()}, &out) == 1);
+    CHECK_THAT(out, Catch::Contains("already has a file system mounted"));
+    std::filesystem::create_directories(tmp + "/m2");
+    CHECK(RunBbd({"--root", bb.root(), "--mount", tmp + "/m2"}, &out) == 1);
+    CHECK_THAT(out, Catch::Contains("is in use by another bbd"));
+    CHECK_FALSE(MountedBb::IsMounted(tmp + "/m2"));
+  }
+  std::filesystem::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace bb::test

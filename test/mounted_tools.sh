@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Real tools inside a mounted burst buffer: cp -a + diff -r of a source tree, a tar round trip,
+# git init + commit, fio write/verify jobs. The daemon is started detached, as users start it.
+# Always stops the daemon, detaches the mount and removes its folder, also on failure.
+set -euo pipefail
+bbd=${1:?usage: mounted_tools.sh PATH_TO_BBD}
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d /tmp/bb-tools-XXXXXX)
+mnt=$tmp/mnt
+root=$tmp/root
+mkdir -p "$mnt"
+
+cleanup() {
+  local rc=$?
+  if [ -f "$root/bbd.lock" ]; then
+    pid=$(cat "$root/bbd.lock" 2>/dev/null || true)
+    if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid"
+      for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  grep -q " $mnt " /proc/self/mountinfo && umount -l "$mnt"
+  rm -rf "$tmp"
+  if [ $rc -eq 0 ]; then echo "mounted_tools: all passed"; else echo "mounted_tools: FAILED (rc $rc)"; fi
+  exit $rc
+}
+trap cleanup EXIT
+
+step() { echo "== $*"; }
+
+step "start bbd detached"
+"$bbd" --root "$root" --mount "$mnt"
+grep -q " $mnt " /proc/self/mountinfo
+
+step "cp -a and diff -r of a source tree"
+cp -a "$src/fs" "$src/test" "$mnt/"
+diff -r "$src/fs" "$mnt/fs"
+diff -r "$src/test" "$mnt/test"
+[ "$(stat -c '%a %Y' "$src/fs/CMakeLists.txt")" = "$(stat -c '%a %Y' "$mnt/fs/CMakeLists.txt")" ]
+
+step "tar round trip"
+tar -C "$mnt" -cf "$tmp/tree.tar" fs test
+mkdir "$mnt/untar"
+tar -C "$mnt/untar" -xf "$tmp/tree.tar"
+diff -r "$src/fs" "$mnt/untar/fs"
+tar -C "$mnt" -cf "$mnt/inside.tar" fs
+tar -tf "$mnt/inside.tar" | grep -q 'fs/core/file_system.h'
+
+step "git init, add, commit, fsck"
+mkdir "$mnt/repo"
+cp "$src"/fs/core/*.h "$mnt/repo/"
+(
+  cd "$mnt/repo"
+  git init -q .
+  git -c user.name=ci -c user.email=ci@example.invalid add .
+  git -c user.name=ci -c user.email=ci@example.invalid commit -q -m "first"
+  echo "// change" >> file_system.h
+  git -c user.name=ci -c user.email=ci@example.invalid commit -q -am "second"
+  [ "$(git rev-list --count HEAD)" = 2 ]
+  git fsck --full --strict 2>&1
+  git status --porcelain | wc -l | grep -qx 0
+)
+
+step "fio write + crc32c verify, 1 MiB blocks"
+fio --name=seq1m --directory="$mnt" --rw=write --bs=1M --size=64M --numjobs=2 \
+    --verify=crc32c --do_verify=1 --verify_fatal=1 --ioengine=psync --output-format=terse >/dev/null
+step "fio random write + crc32c verify, 4 KiB blocks"
+fio --name=rand4k --directory="$mnt" --rw=randwrite --bs=4k --size=8M --numjobs=2 \
+    --verify=crc32c --do_verify=1 --verify_fatal=1 --ioengine=psync --output-format=terse >/dev/null
+
+step "stop with SIGTERM unmounts cleanly"
+pid=$(cat "$root/bbd.lock")
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$pid" 2>/dev/null
+! grep -q " $mnt " /proc/self/mountinfo
