@@ -113,12 +113,11 @@ fuse_lowlevel_ops MakeOps() {
   ops.releasedir = ReleaseDir;
   ops.fsyncdir = FsyncDir;
   ops.statfs = StatFs;
-  ops.setxattr = SetXattr;
-  ops.getxattr = GetXattr;
-  ops.listxattr = ListXattr;
-  ops.removexattr = RemoveXattr;
   ops.create = Create;
   ops.fallocate = Fallocate;
+  // Extended attributes are not stored. The xattr ops are left out so the kernel learns that
+  // once (ENOSYS) and answers EOPNOTSUPP itself; replying ENOTSUP instead would make it ask
+  // again for security.capability on every write.
   // getlk/setlk/flock are left out on purpose: the kernel then handles POSIX and flock locks
   // node-locally, which is what MPI-IO expects of a node-local mount.
   return ops;

@@ -54,10 +54,6 @@ void Symlink(fuse_req_t, const char*, fuse_ino_t, const char*);
 void Rename(fuse_req_t, fuse_ino_t, const char*, fuse_ino_t, const char*, unsigned int);
 void Link(fuse_req_t, fuse_ino_t, fuse_ino_t, const char*);
 void StatFs(fuse_req_t, fuse_ino_t);
-void SetXattr(fuse_req_t, fuse_ino_t, const char*, const char*, size_t, int);
-void GetXattr(fuse_req_t, fuse_ino_t, const char*, size_t);
-void ListXattr(fuse_req_t, fuse_ino_t, size_t);
-void RemoveXattr(fuse_req_t, fuse_ino_t, const char*);
 
 void Create(fuse_req_t, fuse_ino_t, const char*, mode_t, fuse_file_info*);
 void Open(fuse_req_t, fuse_ino_t, fuse_file_info*);

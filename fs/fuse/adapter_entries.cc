@@ -106,12 +106,4 @@ void StatFs(fuse_req_t req, fuse_ino_t) {
   fuse_reply_statfs(req, &st);
 }
 
-// Extended attributes are not stored; ENOTSUP tells tools such as cp -a to go on without them.
-void SetXattr(fuse_req_t req, fuse_ino_t, const char*, const char*, size_t, int) {
-  fuse_reply_err(req, ENOTSUP);
-}
-void GetXattr(fuse_req_t req, fuse_ino_t, const char*, size_t) { fuse_reply_err(req, ENOTSUP); }
-void ListXattr(fuse_req_t req, fuse_ino_t, size_t) { fuse_reply_err(req, ENOTSUP); }
-void RemoveXattr(fuse_req_t req, fuse_ino_t, const char*) { fuse_reply_err(req, ENOTSUP); }
-
 }  // namespace bb::fs::adapter

@@ -42,7 +42,8 @@ class ChunkStore {
   // removes the chunks that start at or after `size` and shortens the one that spans it.
   virtual Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;
 
-  // Removes every chunk of the file. OK when it has none.
+  // Removes every chunk of the file. OK when it has none. The space may be reclaimed in the
+  // background after this returns; a write that finds the store full waits for that first.
   virtual Status Remove(uint64_t file_id) = 0;
 
   // Makes every chunk of the file written so far durable.

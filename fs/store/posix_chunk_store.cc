@@ -3,18 +3,26 @@
 // Open chunk files are cached (LRU) as shared handles: a handle is closed only when the cache
 // has dropped it and no in-flight read or write still uses it, so eviction never closes a
 // descriptor under a concurrent pread/pwrite. No lock is held across a syscall on chunk data.
+//
+// Removal is one rename: <file id>/ becomes <file id>.del/ in the same folder, and a background
+// thread deletes what it holds. Removing a file therefore costs the remover one metadata update
+// instead of an unlink per chunk plus an rmdir; a restart finds leftover .del folders and
+// finishes them. A write that finds the store full first waits for pending removals.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
 #include <set>
-#include <unordered_map>
+#include <thread>
 #include <vector>
 
 #include "fs/store/chunk_store.h"
@@ -24,6 +32,8 @@ namespace bb::fs {
 namespace {
 
 constexpr size_t kMaxOpenChunks = 1024;
+constexpr char kRemovedSuffix[] = ".del";
+constexpr auto kReclaimWait = std::chrono::seconds(10);
 
 Status Errno(int err, const std::string& what) {
   return Status(err, what + ": " + std::strerror(err));
@@ -38,14 +48,7 @@ struct Fd {
 };
 using FdRef = std::shared_ptr<Fd>;
 
-struct ChunkKey {
-  uint64_t file_id;
-  uint64_t index;
-  bool operator==(const ChunkKey&) const = default;
-};
-struct ChunkKeyHash {
-  size_t operator()(const ChunkKey& k) const { return k.file_id * 0x9e3779b97f4a7c15ULL ^ k.index; }
-};
+using ChunkKey = std::pair<uint64_t, uint64_t>;  // (file id, index)
 
 std::string FileDirName(uint64_t file_id) {
   char buf[17];
@@ -53,15 +56,46 @@ std::string FileDirName(uint64_t file_id) {
   return buf;
 }
 
+// Names of the entries of directory `dfd` (consumed: the descriptor is closed).
+std::vector<std::string> ListNames(int dfd) {
+  std::vector<std::string> names;
+  DIR* d = ::fdopendir(dfd);
+  if (d == nullptr) {
+    ::close(dfd);
+    return names;
+  }
+  while (dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.push_back(e->d_name);
+  }
+  ::closedir(d);
+  return names;
+}
+
 class PosixChunkStore final : public ChunkStore {
  public:
   PosixChunkStore(int dir_fd, std::string dir, uint64_t reserve)
-      : dir_fd_(dir_fd), dir_(dir), guard_(dir, reserve) {}
-  ~PosixChunkStore() override { ::close(dir_fd_); }
+      : dir_fd_(dir_fd), dir_(dir), guard_(dir, reserve) {
+    // Removals a previous run did not finish.
+    int dfd = ::openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (std::string& name : ListNames(dfd)) {
+      if (name.size() > 4 && name.ends_with(kRemovedSuffix)) removed_.push_back(std::move(name));
+    }
+    reclaimer_ = std::thread([this] { ReclaimLoop(); });
+  }
+
+  ~PosixChunkStore() override {
+    {
+      std::lock_guard lock(reclaim_mu_);
+      stopping_ = true;
+    }
+    reclaim_cv_.notify_all();
+    reclaimer_.join();
+    ::close(dir_fd_);
+  }
 
   Status Write(uint64_t file_id, uint64_t index, uint64_t offset,
                std::span<const char> data) override {
-    BB_RETURN_IF_ERROR(guard_.Check(data.size()));
+    BB_RETURN_IF_ERROR(CheckSpace(data.size()));
     BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, index, /*create=*/true));
     size_t done = 0;
     while (done < data.size()) {
@@ -99,7 +133,7 @@ class PosixChunkStore final : public ChunkStore {
   }
 
   Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
-    BB_RETURN_IF_ERROR(guard_.Check(length));
+    BB_RETURN_IF_ERROR(CheckSpace(length));
     BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, index, /*create=*/true));
     int rc = ::posix_fallocate(fd->fd, static_cast<off_t>(offset), static_cast<off_t>(length));
     if (rc != 0) return Errno(rc, "allocate chunk " + Name(file_id, index));
@@ -108,14 +142,21 @@ class PosixChunkStore final : public ChunkStore {
   }
 
   Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
-    BB_ASSIGN_OR_RETURN(std::vector<uint64_t> chunks, ListChunks(file_id));
     std::string dir = FileDirName(file_id);
-    for (uint64_t index : chunks) {
+    int dfd = ::openat(dir_fd_, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+      if (errno == ENOENT) return Status::Ok();
+      return Errno(errno, "open chunk folder " + dir_ + "/" + dir);
+    }
+    for (const std::string& name : ListNames(dfd)) {
+      char* end = nullptr;
+      uint64_t index = std::strtoull(name.c_str(), &end, 10);
+      if (end == name.c_str() || *end != '\0') continue;
       uint64_t start = index * chunk_size;
       if (start >= size) {
-        Forget(file_id, index);
-        std::string name = dir + "/" + std::to_string(index);
-        if (::unlinkat(dir_fd_, name.c_str(), 0) != 0 && errno != ENOENT) {
+        ForgetRange(file_id, index, index + 1);
+        std::string path = dir + "/" + name;
+        if (::unlinkat(dir_fd_, path.c_str(), 0) != 0 && errno != ENOENT) {
           return Errno(errno, "remove chunk " + Name(file_id, index));
         }
       } else if (start + chunk_size > size) {
@@ -129,61 +170,116 @@ class PosixChunkStore final : public ChunkStore {
   }
 
   Status Remove(uint64_t file_id) override {
-    BB_ASSIGN_OR_RETURN(std::vector<uint64_t> chunks, ListChunks(file_id));
-    std::string dir = FileDirName(file_id);
-    for (uint64_t index : chunks) {
-      Forget(file_id, index);
-      std::string name = dir + "/" + std::to_string(index);
-      if (::unlinkat(dir_fd_, name.c_str(), 0) != 0 && errno != ENOENT) {
-        return Errno(errno, "remove chunk " + Name(file_id, index));
-      }
-    }
+    ForgetRange(file_id, 0, UINT64_MAX);
     {
       std::lock_guard lock(mu_);
       dirty_.erase(file_id);
     }
-    if (::unlinkat(dir_fd_, dir.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-      return Errno(errno, "remove chunk folder of file " + dir);
+    std::string dir = FileDirName(file_id);
+    std::string removed = dir + kRemovedSuffix;
+    if (::renameat(dir_fd_, dir.c_str(), dir_fd_, removed.c_str()) != 0) {
+      if (errno == ENOENT) return Status::Ok();  // the file never had data here
+      return Errno(errno, "remove chunk folder " + dir_ + "/" + dir);
     }
+    {
+      std::lock_guard lock(reclaim_mu_);
+      removed_.push_back(std::move(removed));
+    }
+    reclaim_cv_.notify_all();
     return Status::Ok();
   }
 
   Status Sync(uint64_t file_id) override {
-    std::set<uint64_t> dirty;
+    Dirty state;
     {
       std::lock_guard lock(mu_);
       auto it = dirty_.find(file_id);
       if (it == dirty_.end()) return Status::Ok();
-      dirty.swap(it->second);
+      state = std::move(it->second);
       dirty_.erase(it);
     }
-    for (uint64_t index : dirty) {
+    // Start write-back of every dirty chunk first, so the disk sees all of it at once, then
+    // wait for each; one fdatasync after another would write the chunks back one by one.
+    std::vector<std::pair<uint64_t, FdRef>> fds;
+    fds.reserve(state.chunks.size());
+    for (uint64_t index : state.chunks) {
       auto fd = Open(file_id, index, /*create=*/false);
       if (!fd) {
         if (fd.error().code() == ENOENT) continue;  // truncated away meanwhile
         return fd.error();
       }
-      if (::fdatasync((*fd)->fd) != 0) return Errno(errno, "sync chunk " + Name(file_id, index));
+      ::sync_file_range((*fd)->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+      fds.emplace_back(index, std::move(*fd));
     }
-    // New chunk files must also survive: sync the file's folder and the chunks folder.
-    std::string dir = FileDirName(file_id);
-    int dfd = ::openat(dir_fd_, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
+    for (auto& [index, fd] : fds) {
+      if (::fdatasync(fd->fd) != 0) return Errno(errno, "sync chunk " + Name(file_id, index));
     }
-    ::fsync(dir_fd_);
+    // New chunk files must also survive: sync the folders that gained entries, only those.
+    if (state.new_chunk_files) {
+      std::string dir = FileDirName(file_id);
+      int dfd = ::openat(dir_fd_, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+      }
+    }
+    if (state.new_file_dir && ::fsync(dir_fd_) != 0) return Errno(errno, "sync chunk folder " + dir_);
     return Status::Ok();
   }
 
  private:
+  // What a file has that is not yet durable.
+  struct Dirty {
+    std::set<uint64_t> chunks;     // chunks written
+    bool new_chunk_files = false;  // its folder gained chunk files
+    bool new_file_dir = false;     // the chunks folder gained its folder
+  };
+
+  struct OpenChunk {
+    FdRef fd;
+    std::list<ChunkKey>::iterator lru_pos;
+  };
+
   std::string Name(uint64_t file_id, uint64_t index) const {
     return dir_ + "/" + FileDirName(file_id) + "/" + std::to_string(index);
   }
 
+  // ENOSPC only once the removals still pending could not make room.
+  Status CheckSpace(uint64_t bytes) {
+    Status s = guard_.Check(bytes);
+    if (s.code() != ENOSPC) return s;
+    std::unique_lock lock(reclaim_mu_);
+    if (removed_.empty() && !reclaiming_) return s;
+    reclaim_cv_.wait_for(lock, kReclaimWait, [&] { return removed_.empty() && !reclaiming_; });
+    lock.unlock();
+    return guard_.Check(bytes);
+  }
+
+  void ReclaimLoop() {
+    std::unique_lock lock(reclaim_mu_);
+    while (true) {
+      reclaim_cv_.wait(lock, [&] { return stopping_ || !removed_.empty(); });
+      if (stopping_) return;  // what is left is finished at the next start
+      std::string name = std::move(removed_.front());
+      removed_.pop_front();
+      reclaiming_ = true;
+      lock.unlock();
+      int dfd = ::openat(dir_fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        for (const std::string& chunk : ListNames(dfd)) {
+          ::unlinkat(dir_fd_, (name + "/" + chunk).c_str(), 0);
+        }
+      }
+      ::unlinkat(dir_fd_, name.c_str(), AT_REMOVEDIR);
+      lock.lock();
+      reclaiming_ = false;
+      reclaim_cv_.notify_all();
+    }
+  }
+
   void MarkDirty(uint64_t file_id, uint64_t index) {
     std::lock_guard lock(mu_);
-    dirty_[file_id].insert(index);
+    dirty_[file_id].chunks.insert(index);
   }
 
   Result<FdRef> Open(uint64_t file_id, uint64_t index, bool create) {
@@ -198,13 +294,28 @@ class PosixChunkStore final : public ChunkStore {
     }
     std::string dir = FileDirName(file_id);
     std::string name = dir + "/" + std::to_string(index);
-    int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
-    int fd = ::openat(dir_fd_, name.c_str(), flags, 0600);
+    int fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && create) {
-      if (::mkdirat(dir_fd_, dir.c_str(), 0700) != 0 && errno != EEXIST) {
-        return Errno(errno, "create chunk folder " + dir_ + "/" + dir);
+      // A new chunk file (and maybe a new folder): remember it, so Sync makes the entries
+      // durable too, and only then.
+      bool new_dir = false;
+      fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0600);
+      if (fd < 0 && errno == ENOENT) {
+        if (::mkdirat(dir_fd_, dir.c_str(), 0700) == 0) {
+          new_dir = true;
+        } else if (errno != EEXIST) {
+          return Errno(errno, "create chunk folder " + dir_ + "/" + dir);
+        }
+        fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0600);
       }
-      fd = ::openat(dir_fd_, name.c_str(), flags, 0600);
+      if (fd >= 0) {
+        std::lock_guard lock(mu_);
+        Dirty& d = dirty_[file_id];
+        d.new_chunk_files = true;
+        d.new_file_dir |= new_dir;
+      } else if (errno == EEXIST) {  // another thread created it meanwhile
+        fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC);
+      }
     }
     if (fd < 0) return Errno(errno, "open chunk " + Name(file_id, index));
     auto ref = std::make_shared<Fd>(fd);
@@ -223,48 +334,31 @@ class PosixChunkStore final : public ChunkStore {
     return ref;
   }
 
-  void Forget(uint64_t file_id, uint64_t index) {
+  // Drops cached handles of chunks [first, last) of the file.
+  void ForgetRange(uint64_t file_id, uint64_t first, uint64_t last) {
     std::lock_guard lock(mu_);
-    auto it = open_.find({file_id, index});
-    if (it == open_.end()) return;
-    lru_.erase(it->second.lru_pos);
-    open_.erase(it);
+    auto it = open_.lower_bound({file_id, first});
+    while (it != open_.end() && it->first.first == file_id && it->first.second < last) {
+      lru_.erase(it->second.lru_pos);
+      it = open_.erase(it);
+    }
   }
-
-  Result<std::vector<uint64_t>> ListChunks(uint64_t file_id) {
-    std::vector<uint64_t> out;
-    std::string dir = FileDirName(file_id);
-    int dfd = ::openat(dir_fd_, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-      if (errno == ENOENT) return out;
-      return Errno(errno, "open chunk folder " + dir_ + "/" + dir);
-    }
-    DIR* d = ::fdopendir(dfd);
-    if (d == nullptr) {
-      ::close(dfd);
-      return Errno(errno, "list chunk folder " + dir);
-    }
-    while (dirent* e = ::readdir(d)) {
-      char* end = nullptr;
-      uint64_t index = std::strtoull(e->d_name, &end, 10);
-      if (end != e->d_name && *end == '\0') out.push_back(index);
-    }
-    ::closedir(d);
-    return out;
-  }
-
-  struct OpenChunk {
-    FdRef fd;
-    std::list<ChunkKey>::iterator lru_pos;
-  };
 
   const int dir_fd_;
   const std::string dir_;
   SpaceGuard guard_;
+
   std::mutex mu_;  // guards open_, lru_ and dirty_
-  std::unordered_map<ChunkKey, OpenChunk, ChunkKeyHash> open_;
+  std::map<ChunkKey, OpenChunk> open_;
   std::list<ChunkKey> lru_;  // most recently used first
-  std::map<uint64_t, std::set<uint64_t>> dirty_;  // written since the last Sync, per file
+  std::map<uint64_t, Dirty> dirty_;  // not yet durable, per file
+
+  std::mutex reclaim_mu_;  // guards removed_, reclaiming_, stopping_
+  std::condition_variable reclaim_cv_;
+  std::deque<std::string> removed_;  // .del folders waiting to be deleted
+  bool reclaiming_ = false;          // the reclaimer is deleting one right now
+  bool stopping_ = false;
+  std::thread reclaimer_;  // last: started after everything it uses
 };
 
 }  // namespace
