@@ -1,0 +1,62 @@
+// A test peer for the transport tests: serves a few operations over the real UCX transport.
+//   transport_peer HOST PORT     prints "port N" once listening, serves until killed.
+// op 1: echo payload and bulk; op 2: sleep <payload> ms, then reply; op 3: reply with a bulk
+// part of <payload> bytes (byte i = i * 31 mod 256).
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "transport/transport.h"
+
+using namespace bb::transport;
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: transport_peer HOST PORT\n");
+    return 2;
+  }
+  TransportOptions o;
+  o.listen_host = argv[1];
+  o.listen_port = static_cast<uint16_t>(std::stoi(argv[2]));
+  o.handler_threads = 8;
+  auto t = StartUcxTransport(o, [](uint16_t op, std::string_view payload, std::string_view bulk) {
+    Response r;
+    switch (op) {
+      case 1:
+        r.payload = std::string(payload);
+        r.bulk = std::string(bulk);
+        break;
+      case 2:
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(std::string(payload))));
+        r.payload = "slept";
+        break;
+      case 3: {
+        size_t n = std::stoul(std::string(payload));
+        r.bulk.resize(n);
+        for (size_t i = 0; i < n; ++i) r.bulk[i] = static_cast<char>(i * 31);
+        break;
+      }
+      default:
+        r.status = ENOSYS;
+    }
+    return r;
+  });
+  if (!t) {
+    std::fprintf(stderr, "transport_peer: %s\n", t.error().ToString().c_str());
+    return 1;
+  }
+  std::printf("port %u\n", (*t)->port());
+  std::fflush(stdout);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  int sig;
+  sigwait(&set, &sig);
+  return 0;
+}

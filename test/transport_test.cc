@@ -1,0 +1,208 @@
+// The transport over real UCX endpoints between two processes (this test and transport_peer).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "transport/transport.h"
+
+namespace bb::transport {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// A transport_peer child process; killed (SIGKILL) when this object goes.
+class Peer {
+ public:
+  explicit Peer(uint16_t port = 0) { Start(port); }
+  ~Peer() { Kill(); }
+  void Start(uint16_t port) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::dup2(fds[1], 1);
+      ::close(fds[0]);
+      ::execl(TRANSPORT_PEER, TRANSPORT_PEER, "127.0.0.1", std::to_string(port).c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    FILE* f = ::fdopen(fds[0], "r");
+    unsigned p = 0;
+    int got = std::fscanf(f, "port %u", &p);
+    std::fclose(f);
+    REQUIRE(got == 1);
+    port_ = static_cast<uint16_t>(p);
+  }
+  void Kill() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+};
+
+std::unique_ptr<Transport> Client() {
+  TransportOptions o;
+  o.deadline = milliseconds(3000);
+  auto t = StartUcxTransport(o, nullptr);
+  REQUIRE(t.has_value());
+  return std::move(*t);
+}
+
+std::string Pattern(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>(i * 31);
+  return s;
+}
+
+TEST_CASE("request/reply and bulk data over UCX between two processes", "[transport]") {
+  Peer peer;
+  auto client = Client();
+  client->SetPeer(1, "127.0.0.1", peer.port());
+  SECTION("small echo") {
+    auto r = client->Call(1, 1, "hello", {}, {});
+    REQUIRE(r.has_value());
+    CHECK(r->status == 0);
+    CHECK(r->payload == "hello");
+    CHECK(r->bulk_size == 0);
+  }
+  SECTION("512 KiB out and back (rendezvous both ways)") {
+    std::string out = Pattern(512 * 1024);
+    std::string in(out.size(), 'x');
+    auto r = client->Call(1, 1, "bulk", out, {in.data(), in.size()});
+    REQUIRE(r.has_value());
+    CHECK(r->bulk_size == out.size());
+    CHECK(in == out);
+  }
+  SECTION("reply bulk straight into the caller's buffer; too small a buffer is EMSGSIZE") {
+    std::string in(8 << 20, 'x');
+    auto r = client->Call(1, 3, std::to_string(3 << 20), {}, {in.data(), in.size()});
+    REQUIRE(r.has_value());
+    REQUIRE(r->bulk_size == 3u << 20);
+    CHECK(in.substr(0, 3 << 20) == Pattern(3 << 20));
+    std::string small(100, 'x');
+    auto e = client->Call(1, 3, "1000", {}, {small.data(), small.size()});
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().code() == EMSGSIZE);
+  }
+  SECTION("handler errors come back as the reply's status") {
+    auto r = client->Call(1, 99, "", {}, {});
+    REQUIRE(r.has_value());
+    CHECK(r->status == ENOSYS);
+  }
+  SECTION("many outstanding calls from many threads") {
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int t = 0; t < 16; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937 rng(t);
+        for (int i = 0; i < 100; ++i) {
+          std::string payload = std::to_string(t * 1000 + i);
+          std::string out = Pattern(rng() % 200000);
+          std::string in(out.size(), 'x');
+          auto r = client->Call(1, 1, payload, out, {in.data(), in.size()});
+          if (r && r->payload == payload && in == out) ok++;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(ok == 1600);
+  }
+}
+
+TEST_CASE("deadlines, dead peers and reconnection", "[transport]") {
+  auto client = Client();
+  SECTION("a slow handler gives ETIMEDOUT at the deadline, and the peer stays usable") {
+    Peer peer;
+    client->SetPeer(1, "127.0.0.1", peer.port());
+    auto start = Clock::now();
+    auto r = client->Call(1, 2, "2000", {}, {}, milliseconds(300));
+    auto took = Clock::now() - start;
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == ETIMEDOUT);
+    CHECK(took >= milliseconds(300));
+    CHECK(took < milliseconds(1500));
+    auto again = client->Call(1, 1, "still", {}, {});
+    REQUIRE(again.has_value());
+    CHECK(again->payload == "still");
+  }
+  SECTION("a killed peer fails pending calls well before their deadline; a restarted one is reached again") {
+    auto peer = std::make_unique<Peer>();
+    uint16_t port = peer->port();
+    client->SetPeer(1, "127.0.0.1", port);
+    REQUIRE(client->Call(1, 1, "warm", {}, {}).has_value());
+    std::thread killer([&] {
+      std::this_thread::sleep_for(milliseconds(200));
+      peer->Kill();
+    });
+    auto start = Clock::now();
+    auto r = client->Call(1, 2, "20000", {}, {}, milliseconds(10000));
+    auto took = Clock::now() - start;
+    killer.join();
+    REQUIRE_FALSE(r.has_value());
+    CHECK((r.error().code() == EIO || r.error().code() == ETIMEDOUT));
+    CHECK(took < milliseconds(8000));
+    // Nothing listens now: calls fail, within their deadline.
+    start = Clock::now();
+    auto down = client->Call(1, 1, "x", {}, {}, milliseconds(1000));
+    CHECK_FALSE(down.has_value());
+    CHECK(Clock::now() - start < milliseconds(2500));
+    // The peer comes back on the same port: the next calls reconnect.
+    peer = std::make_unique<Peer>(port);
+    bool back = false;
+    for (int i = 0; i < 50 && !back; ++i) {
+      auto r2 = client->Call(1, 1, "back", {}, {}, milliseconds(1000));
+      back = r2.has_value() && r2->payload == "back";
+      if (!back) std::this_thread::sleep_for(milliseconds(100));
+    }
+    CHECK(back);
+  }
+  SECTION("an unknown peer is EHOSTUNREACH") {
+    auto r = client->Call(42, 1, "x", {}, {});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == EHOSTUNREACH);
+  }
+}
+
+TEST_CASE("garbage on the listening socket does not hurt the server", "[transport]") {
+  Peer peer;
+  std::mt19937 rng(3);
+  for (int i = 0; i < 20; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(peer.port());
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+      std::string junk(1 + rng() % 4096, '\0');
+      for (auto& c : junk) c = static_cast<char>(rng());
+      (void)!::write(fd, junk.data(), junk.size());
+    }
+    ::close(fd);
+  }
+  auto client = Client();
+  client->SetPeer(1, "127.0.0.1", peer.port());
+  auto r = client->Call(1, 1, "alive", {}, {});
+  REQUIRE(r.has_value());
+  CHECK(r->payload == "alive");
+}
+
+}  // namespace
+}  // namespace bb::transport

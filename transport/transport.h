@@ -1,0 +1,80 @@
+// Transport: request/reply RPC between daemons over UCX (ucp active messages).
+//
+// A daemon is server and client in one: it listens on an address (ip:port), serves requests
+// with a Handler on a pool of handler threads, and calls peers by node id. Small parts of a
+// message travel in the AM header (see wire.h); the bulk part (chunk data) travels as AM data,
+// by rendezvous when large, straight into the caller's buffer on replies.
+//
+// Every call has a deadline: a call to a dead or unreachable peer fails with ETIMEDOUT or EIO
+// within it; an endpoint error fails that peer's pending calls at once; the next call to that
+// peer connects again. A request for the local node must never come here (the caller makes a
+// direct call instead).
+//
+// Thread-safety: Call and SetPeer may be used from any number of threads. All UCX state lives on
+// one progress thread; callers hand work to it and wait on their own condition variable.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "fs/base/status.h"
+
+namespace bb::transport {
+
+using NodeId = uint32_t;
+
+// What a handler answers: an errno (0 = OK), a typed payload and an optional bulk part.
+struct Response {
+  int status = 0;
+  std::string payload;
+  std::string bulk;
+};
+
+// Serves one request (op, payload, bulk). Runs on a handler thread; may block on disk I/O.
+using Handler = std::function<Response(uint16_t op, std::string_view payload, std::string_view bulk)>;
+
+struct TransportOptions {
+  std::string listen_host;   // IPv4 address to serve on; empty = client only
+  uint16_t listen_port = 0;  // 0 = pick a free port (see Transport::port())
+  std::chrono::milliseconds deadline{5000};  // default deadline of a call
+  size_t handler_threads = 4;
+  size_t max_bulk = 64 << 20;  // larger bulk parts are refused
+};
+
+// The reply of a call. `bulk_size` bytes of the reply's bulk part were placed in the caller's
+// `bulk_in` buffer.
+struct CallResult {
+  int status = 0;
+  std::string payload;
+  size_t bulk_size = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // Where node `id` serves (replaces an earlier address; the next call reconnects).
+  virtual void SetPeer(NodeId id, const std::string& host, uint16_t port) = 0;
+
+  // Sends a request and waits for its reply until `deadline` (0 = the default).
+  // Errors: ETIMEDOUT when no reply came in time; EIO when the connection failed or broke;
+  // EHOSTUNREACH for an unknown peer; EMSGSIZE when the reply's bulk does not fit `bulk_in`.
+  // `bulk_out` and `bulk_in` must stay valid until Call returns.
+  virtual Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload,
+                                  std::span<const char> bulk_out, std::span<char> bulk_in,
+                                  std::chrono::milliseconds deadline = {}) = 0;
+
+  // The port the server listens on (after binding port 0), or 0 for a client-only transport.
+  virtual uint16_t port() const = 0;
+};
+
+// Starts UCX (context, worker, progress thread) and, when listen_host is set, a listener.
+// `handler` may be empty for a client-only transport. EIO with UCX's message on failure.
+Result<std::unique_ptr<Transport>> StartUcxTransport(const TransportOptions& options,
+                                                    Handler handler);
+
+}  // namespace bb::transport

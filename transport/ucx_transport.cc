@@ -1,0 +1,657 @@
+// The UCX implementation of Transport.
+//
+// Threads: one progress thread owns every UCX object (context, worker, listener, endpoints)
+// and runs every UCX call and callback; callers hand it closures through a queue and wake it
+// with ucp_worker_signal. Handler threads run the server's Handler and hand the reply back to
+// the progress thread the same way.
+//
+// A call is finished for its caller only when its outcome is known *and* UCX no longer touches
+// the caller's buffers (the send of bulk_out completed, a rendezvous into bulk_in completed or
+// was cancelled). On a deadline, a send still in flight closes the peer's endpoint by force,
+// which completes the send; the next call reconnects.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "transport/transport.h"
+#include "transport/wire.h"
+
+namespace bb::transport {
+namespace {
+
+constexpr unsigned kAmRequest = 1;
+constexpr unsigned kAmReply = 2;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status UcsError(ucs_status_t s, const std::string& what) {
+  return Status(EIO, what + ": " + ucs_status_string(s));
+}
+
+class UcxTransport;
+
+struct PendingCall {
+  UcxTransport* owner = nullptr;
+  uint64_t id = 0;
+  NodeId peer = 0;
+  int64_t deadline_ns = 0;
+  std::string frame;  // AM header; UCX reads it until the send completes
+  std::span<const char> bulk_out;
+  std::span<char> bulk_in;
+  // Progress thread only.
+  bool decided = false;
+  bool send_inflight = false;
+  void* recv_req = nullptr;  // rendezvous receive into bulk_in, while in flight
+  ucp_ep_h ep = nullptr;
+  // Handed to the caller.
+  std::mutex mu;  // guards the three fields below
+  std::condition_variable cv;
+  bool finished = false;
+  Status status;
+  CallResult result;
+};
+using CallRef = std::shared_ptr<PendingCall>;
+
+// A request received by the server, on its way to a handler thread.
+struct Job {
+  ucp_ep_h ep;
+  uint64_t id;
+  uint16_t op;
+  std::string payload;
+  std::string bulk;
+};
+
+// A reply on its way out; freed when its send completes.
+struct OutReply {
+  std::string frame;
+  std::string bulk;
+};
+
+class UcxTransport final : public Transport {
+ public:
+  UcxTransport(TransportOptions options, Handler handler)
+      : options_(std::move(options)), handler_(std::move(handler)) {}
+
+  ~UcxTransport() override { Shutdown(); }
+
+  Status Start() {
+    // A restarted daemon must be able to listen on its port again at once (the old
+    // connections' sockets may linger in TIME_WAIT). A user's own setting wins.
+    ::setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
+    ucp_params_t params{};
+    params.field_mask = UCP_PARAM_FIELD_FEATURES;
+    params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    ucp_config_t* config = nullptr;
+    ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
+    if (s != UCS_OK) return UcsError(s, "ucp_config_read");
+    s = ucp_init(&params, config, &context_);
+    ucp_config_release(config);
+    if (s != UCS_OK) return UcsError(s, "ucp_init");
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+    s = ucp_worker_create(context_, &wp, &worker_);
+    if (s != UCS_OK) return UcsError(s, "ucp_worker_create");
+    s = ucp_worker_get_efd(worker_, &efd_);
+    if (s != UCS_OK) return UcsError(s, "ucp_worker_get_efd");
+    BB_RETURN_IF_ERROR(SetAmHandler(kAmRequest, &UcxTransport::OnRequest));
+    BB_RETURN_IF_ERROR(SetAmHandler(kAmReply, &UcxTransport::OnReply));
+    if (!options_.listen_host.empty()) BB_RETURN_IF_ERROR(Listen());
+    for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
+      handlers_.emplace_back([this] { HandlerLoop(); });
+    }
+    progress_ = std::thread([this] { ProgressLoop(); });
+    return Status::Ok();
+  }
+
+  void SetPeer(NodeId id, const std::string& host, uint16_t port) override {
+    Submit([this, id, host, port] {
+      Peer& p = peers_[id];
+      if (p.host != host || p.port != port) {
+        p.host = host;
+        p.port = port;
+        FailPeer(id, Status(EIO, "peer " + std::to_string(id) + " moved"));
+      }
+    });
+  }
+
+  uint16_t port() const override { return bound_port_; }
+
+  Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload,
+                          std::span<const char> bulk_out, std::span<char> bulk_in,
+                          std::chrono::milliseconds deadline) override {
+    if (deadline.count() <= 0) deadline = options_.deadline;
+    auto call = std::make_shared<PendingCall>();
+    call->owner = this;
+    call->id = next_id_.fetch_add(1);
+    call->peer = peer;
+    call->deadline_ns = NowNs() + std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
+    call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload);
+    call->bulk_out = bulk_out;
+    call->bulk_in = bulk_in;
+    if (!Submit([this, call] { StartCall(call); })) {
+      return Status(EIO, "transport is shutting down");
+    }
+    std::unique_lock lock(call->mu);
+    // The progress thread decides every call by its deadline; the margin covers a stalled one.
+    auto limit = std::chrono::steady_clock::now() + deadline + std::chrono::seconds(5);
+    if (!call->cv.wait_until(lock, limit, [&] { return call->finished; })) {
+      return Status(ETIMEDOUT, "call to node " + std::to_string(peer) + " timed out (progress stalled)");
+    }
+    if (!call->status.ok()) return call->status;
+    return call->result;
+  }
+
+ private:
+  struct Peer {
+    std::string host;
+    uint16_t port = 0;
+    ucp_ep_h ep = nullptr;
+  };
+
+  // ---- plumbing between threads ----
+
+  bool Submit(std::function<void()> fn) {
+    {
+      std::lock_guard lock(submit_mu_);
+      if (stopping_) return false;
+      submissions_.push_back(std::move(fn));
+    }
+    ucp_worker_signal(worker_);
+    return true;
+  }
+
+  Status SetAmHandler(unsigned id, ucp_am_recv_callback_t cb) {
+    ucp_am_handler_param_t p{};
+    p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    p.id = id;
+    p.cb = cb;
+    p.arg = this;
+    ucs_status_t s = ucp_worker_set_am_recv_handler(worker_, &p);
+    return s == UCS_OK ? Status::Ok() : UcsError(s, "ucp_worker_set_am_recv_handler");
+  }
+
+  Status Listen() {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(options_.listen_port);
+    if (inet_pton(AF_INET, options_.listen_host.c_str(), &addr.sin_addr) != 1) {
+      return Status(EINVAL, "listen address '" + options_.listen_host + "' is not an IPv4 address");
+    }
+    ucp_listener_params_t lp{};
+    lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+    lp.sockaddr.addr = reinterpret_cast<const sockaddr*>(&addr);
+    lp.sockaddr.addrlen = sizeof addr;
+    lp.conn_handler.cb = &UcxTransport::OnConnect;
+    lp.conn_handler.arg = this;
+    ucs_status_t s = ucp_listener_create(worker_, &lp, &listener_);
+    if (s != UCS_OK) {
+      return UcsError(s, "listen on " + options_.listen_host + ":" + std::to_string(options_.listen_port));
+    }
+    ucp_listener_attr_t attr{};
+    attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+    if (ucp_listener_query(listener_, &attr) == UCS_OK) {
+      bound_port_ = ntohs(reinterpret_cast<sockaddr_in*>(&attr.sockaddr)->sin_port);
+    }
+    return Status::Ok();
+  }
+
+  void ProgressLoop() {
+    int64_t next_sweep = 0;
+    while (true) {
+      std::vector<std::function<void()>> work;
+      bool stop;
+      {
+        std::lock_guard lock(submit_mu_);
+        work.swap(submissions_);
+        stop = stopping_;
+      }
+      for (auto& fn : work) fn();
+      if (stop && work.empty()) break;
+      while (ucp_worker_progress(worker_) != 0) {
+      }
+      int64_t now = NowNs();
+      if (now >= next_sweep) {
+        ExpireCalls(now);
+        next_sweep = now + 1'000'000;  // every millisecond
+      }
+      {
+        std::lock_guard lock(submit_mu_);
+        if (!submissions_.empty() || stopping_) continue;
+      }
+      if (ucp_worker_arm(worker_) == UCS_OK) {
+        pollfd pfd{efd_, POLLIN, 0};
+        ::poll(&pfd, 1, pending_.empty() ? 100 : 1);
+      }
+    }
+    CloseAll();
+  }
+
+  // ---- client side ----
+
+  ucp_ep_h Connect(NodeId id, Status* error) {
+    auto it = peers_.find(id);
+    if (it == peers_.end()) {
+      *error = Status(EHOSTUNREACH, "node " + std::to_string(id) + " has no known address");
+      return nullptr;
+    }
+    Peer& p = it->second;
+    if (p.ep != nullptr) return p.ep;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(p.port);
+    if (inet_pton(AF_INET, p.host.c_str(), &addr.sin_addr) != 1) {
+      *error = Status(EHOSTUNREACH, "node " + std::to_string(id) + " address '" + p.host + "' is not IPv4");
+      return nullptr;
+    }
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&addr);
+    ep.sockaddr.addrlen = sizeof addr;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = &UcxTransport::OnEpError;
+    ep.err_handler.arg = this;
+    ucs_status_t s = ucp_ep_create(worker_, &ep, &p.ep);
+    if (s != UCS_OK) {
+      p.ep = nullptr;
+      *error = UcsError(s, "connect to node " + std::to_string(id) + " at " + p.host + ":" + std::to_string(p.port));
+      return nullptr;
+    }
+    client_eps_[p.ep] = id;
+    return p.ep;
+  }
+
+  void StartCall(const CallRef& call) {
+    Status error;
+    ucp_ep_h ep = Connect(call->peer, &error);
+    if (ep == nullptr) return Decide(call, error, {});
+    call->ep = ep;
+    pending_[call->id] = call;
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    rp.flags = UCP_AM_SEND_FLAG_REPLY;
+    rp.cb.send = &UcxTransport::OnCallSent;
+    auto* holder = new CallRef(call);
+    rp.user_data = holder;
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmRequest, call->frame.data(), call->frame.size(),
+                                           call->bulk_out.data(), call->bulk_out.size(), &rp);
+    if (req == nullptr) {
+      delete holder;
+    } else if (UCS_PTR_IS_ERR(req)) {
+      delete holder;
+      Decide(call, UcsError(UCS_PTR_STATUS(req), "send to node " + std::to_string(call->peer)), {});
+    } else {
+      call->send_inflight = true;
+    }
+  }
+
+  static void OnCallSent(void* request, ucs_status_t status, void* user_data) {
+    auto* holder = static_cast<CallRef*>(user_data);
+    CallRef call = *holder;
+    delete holder;
+    ucp_request_free(request);
+    call->send_inflight = false;
+    UcxTransport* self = call->owner;
+    if (status != UCS_OK) self->Decide(call, UcsError(status, "send to node " + std::to_string(call->peer)), {});
+    self->MaybeFinish(call);
+  }
+
+  static ucs_status_t OnReply(void* arg, const void* header, size_t header_length, void* data,
+                              size_t length, const ucp_am_recv_param_t* param) {
+    auto* self = static_cast<UcxTransport*>(arg);
+    auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
+    if (!frame || frame->kind != Kind::kReply) {
+      spdlog::warn("transport: dropped a malformed reply: {}", frame ? "wrong kind" : frame.error().message());
+      return UCS_OK;
+    }
+    auto it = self->pending_.find(frame->id);
+    if (it == self->pending_.end()) return UCS_OK;  // late reply of a call that timed out
+    CallRef call = it->second;
+    CallResult result;
+    result.status = frame->status;
+    result.payload = std::string(frame->payload);
+    result.bulk_size = length;
+    if (length > call->bulk_in.size()) {
+      self->Decide(call, Status(EMSGSIZE, "reply bulk of " + std::to_string(length) +
+                                              " bytes does not fit a buffer of " +
+                                              std::to_string(call->bulk_in.size())), {});
+      return UCS_OK;
+    }
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+      if (length > 0) std::memcpy(call->bulk_in.data(), data, length);
+      self->Decide(call, Status::Ok(), std::move(result));
+      return UCS_OK;
+    }
+    // Rendezvous: pull the data straight into the caller's buffer.
+    call->result = std::move(result);
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    rp.cb.recv_am = &UcxTransport::OnReplyData;
+    auto* holder = new CallRef(call);
+    rp.user_data = holder;
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_, data, call->bulk_in.data(), length, &rp);
+    if (req == nullptr) {
+      delete holder;
+      self->Decide(call, Status::Ok(), std::move(call->result));
+    } else if (UCS_PTR_IS_ERR(req)) {
+      delete holder;
+      self->Decide(call, UcsError(UCS_PTR_STATUS(req), "receive reply data"), {});
+    } else {
+      call->recv_req = req;
+    }
+    return UCS_INPROGRESS;
+  }
+
+  static void OnReplyData(void* request, ucs_status_t status, size_t, void* user_data) {
+    auto* holder = static_cast<CallRef*>(user_data);
+    CallRef call = *holder;
+    delete holder;
+    ucp_request_free(request);
+    call->recv_req = nullptr;
+    UcxTransport* self = call->owner;
+    if (status == UCS_OK) {
+      self->Decide(call, Status::Ok(), std::move(call->result));
+    } else {
+      self->Decide(call, UcsError(status, "receive reply data"), {});
+    }
+    self->MaybeFinish(call);
+  }
+
+  // Records the outcome once; the caller is released when UCX is done with its buffers.
+  void Decide(const CallRef& call, Status status, CallResult result) {
+    if (!call->decided) {
+      call->decided = true;
+      call->status = std::move(status);
+      call->result = std::move(result);
+      pending_.erase(call->id);
+    }
+    MaybeFinish(call);
+  }
+
+  void MaybeFinish(const CallRef& call) {
+    if (!call->decided || call->send_inflight || call->recv_req != nullptr) return;
+    std::lock_guard lock(call->mu);
+    if (call->finished) return;
+    call->finished = true;
+    call->cv.notify_all();
+  }
+
+  void ExpireCalls(int64_t now) {
+    std::vector<CallRef> late;
+    for (auto& [id, call] : pending_) {
+      if (call->deadline_ns <= now) late.push_back(call);
+    }
+    for (const CallRef& call : late) {
+      Decide(call, Status(ETIMEDOUT, "no reply from node " + std::to_string(call->peer) + " in time"), {});
+      if (call->recv_req != nullptr) ucp_request_cancel(worker_, call->recv_req);
+      if (call->send_inflight) {
+        // The connection is stuck: close it so the send completes and the buffer is free.
+        FailPeer(call->peer, Status(ETIMEDOUT, "connection to node " + std::to_string(call->peer) + " stalled"));
+      }
+    }
+  }
+
+  static void OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
+    auto* self = static_cast<UcxTransport*>(arg);
+    auto it = self->client_eps_.find(ep);
+    if (it != self->client_eps_.end()) {
+      NodeId id = it->second;
+      self->FailPeer(id, UcsError(status, "connection to node " + std::to_string(id) + " failed"));
+      return;
+    }
+    if (self->server_eps_.erase(ep) > 0) self->CloseEp(ep);
+  }
+
+  // Fails every pending call to the peer and drops its endpoint; the next call reconnects.
+  void FailPeer(NodeId id, const Status& why) {
+    std::vector<CallRef> calls;
+    for (auto& [cid, call] : pending_) {
+      if (call->peer == id) calls.push_back(call);
+    }
+    for (const CallRef& call : calls) {
+      Decide(call, why, {});
+      if (call->recv_req != nullptr) ucp_request_cancel(worker_, call->recv_req);
+    }
+    auto it = peers_.find(id);
+    if (it != peers_.end() && it->second.ep != nullptr) {
+      ucp_ep_h ep = it->second.ep;
+      it->second.ep = nullptr;
+      client_eps_.erase(ep);
+      CloseEp(ep);
+    }
+  }
+
+  void CloseEp(ucp_ep_h ep) {
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &rp);
+    if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing_.push_back(req);
+  }
+
+  // ---- server side ----
+
+  static void OnConnect(ucp_conn_request_h conn, void* arg) {
+    auto* self = static_cast<UcxTransport*>(arg);
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+    ep.conn_request = conn;
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = &UcxTransport::OnEpError;
+    ep.err_handler.arg = self;
+    ucp_ep_h handle = nullptr;
+    ucs_status_t s = ucp_ep_create(self->worker_, &ep, &handle);
+    if (s != UCS_OK) {
+      spdlog::warn("transport: refused a connection: {}", ucs_status_string(s));
+      return;
+    }
+    self->server_eps_.insert(handle);
+  }
+
+  static ucs_status_t OnRequest(void* arg, const void* header, size_t header_length, void* data,
+                                size_t length, const ucp_am_recv_param_t* param) {
+    auto* self = static_cast<UcxTransport*>(arg);
+    auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
+    if (!frame || frame->kind != Kind::kRequest || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+      spdlog::warn("transport: dropped a malformed request: {}",
+                   frame ? "wrong kind or no reply endpoint" : frame.error().message());
+      return UCS_OK;
+    }
+    auto job = std::make_unique<Job>();
+    job->ep = param->reply_ep;
+    job->id = frame->id;
+    job->op = frame->op;
+    job->payload = std::string(frame->payload);
+    if (!self->handler_) {
+      self->SendReply(job->ep, job->id, job->op, Response{EOPNOTSUPP, {}, {}});
+      return UCS_OK;
+    }
+    if (length > self->options_.max_bulk) {
+      self->SendReply(job->ep, job->id, job->op,
+                      Response{EMSGSIZE, "bulk part of " + std::to_string(length) + " bytes is too large", {}});
+      return UCS_OK;
+    }
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+      job->bulk.assign(static_cast<const char*>(data), length);
+      self->Dispatch(std::move(job));
+      return UCS_OK;
+    }
+    job->bulk.resize(length);
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    rp.cb.recv_am = &UcxTransport::OnRequestData;
+    Job* raw = job.release();
+    raw->ep = param->reply_ep;
+    rp.user_data = new std::pair<UcxTransport*, Job*>(self, raw);
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_, data, raw->bulk.data(), length, &rp);
+    if (req == nullptr || UCS_PTR_IS_ERR(req)) {
+      delete static_cast<std::pair<UcxTransport*, Job*>*>(rp.user_data);
+      std::unique_ptr<Job> owned(raw);
+      if (req == nullptr) self->Dispatch(std::move(owned));
+    }
+    return UCS_INPROGRESS;
+  }
+
+  static void OnRequestData(void* request, ucs_status_t status, size_t, void* user_data) {
+    auto* ctx = static_cast<std::pair<UcxTransport*, Job*>*>(user_data);
+    UcxTransport* self = ctx->first;
+    std::unique_ptr<Job> job(ctx->second);
+    delete ctx;
+    ucp_request_free(request);
+    if (status == UCS_OK) self->Dispatch(std::move(job));
+  }
+
+  void Dispatch(std::unique_ptr<Job> job) {
+    {
+      std::lock_guard lock(jobs_mu_);
+      jobs_.push_back(std::move(job));
+    }
+    jobs_cv_.notify_one();
+  }
+
+  void HandlerLoop() {
+    while (true) {
+      std::unique_ptr<Job> job;
+      {
+        std::unique_lock lock(jobs_mu_);
+        jobs_cv_.wait(lock, [&] { return jobs_stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      Response r = handler_(job->op, job->payload, job->bulk);
+      auto* shared = new Response(std::move(r));
+      Job* raw = job.release();
+      Submit([this, raw, shared] {
+        std::unique_ptr<Job> j(raw);
+        std::unique_ptr<Response> resp(shared);
+        if (server_eps_.count(j->ep)) SendReply(j->ep, j->id, j->op, std::move(*resp));
+      });
+    }
+  }
+
+  void SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r) {
+    auto* out = new OutReply{EncodeFrame(Kind::kReply, op, id, r.status, r.payload), std::move(r.bulk)};
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    rp.cb.send = [](void* request, ucs_status_t, void* user_data) {
+      delete static_cast<OutReply*>(user_data);
+      ucp_request_free(request);
+    };
+    rp.user_data = out;
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmReply, out->frame.data(), out->frame.size(),
+                                           out->bulk.data(), out->bulk.size(), &rp);
+    if (req == nullptr || UCS_PTR_IS_ERR(req)) delete out;
+  }
+
+  // ---- shutdown ----
+
+  void CloseAll() {
+    for (auto& [id, call] : std::map<uint64_t, CallRef>(pending_.begin(), pending_.end())) {
+      Decide(call, Status(EIO, "transport is shutting down"), {});
+    }
+    for (auto& [id, peer] : peers_) {
+      if (peer.ep != nullptr) CloseEp(peer.ep);
+      peer.ep = nullptr;
+    }
+    for (ucp_ep_h ep : server_eps_) CloseEp(ep);
+    server_eps_.clear();
+    client_eps_.clear();
+    // Let forced closes and the sends they cancel complete, within a bound.
+    int64_t until = NowNs() + 2'000'000'000;
+    while (!closing_.empty() && NowNs() < until) {
+      ucp_worker_progress(worker_);
+      std::erase_if(closing_, [](void* req) {
+        if (ucp_request_check_status(req) == UCS_INPROGRESS) return false;
+        ucp_request_free(req);
+        return true;
+      });
+    }
+    if (listener_ != nullptr) ucp_listener_destroy(listener_);
+    listener_ = nullptr;
+  }
+
+  void Shutdown() {
+    {
+      std::lock_guard lock(jobs_mu_);
+      jobs_stopping_ = true;
+    }
+    jobs_cv_.notify_all();
+    for (auto& t : handlers_) t.join();
+    handlers_.clear();
+    if (progress_.joinable()) {
+      {
+        std::lock_guard lock(submit_mu_);
+        stopping_ = true;
+      }
+      ucp_worker_signal(worker_);
+      progress_.join();
+    }
+    if (listener_ != nullptr) ucp_listener_destroy(listener_);  // Start failed before the loop
+    listener_ = nullptr;
+    if (worker_ != nullptr) ucp_worker_destroy(worker_);
+    if (context_ != nullptr) ucp_cleanup(context_);
+    worker_ = nullptr;
+    context_ = nullptr;
+  }
+
+  const TransportOptions options_;
+  const Handler handler_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  ucp_listener_h listener_ = nullptr;
+  int efd_ = -1;
+  uint16_t bound_port_ = 0;
+  std::atomic<uint64_t> next_id_{1};
+
+  std::mutex submit_mu_;  // guards submissions_ and stopping_
+  std::vector<std::function<void()>> submissions_;
+  bool stopping_ = false;
+
+  // Progress thread only.
+  std::map<NodeId, Peer> peers_;
+  std::unordered_map<ucp_ep_h, NodeId> client_eps_;
+  std::set<ucp_ep_h> server_eps_;
+  std::unordered_map<uint64_t, CallRef> pending_;
+  std::vector<void*> closing_;
+
+  std::mutex jobs_mu_;  // guards jobs_ and jobs_stopping_
+  std::condition_variable jobs_cv_;
+  std::deque<std::unique_ptr<Job>> jobs_;
+  bool jobs_stopping_ = false;
+  std::vector<std::thread> handlers_;
+  std::thread progress_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Transport>> StartUcxTransport(const TransportOptions& options,
+                                                    Handler handler) {
+  auto t = std::make_unique<UcxTransport>(options, std::move(handler));
+  BB_RETURN_IF_ERROR(t->Start());
+  return std::unique_ptr<Transport>(std::move(t));
+}
+
+}  // namespace bb::transport
