@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "fs/base/status.h"
+
 namespace bb::fs {
 
 inline constexpr uint32_t kDefaultChunkSize = 512 * 1024;
@@ -19,6 +21,24 @@ struct ChunkSpan {
 
   bool operator==(const ChunkSpan&) const = default;
 };
+
+// Calls `fn(const ChunkSpan&)` for each chunk covering [offset, offset + length), in order,
+// without allocating (this is on every read and write). `fn` returns a Status; the first that
+// is not OK stops the walk and is returned. REQUIRES: chunk_size > 0.
+template <typename Fn>
+auto ForEachChunk(uint64_t offset, uint64_t length, uint64_t chunk_size, Fn&& fn) {
+  uint64_t done = 0;
+  while (done < length) {
+    uint64_t pos = offset + done;
+    uint64_t in_chunk = pos % chunk_size;
+    uint64_t n = chunk_size - in_chunk;
+    if (n > length - done) n = length - done;
+    auto status = fn(ChunkSpan{pos / chunk_size, in_chunk, n, done});
+    if (!status.ok()) return status;
+    done += n;
+  }
+  return decltype(fn(ChunkSpan{})){};
+}
 
 // The chunks covering [offset, offset + length), in order. Empty for length 0.
 // REQUIRES: chunk_size > 0.

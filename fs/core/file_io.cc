@@ -3,6 +3,7 @@
 #include <linux/falloc.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <set>
 
@@ -15,6 +16,31 @@ namespace {
 
 // Past this many chunks, asking every node is cheaper than hashing every chunk index.
 constexpr uint64_t kEnumerateChunksLimit = 4096;
+
+// The distinct nodes one request touched; no allocation for the usual one or few.
+class TouchedNodes {
+ public:
+  void Add(NodeId n) {
+    for (size_t i = 0; i < count_ && i < kInline; ++i) {
+      if (inline_[i] == n) return;
+    }
+    if (count_ < kInline) {
+      inline_[count_++] = n;
+    } else {
+      more_.insert(n);
+    }
+  }
+  void InsertInto(std::set<NodeId>* out) const {
+    out->insert(inline_.begin(), inline_.begin() + count_);
+    out->insert(more_.begin(), more_.end());
+  }
+
+ private:
+  static constexpr size_t kInline = 4;
+  std::array<NodeId, kInline> inline_{};
+  size_t count_ = 0;
+  std::set<NodeId> more_;
+};
 
 }  // namespace
 
@@ -44,12 +70,10 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
       entry.md = truncated->md;
     }
   }
-  auto file = Open(entry.ino, flags & ~O_TRUNC);
-  if (!file) {
-    Forget(entry.ino, 1);
-    return file.error();
-  }
-  return std::make_pair(entry, *file);
+  // The entry was just created or read: open it without reading it again.
+  auto inode = FindInode(entry.ino);
+  if (!inode) return inode.error();
+  return std::make_pair(entry, OpenWith(std::move(*inode), entry.md, flags));
 }
 
 Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
@@ -62,6 +86,10 @@ Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
     BB_ASSIGN_OR_RETURN(Entry e, SetAttr(ino, req, nullptr));
     md = e.md;
   }
+  return OpenWith(std::move(inode), md, flags);
+}
+
+OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags) {
   {
     std::lock_guard lock(table_mu_);
     inode->open_count++;
@@ -93,12 +121,13 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   }
   if (offset >= size) return size_t{0};
   size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset));
-  for (const ChunkSpan& s : SplitRange(offset, want, md.chunk_size)) {
+  BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) -> Status {
     NodeService* node = nodes_(router_->DataNode(md.file_id, s.index, md.data_location));
     std::span<char> piece = buf.subspan(s.buf_offset, s.length);
     BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
     if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
-  }
+    return Status::Ok();
+  }));
   return want;
 }
 
@@ -115,13 +144,13 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
       inode.size_dirty = true;
     }
   }
-  std::set<NodeId> touched;
-  for (const ChunkSpan& s : SplitRange(offset, data.size(), md.chunk_size)) {
+  TouchedNodes touched;
+  BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
     NodeId target = router_->DataNode(md.file_id, s.index, md.data_location);
-    touched.insert(target);
-    BB_RETURN_IF_ERROR(nodes_(target)->WriteChunk(md.file_id, s.index, s.offset_in_chunk,
-                                                  data.subspan(s.buf_offset, s.length)));
-  }
+    touched.Add(target);
+    return nodes_(target)->WriteChunk(md.file_id, s.index, s.offset_in_chunk,
+                                      data.subspan(s.buf_offset, s.length));
+  }));
   int64_t now = clock_->WallNs();
   bool publish;
   {
@@ -129,7 +158,7 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     inode.size = std::max(inode.size, offset + data.size());
     inode.size_dirty = true;
     inode.dirty_mtime_ns = now;
-    inode.written_nodes.insert(touched.begin(), touched.end());
+    touched.InsertInto(&inode.written_nodes);
     publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns;
   }
   if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
@@ -144,15 +173,15 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
     std::lock_guard lock(inode.mu);
     md = inode.meta;
   }
-  std::set<NodeId> touched;
-  for (const ChunkSpan& s : SplitRange(offset, length, md.chunk_size)) {
+  TouchedNodes touched;
+  BB_RETURN_IF_ERROR(ForEachChunk(offset, length, md.chunk_size, [&](const ChunkSpan& s) {
     NodeId target = router_->DataNode(md.file_id, s.index, md.data_location);
-    touched.insert(target);
-    BB_RETURN_IF_ERROR(nodes_(target)->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length));
-  }
+    touched.Add(target);
+    return nodes_(target)->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length);
+  }));
   {
     std::lock_guard lock(inode.mu);
-    inode.written_nodes.insert(touched.begin(), touched.end());
+    touched.InsertInto(&inode.written_nodes);
     if (!(mode & FALLOC_FL_KEEP_SIZE) && offset + length > std::max(inode.size, md.size)) {
       inode.size = offset + length;
       inode.size_dirty = true;

@@ -146,6 +146,7 @@ class FileSystem {
   Entry Remember(const std::string& path, const Metadata& md);
   Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode);
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
+  OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   Status DropEntryData(const Metadata& md);
