@@ -24,17 +24,22 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
 
 FileSystem::~FileSystem() = default;
 
+// The root directory is kept on every node (see file_system.h): reads are local.
 NodeService* FileSystem::MetaOwner(const std::string& path) const {
+  if (path == "/") return nodes_(router_->self());
   return nodes_(router_->MetaNode(path));
 }
 
 Status FileSystem::Init(const Caller& owner) {
-  auto existing = MetaOwner("/")->GetMeta("/");
-  if (existing) return Status::Ok();
-  if (existing.error().code() != ENOENT) return existing.error();
   Metadata md = NewMeta(FileType::kDirectory, 0755, owner, kRootFileId);
-  Status s = MetaOwner("/")->CreateMeta("/", md);
-  return s.code() == EEXIST ? Status::Ok() : s;
+  for (NodeId n : router_->AllNodes()) {
+    auto existing = nodes_(n)->GetMeta("/");
+    if (existing) continue;
+    if (existing.error().code() != ENOENT) return existing.error();
+    Status s = nodes_(n)->CreateMeta("/", md);
+    if (!s.ok() && s.code() != EEXIST) return s;
+  }
+  return Status::Ok();
 }
 
 Metadata FileSystem::NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const {
@@ -160,6 +165,12 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     std::lock_guard lock(table_mu_);
     unlinked = inode->unlinked;
     path = inode->path;
+  }
+  if (!unlinked && path == "/") {
+    // Every node keeps a copy of the root: change them all, the local one last.
+    for (NodeId n : router_->AllNodes()) {
+      if (n != router_->self()) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
+    }
   }
   if (!unlinked) {
     BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->UpdateMeta(path, u));

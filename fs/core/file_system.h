@@ -11,6 +11,10 @@
 // as one update per write. A read that reaches past the known size asks the owner again, so it
 // sees data another writer has published.
 //
+// The root directory's entry is kept on every node (created on all at Init, changed on all by
+// SetAttr, read locally), so that path walks, which the kernel checks against the root's
+// attributes, keep working while some node is down.
+//
 // Deviations from POSIX, on purpose: a non-empty directory cannot be renamed (EXDEV; `mv` then
 // copies); hard links are refused (EPERM); directories' mtime is not updated when entries come
 // and go; atime is set at create and by utimens only (as with noatime); st_blocks is the size
@@ -89,7 +93,7 @@ class FileSystem {
   FileSystem(const FileSystem&) = delete;
   FileSystem& operator=(const FileSystem&) = delete;
 
-  // Creates the root directory on its metadata node when absent (owned by `owner`).
+  // Creates the root directory on every node where it is absent (owned by `owner`).
   Status Init(const Caller& owner);
 
   // Each successful Lookup/Create/Mkdir/Symlink/Mknod adds one kernel reference to the inode;

@@ -13,14 +13,15 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <optional>
+#include <map>
+#include <regex>
 
-#include "fs/core/file_system.h"
-#include "fs/core/router.h"
 #include "fs/daemon/config.h"
+#include "fs/daemon/daemon.h"
 #include "fs/daemon/startup.h"
 #include "fs/fuse/adapter.h"
 
@@ -85,17 +86,30 @@ int Fail(Launcher& launcher, const Status& s) {
 
 int main(int argc, char** argv) {
   CLI::App app{"bbd: burst buffer daemon (one per node)"};
-  std::string config_path, root, mount, chunk_size, log_level;
-  std::optional<uint32_t> fuse_threads;
-  std::optional<double> cache_timeout;
+  std::string config_path;
+  // Flags that override fields of the configuration file, by field name.
+  const std::vector<std::pair<std::string, std::string>> kFlags = {
+      {"root", "backing directory for metadata and chunks"},
+      {"mount", "mount point"},
+      {"chunk_size", "chunk size, e.g. 512KiB"},
+      {"log_level", "trace|debug|info|warn|error"},
+      {"fuse_threads", "most FUSE worker threads"},
+      {"cache_timeout", "kernel attribute/entry cache, seconds"},
+      {"reserve", "free space kept for metadata, e.g. 8MiB"},
+      {"hosts_file", "shared hosts file of a cluster"},
+      {"node_name", "this node's name in the hosts file"},
+      {"listen", "IP:PORT to serve the other nodes on"},
+      {"nodes", "number of nodes to wait for"},
+      {"rpc_timeout", "deadline of calls to other nodes, ms"},
+  };
+  std::map<std::string, std::string> values;
+  for (const auto& [field, help] : kFlags) {
+    std::string flag = "--" + field;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    app.add_option(flag, values[field], help);
+  }
   bool foreground = false;
   app.add_option("--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
-  app.add_option("--root", root, "backing directory for metadata and chunks");
-  app.add_option("--mount", mount, "mount point");
-  app.add_option("--chunk-size", chunk_size, "chunk size, e.g. 512KiB");
-  app.add_option("--log-level", log_level, "trace|debug|info|warn|error");
-  app.add_option("--fuse-threads", fuse_threads, "most FUSE worker threads");
-  app.add_option("--cache-timeout", cache_timeout, "kernel attribute/entry cache, seconds");
   app.add_flag("-f,--foreground", foreground, "stay in the foreground, log to stderr");
   CLI11_PARSE(app, argc, argv);
 
@@ -106,24 +120,21 @@ int main(int argc, char** argv) {
     if (!loaded) return Fail(launcher, loaded.error());
     cfg = *loaded;
   }
-  // Flags override the file; they go through the same validation.
-  std::string overrides;
-  if (!chunk_size.empty()) overrides += "chunk_size: \"" + chunk_size + "\"\n";
-  if (!log_level.empty()) overrides += "log_level: \"" + log_level + "\"\n";
-  if (fuse_threads) overrides += "fuse_threads: " + std::to_string(*fuse_threads) + "\n";
-  if (cache_timeout) overrides += "cache_timeout: " + std::to_string(*cache_timeout) + "\n";
-  if (!overrides.empty()) {
-    auto flags = ParseDaemonConfig(overrides, "command line");
-    if (!flags) return Fail(launcher, flags.error());
-    if (!chunk_size.empty()) cfg.chunk_size = flags->chunk_size;
-    if (!log_level.empty()) cfg.log_level = flags->log_level;
-    if (fuse_threads) cfg.fuse_threads = flags->fuse_threads;
-    if (cache_timeout) cfg.cache_timeout = flags->cache_timeout;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const auto& [field, help] : kFlags) {
+    if (app.count("--" + std::regex_replace(field, std::regex("_"), "-")) > 0) {
+      overrides.emplace_back(field, values[field]);
+    }
   }
-  if (!root.empty()) cfg.root = root;
-  if (!mount.empty()) cfg.mount = mount;
+  if (Status s = ApplyOverrides(&cfg, overrides, "command line"); !s.ok()) return Fail(launcher, s);
   if (cfg.root.empty()) return Fail(launcher, Status(EINVAL, "no root given (--root or 'root:')"));
   if (cfg.mount.empty()) return Fail(launcher, Status(EINVAL, "no mount point given (--mount or 'mount:')"));
+  if (cfg.cluster() && cfg.node_name.empty()) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    cfg.node_name = host;
+  }
+  if (Status s = ValidateDaemonConfig(cfg); !s.ok()) return Fail(launcher, s);
   std::error_code ec;
   cfg.root = std::filesystem::absolute(cfg.root, ec).lexically_normal().string();
   cfg.mount = std::filesystem::absolute(cfg.mount, ec).lexically_normal().string();
@@ -134,14 +145,8 @@ int main(int argc, char** argv) {
   if (!foreground) launcher.Detach();
 
   // Logging: stderr in the foreground, <root>/bbd.log when detached.
-  if (Status s = [&]() -> Status {
-        std::filesystem::create_directories(cfg.root, ec);
-        if (ec) return Status(ec.value(), "cannot create root " + cfg.root + ": " + ec.message());
-        return Status::Ok();
-      }();
-      !s.ok()) {
-    return Fail(launcher, s);
-  }
+  std::filesystem::create_directories(cfg.root, ec);
+  if (ec) return Fail(launcher, Status(ec.value(), "cannot create root " + cfg.root + ": " + ec.message()));
   if (foreground) {
     spdlog::set_default_logger(spdlog::stderr_color_mt("bbd"));
   } else {
@@ -161,27 +166,10 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(cfg.log_level));
   spdlog::flush_every(std::chrono::seconds(1));
 
-  auto lock_fd = LockRoot(cfg.root);
-  if (!lock_fd) return Fail(launcher, lock_fd.error());
-  auto meta = OpenLevelDbMetaStore(cfg.root + "/meta");
-  if (!meta) return Fail(launcher, meta.error());
-  auto chunks = OpenPosixChunkStore(cfg.root, cfg.reserve_bytes);
-  if (!chunks) return Fail(launcher, chunks.error());
-  LocalNodeOptions local_options;
-  local_options.root = cfg.root;
-  local_options.reserve_bytes = cfg.reserve_bytes;
-  auto local = NewLocalNodeService(meta->get(), chunks->get(), local_options);
-  SingleNodeRouter router(0);
-  FileIdAllocator ids(meta->get(), 0);
-  bb::SystemClock clock;
-  FileSystemOptions fs_options;
-  fs_options.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
-  FileSystem fs(fs_options, &router, [&](NodeId) { return local.get(); }, &ids, &clock);
-  if (Status s = fs.Init(Caller{::getuid(), ::getgid(), ::getpid()}); !s.ok()) {
-    return Fail(launcher, s.Annotate("cannot create the root directory"));
-  }
+  auto daemon = Daemon::Start(cfg);
+  if (!daemon) return Fail(launcher, daemon.error());
 
-  AdapterContext ctx{&fs, AdapterOptions{cfg.cache_timeout, 1 << 20}};
+  AdapterContext ctx{&(*daemon)->fs(), AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20}};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
       "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=1048576" +
@@ -217,6 +205,7 @@ int main(int argc, char** argv) {
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
   spdlog::info("unmounted {}", cfg.mount);
+  daemon->reset();
   spdlog::shutdown();
   return rc < 0 ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fs/core/chunking.h"
+#include "fs/daemon/hosts_file.h"
 
 namespace bb::fs {
 namespace {
@@ -94,13 +95,66 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       if (!(cfg.cache_timeout >= 0 && cfg.cache_timeout <= 3600)) {
         return Bad(source, v.Mark(), "field 'cache_timeout' must be 0..3600 seconds");
       }
+    } else if (field == "hosts_file") {
+      BB_ASSIGN_OR_RETURN(cfg.hosts_file, Scalar<std::string>(source, field, v, "a path"));
+    } else if (field == "node_name") {
+      BB_ASSIGN_OR_RETURN(cfg.node_name, Scalar<std::string>(source, field, v, "a name"));
+      if (cfg.node_name.empty() || cfg.node_name.find_first_of(" \t\n") != std::string::npos) {
+        return Bad(source, v.Mark(), "field 'node_name' must be a non-empty word");
+      }
+    } else if (field == "listen") {
+      BB_ASSIGN_OR_RETURN(cfg.listen, Scalar<std::string>(source, field, v, "ip:port"));
+      if (auto hp = ParseHostPort(cfg.listen); !hp) {
+        return Bad(source, v.Mark(), "field 'listen': " + hp.error().message());
+      }
+    } else if (field == "nodes") {
+      BB_ASSIGN_OR_RETURN(int64_t n, Scalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 4096) return Bad(source, v.Mark(), "field 'nodes' must be 1..4096");
+      cfg.nodes = static_cast<uint32_t>(n);
+    } else if (field == "rpc_timeout") {
+      BB_ASSIGN_OR_RETURN(int64_t n, Scalar<int64_t>(source, field, v, "milliseconds"));
+      if (n < 1 || n > 600000) return Bad(source, v.Mark(), "field 'rpc_timeout' must be 1..600000 ms");
+      cfg.rpc_timeout_ms = static_cast<uint32_t>(n);
     } else {
       return Bad(source, kv.first.Mark(),
                  "unknown field '" + field +
-                     "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, reserve)");
+                     "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
+                     "reserve, hosts_file, node_name, listen, nodes, rpc_timeout)");
     }
   }
   return cfg;
+}
+
+Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string, std::string>>& values,
+                      const std::string& source) {
+  for (const auto& [field, text] : values) {
+    YAML::Emitter e;
+    e << YAML::BeginMap << YAML::Key << field << YAML::Value << text << YAML::EndMap;
+    BB_ASSIGN_OR_RETURN(DaemonConfig one, ParseDaemonConfig(e.c_str(), source));
+    if (field == "root") cfg->root = one.root;
+    else if (field == "mount") cfg->mount = one.mount;
+    else if (field == "chunk_size") cfg->chunk_size = one.chunk_size;
+    else if (field == "log_level") cfg->log_level = one.log_level;
+    else if (field == "fuse_threads") cfg->fuse_threads = one.fuse_threads;
+    else if (field == "cache_timeout") cfg->cache_timeout = one.cache_timeout;
+    else if (field == "reserve") cfg->reserve_bytes = one.reserve_bytes;
+    else if (field == "hosts_file") cfg->hosts_file = one.hosts_file;
+    else if (field == "node_name") cfg->node_name = one.node_name;
+    else if (field == "listen") cfg->listen = one.listen;
+    else if (field == "nodes") cfg->nodes = one.nodes;
+    else if (field == "rpc_timeout") cfg->rpc_timeout_ms = one.rpc_timeout_ms;
+  }
+  return Status::Ok();
+}
+
+Status ValidateDaemonConfig(const DaemonConfig& cfg) {
+  if (cfg.cluster()) {
+    if (cfg.listen.empty()) return Status(EINVAL, "a cluster node needs 'listen' (--listen IP:PORT)");
+    if (cfg.node_name.empty()) return Status(EINVAL, "a cluster node needs 'node_name' (--node-name)");
+  } else if (cfg.nodes > 1 || !cfg.listen.empty()) {
+    return Status(EINVAL, "'nodes' and 'listen' need 'hosts_file' (--hosts-file)");
+  }
+  return Status::Ok();
 }
 
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {

@@ -8,6 +8,14 @@
 //   fuse_threads: N      most FUSE worker threads (1..1024)
 //   cache_timeout: SEC   kernel attribute/entry cache lifetime, seconds (0..3600)
 //   reserve: SIZE        free space kept on the backing store for metadata (default 8MiB)
+// Cluster fields (all needed together; without them the daemon serves one node):
+//   hosts_file: PATH     the shared hosts file (see hosts_file.h)
+//   node_name: NAME      this node's name in it (default: the host name)
+//   listen: IP:PORT      where this daemon serves the other nodes
+//   nodes: N             how many nodes the instance has (the daemon waits for all)
+//   rpc_timeout: MS      deadline of every call to another node (default 5000)
+// cache_timeout defaults to 1 s on one node and to 0 on several, where another node may
+// change what the kernel would cache.
 // An unknown field, a wrong type or a value out of range is an error naming the file, line and
 // field; nothing is silently defaulted.
 //
@@ -16,6 +24,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fs/base/status.h"
 
@@ -27,9 +37,25 @@ struct DaemonConfig {
   uint64_t chunk_size = 512 * 1024;
   std::string log_level = "info";
   uint32_t fuse_threads = 16;
-  double cache_timeout = 1.0;
+  double cache_timeout = -1;  // < 0: not set (1 s on one node, 0 on several)
   uint64_t reserve_bytes = 8 << 20;
+  std::string hosts_file;
+  std::string node_name;
+  std::string listen;
+  uint32_t nodes = 1;
+  uint32_t rpc_timeout_ms = 5000;
+
+  bool cluster() const { return !hosts_file.empty(); }
+  double EffectiveCacheTimeout() const { return cache_timeout >= 0 ? cache_timeout : (cluster() ? 0 : 1.0); }
 };
+
+// Applies command-line values (field name -> text) over `cfg`, with the same checks as the
+// file; `source` names them in errors. EINVAL for an unknown field or a bad value.
+Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string, std::string>>& values,
+                      const std::string& source);
+
+// Checks the fields that only make sense together (the cluster fields). EINVAL naming them.
+Status ValidateDaemonConfig(const DaemonConfig& cfg);
 
 // Parses YAML text; `source` names it in errors ("bbd.yaml:4: ...").
 // EINVAL with the message when the text is not a valid configuration.

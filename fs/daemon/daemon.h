@@ -1,0 +1,48 @@
+// Daemon: everything one bbd serves, assembled from its configuration — the stores, the
+// local node service, and for a cluster the transport, the membership and the remote node
+// services — and the FileSystem core on top. The FUSE session is not part of it.
+//
+// Thread-safety: construct and destroy on one thread; fs() is thread-safe like FileSystem.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "fs/core/file_system.h"
+#include "fs/daemon/config.h"
+#include "fs/store/chunk_store.h"
+#include "fs/store/meta_store.h"
+#include "transport/transport.h"
+
+namespace bb::fs {
+
+class Daemon {
+ public:
+  // Locks the root, opens the stores, and for a cluster starts serving, publishes this node in
+  // the hosts file and waits (up to 60 s) for all nodes; then creates the root directory.
+  // The error says which step failed.
+  static Result<std::unique_ptr<Daemon>> Start(const DaemonConfig& cfg);
+  ~Daemon();
+
+  FileSystem& fs() { return *fs_; }
+  NodeId self() const { return router_->self(); }
+  uint32_t nodes() const { return static_cast<uint32_t>(services_.size()); }
+
+ private:
+  Daemon() = default;
+  Status Open(const DaemonConfig& cfg);
+
+  int lock_fd_ = -1;
+  std::unique_ptr<MetaStore> meta_;
+  std::unique_ptr<ChunkStore> chunks_;
+  std::unique_ptr<NodeService> local_;
+  std::unique_ptr<transport::Transport> transport_;
+  std::vector<std::unique_ptr<NodeService>> remotes_;
+  std::vector<NodeService*> services_;  // by node id; the local one is local_
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<FileIdAllocator> ids_;
+  SystemClock clock_;
+  std::unique_ptr<FileSystem> fs_;
+};
+
+}  // namespace bb::fs

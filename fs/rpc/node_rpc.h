@@ -1,0 +1,50 @@
+// NodeService over the transport: the client proxy a daemon uses for a remote node, and the
+// server side that answers those calls from the local node's service.
+//
+// Wire format: one transport operation per NodeService method (NodeOp below). Typed fields
+// travel in the frame's payload (transport/wire.h Writer/Reader); metadata values travel in
+// their own versioned encoding (fs/store/metadata.h); chunk data travels as the bulk part,
+// straight from and into the caller's buffers. A reply's status is the errno of the method's
+// result, and its payload then carries the error message.
+//
+// Thread-safety: both sides may be used from many threads at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "fs/core/node_service.h"
+#include "transport/transport.h"
+
+namespace bb::fs {
+
+enum class NodeOp : uint16_t {
+  kGetMeta = 1,
+  kCreateMeta,
+  kPutMeta,
+  kUpdateMeta,
+  kRemoveMeta,
+  kMoveMeta,
+  kListDir,
+  kWriteChunk,
+  kReadChunk,
+  kAllocateChunk,
+  kTruncateChunks,
+  kRemoveChunks,
+  kSync,
+  kStatSpace,
+  kPing,
+};
+
+// A NodeService that reaches node `node` through `transport`. `transport` must outlive it.
+// Transport failures surface as the method's error (ETIMEDOUT, EIO, EHOSTUNREACH).
+std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transport,
+                                                  transport::NodeId node,
+                                                  std::chrono::milliseconds deadline);
+
+// Answers one request with `local`. Malformed requests get EPROTO with the reason.
+transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
+                                     std::string_view bulk);
+
+}  // namespace bb::fs

@@ -1,0 +1,126 @@
+// NodeService over the RPC encoding: the same contract against the local service and against
+// the remote proxy (through an in-process twin of the transport), and garbage requests.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+
+#include "fs/rpc/node_rpc.h"
+
+namespace bb::fs {
+namespace {
+
+// The in-memory twin of Transport: hands each call straight to the server side.
+class LoopbackTransport final : public transport::Transport {
+ public:
+  explicit LoopbackTransport(NodeService* server) : server_(server) {}
+  void SetPeer(transport::NodeId, const std::string&, uint16_t) override {}
+  uint16_t port() const override { return 0; }
+  Result<transport::CallResult> Call(transport::NodeId, uint16_t op, std::string_view payload,
+                                     std::span<const char> bulk_out, std::span<char> bulk_in,
+                                     std::chrono::milliseconds) override {
+    transport::Response r = ServeNodeRequest(*server_, op, payload, {bulk_out.data(), bulk_out.size()});
+    if (r.bulk.size() > bulk_in.size()) return Status(EMSGSIZE, "reply bulk too large");
+    std::memcpy(bulk_in.data(), r.bulk.data(), r.bulk.size());
+    return transport::CallResult{r.status, std::move(r.payload), r.bulk.size()};
+  }
+
+ private:
+  NodeService* server_;
+};
+
+void RunContract(NodeService& s) {
+  Metadata md;
+  md.file_id = 77;
+  md.size = 5;
+  md.chunk_size = 4096;
+  REQUIRE(s.CreateMeta("/a", md).ok());
+  CHECK(s.CreateMeta("/a", md).code() == EEXIST);
+  CHECK(s.GetMeta("/a")->file_id == 77);
+  CHECK(s.GetMeta("/nope").error().code() == ENOENT);
+  MetaUpdate u;
+  u.grow_to = 100;
+  u.mtime_ns = 9;
+  u.mode = 0600;
+  auto after = s.UpdateMeta("/a", u);
+  REQUIRE(after.has_value());
+  CHECK(after->size == 100);
+  CHECK(after->mode == 0600);
+  u = {};
+  u.grow_to = 50;
+  CHECK(s.UpdateMeta("/a", u)->size == 100);  // max merge
+  u = {};
+  u.size = 50;
+  CHECK(s.UpdateMeta("/a", u)->size == 50);  // exact
+  REQUIRE(s.MoveMeta("/a", "/b").has_value());
+  CHECK(s.GetMeta("/a").error().code() == ENOENT);
+  REQUIRE(s.PutMeta("/c", md).ok());
+  for (int i = 0; i < 10; ++i) REQUIRE(s.CreateMeta("/d" + std::to_string(i), md).ok());
+  auto page = s.ListDir("/", "", 5);
+  REQUIRE(page.has_value());
+  CHECK(page->entries.size() == 5);
+  CHECK_FALSE(page->end);
+  CHECK(page->entries[0].name == "b");
+  auto rest = s.ListDir("/", page->entries.back().name, 100);
+  CHECK(rest->entries.size() == 7);
+  CHECK(rest->end);
+  CHECK(s.RemoveMeta("/b")->file_id == 77);
+  std::string data(10000, 'z');
+  REQUIRE(s.WriteChunk(77, 2, 100, data).ok());
+  std::string buf(20000, 'x');
+  auto n = s.ReadChunk(77, 2, 0, {buf.data(), buf.size()});
+  REQUIRE(n.has_value());
+  CHECK(*n == 10100);
+  CHECK(buf.substr(100, 10000) == data);
+  CHECK(*s.ReadChunk(77, 3, 0, {buf.data(), 10}) == 0);
+  REQUIRE(s.TruncateChunks(77, 2 * 4096 + 50, 4096).ok());
+  CHECK(*s.ReadChunk(77, 2, 0, {buf.data(), buf.size()}) == 50);
+  REQUIRE(s.AllocateChunk(77, 0, 0, 4096).ok());
+  CHECK(s.Sync(77).ok());
+  REQUIRE(s.RemoveChunks(77).ok());
+  CHECK(*s.ReadChunk(77, 2, 0, {buf.data(), buf.size()}) == 0);
+  auto space = s.StatSpace();
+  REQUIRE(space.has_value());
+  CHECK(space->block_size > 0);
+}
+
+TEST_CASE("NodeService contract: local", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  RunContract(*local);
+}
+
+TEST_CASE("NodeService contract: remote proxy over the wire encoding", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  LoopbackTransport t(local.get());
+  auto remote = NewRemoteNodeService(&t, 1, std::chrono::milliseconds(1000));
+  RunContract(*remote);
+}
+
+TEST_CASE("garbage requests get EPROTO and change nothing", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  Metadata md;
+  md.file_id = 5;
+  REQUIRE(local->CreateMeta("/keep", md).ok());
+  std::mt19937_64 rng(11);
+  int rejected = 0;
+  for (int i = 0; i < 20000; ++i) {
+    uint16_t op = static_cast<uint16_t>(rng() % 20);
+    std::string payload(rng() % 40, '\0');
+    for (auto& c : payload) c = static_cast<char>(rng());
+    auto r = ServeNodeRequest(*local, op, payload, "");
+    if (r.status == EPROTO) ++rejected;
+  }
+  CHECK(rejected > 15000);
+  CHECK(local->GetMeta("/keep")->file_id == 5);
+  auto r = ServeNodeRequest(*local, 999, "", "");
+  CHECK(r.status == EPROTO);
+  CHECK_THAT(r.payload, Catch::Contains("unknown operation 999"));
+}
+
+}  // namespace
+}  // namespace bb::fs
