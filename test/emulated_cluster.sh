@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Cluster tests on a 4-node emulated cluster (network + mount namespaces, 1 Gbit/s shaped links,
+# UCX over TCP), and on N daemons started on this host with bbctl start. Needs root.
+# Always tears the cluster down, and checks that nothing is left behind.
+set -euo pipefail
+bin=${1:?usage: emulated_cluster.sh BUILD_BIN_DIR}
+bbctl=$bin/bbctl
+tmp=$(mktemp -d /tmp/bb-cluster-XXXXXX)
+root=$tmp/root
+mnt=$tmp/mnt
+fails=0
+
+finish() {
+  local rc=$?
+  "$bbctl" emulate down >/dev/null 2>&1 || true
+  "$bbctl" stop --root "$tmp/local" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "emulated_cluster: all passed"; else echo "emulated_cluster: FAILED"; exit 1; fi
+}
+trap finish EXIT
+
+check() {  # check "what" command...
+  local what=$1; shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+on() { local n=$1; shift; "$bbctl" exec --node "$n" -- "$@"; }
+
+"$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 2000
+
+# A file written on node 0 reads back identically on node 3.
+head -c $((3 * 1024 * 1024 + 12345)) /dev/urandom > "$tmp/data"
+on 0 cp "$tmp/data" "$mnt/data"
+check "file written on node 0 reads back on node 3" \
+  test "$(on 3 md5sum < /dev/null "$mnt/data" | cut -d' ' -f1)" = "$(md5sum "$tmp/data" | cut -d' ' -f1)"
+
+# Every node lists the same merged directory.
+on 0 mkdir "$mnt/dir"
+for n in 0 1 2 3; do on $n sh -c "for i in \$(seq 25); do echo $n > $mnt/dir/n$n-\$i; done"; done
+want=$(on 0 ls "$mnt/dir" | md5sum)
+same=1
+for n in 1 2 3; do [ "$(on $n ls "$mnt/dir" | md5sum)" = "$want" ] || same=0; done
+check "ls shows the same 100 entries on every node" test "$same" = 1 -a "$(on 2 ls "$mnt/dir" | wc -l)" = 100
+
+# Rename and unlink are seen on every node.
+on 1 mv "$mnt/dir/n0-1" "$mnt/dir/renamed"
+on 2 rm "$mnt/dir/n3-25"
+seen=1
+for n in 0 1 2 3; do
+  on $n test -e "$mnt/dir/renamed" || seen=0
+  on $n test ! -e "$mnt/dir/n0-1" || seen=0
+  on $n test ! -e "$mnt/dir/n3-25" || seen=0
+done
+check "rename and unlink are seen on every node" test "$seen" = 1
+
+# ior-hard pattern: 4 nodes write disjoint interleaved 47,008-byte records into one file.
+records=64
+writer='import os, sys
+path, node, nodes, records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+for k in range(node, records, nodes):
+    os.pwrite(fd, bytes([(k * 7 + j) % 251 for j in range(47008)]), k * 47008)
+os.close(fd)'
+on 0 touch "$mnt/shared"
+pids=()
+for n in 0 1 2 3; do on $n python3 -c "$writer" "$mnt/shared" $n 4 $records & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+python3 -c "$writer" "$tmp/shared" 0 1 $records
+want=$(md5sum < "$tmp/shared")
+same=1
+for n in 0 1 2 3; do [ "$(on $n md5sum < /dev/null "$mnt/shared" 2>/dev/null | cut -d' ' -f1)  -" = "$want" ] || same=0; done
+check "shared file of interleaved 47008-byte records reads back exactly on every node" test "$same" = 1
+
+# One daemon killed: what needs it fails fast (EIO/ETIMEDOUT), the rest goes on.
+for i in $(seq 40); do on 0 sh -c "echo $i > $mnt/top$i"; done
+"$bbctl" emulate kill --node 1
+start=$(date +%s)
+ok=0; bad=0
+for i in $(seq 40); do
+  if out=$(on 0 cat "$mnt/top$i" 2>&1); then ok=$((ok + 1)); else
+    bad=$((bad + 1))
+    case "$out" in *"Input/output error"*|*"timed out"*) ;; *) echo "unexpected error: $out"; bad=1000;; esac
+  fi
+done
+took=$(( $(date +%s) - start ))
+echo "     with node 1 down: $ok readable, $bad failed, in ${took}s"
+check "files on live nodes stay readable while node 1 is down" test "$ok" -gt 0
+check "files needing node 1 fail with EIO or ETIMEDOUT" test "$bad" -gt 0 -a "$bad" -lt 1000
+check "failures come within the deadline (40 reads in under 30 s)" test "$took" -lt 30
+"$bbctl" emulate restart --node 1
+ok=0
+for i in $(seq 40); do [ "$(on 3 cat "$mnt/top$i" 2>/dev/null)" = "$i" ] && ok=$((ok + 1)); done
+check "after restart node 1 rejoins and all 40 files read back" test "$ok" = 40
+
+# Teardown leaves nothing behind.
+"$bbctl" emulate down
+left=""
+ip netns list | grep -q '^bbnode' && left+=" netns"
+ls /sys/class/net | grep -qE '^(bbv|bbbr)' && left+=" links"
+[ -e /run/bb-emu ] && left+=" run-dir"
+grep -q " $mnt " /proc/self/mountinfo && left+=" mount"
+for p in $(pgrep -f "bbd --root $root" || true); do
+  [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ] && left+=" daemon:$p"
+done
+check "emulate down leaves no namespace, link, mount or daemon (left:${left:- none})" test -z "$left"
+
+# N daemons on this host with bbctl start/status/stop.
+"$bbctl" start --nodes 3 --root "$tmp/local" --mount "$tmp/lmnt" --base-port 7400 -- --rpc-timeout 2000 >/dev/null
+echo local > "$tmp/lmnt/node0/x"
+check "bbctl start: a file written through node 0 reads back through node 2" test "$(cat "$tmp/lmnt/node2/x")" = local
+check "bbctl status: all nodes up" "$bbctl" status --root "$tmp/local"
+"$bbctl" stop --root "$tmp/local" >/dev/null
+check "bbctl stop: no mount left" test -z "$(grep " $tmp/lmnt" /proc/self/mountinfo || true)"

@@ -1,0 +1,42 @@
+// bbctl's cluster commands: N daemons on this host (start/stop/status), and the emulated
+// cluster (emulate up/down, exec) where node i is a network namespace with its own address in
+// 198.18.0.0/15, a shaped veth link to a bridge, and a mount namespace in which its mount
+// appears at the same path as on every other node.
+//
+// Thread-safety: one command per process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fs/base/status.h"
+
+namespace bb::ctl {
+
+struct StartOptions {
+  int nodes = 1;
+  std::string root;   // node i serves <root>/node<i>; the hosts file is <root>/hosts
+  std::string mount;  // node i mounts <mount>/node<i> (local start) or <mount> in its namespace
+  int base_port = 7300;
+  std::string link_rate = "1gbit";  // emulated cluster only
+  std::vector<std::string> bbd_args;
+};
+
+Status StartLocal(const StartOptions& o);
+Status StopLocal(const std::string& root);
+Status StatusLocal(const std::string& root);
+
+// Root only: builds the namespaces, links and daemons; cleans a leftover cluster first.
+Status EmulateUp(const StartOptions& o);
+// Removes every namespace, link, mount and daemon of the emulated cluster; safe to repeat and
+// after a crash of any part.
+Status EmulateDown();
+Status EmulateStatus();
+// Kills (SIGKILL) or starts again the daemon of one emulated node.
+Status EmulateKill(int node);
+Status EmulateRestart(int node);
+// Runs `cmd` in node `node`'s mount namespace (host network); returns its exit status.
+// node < 0: from the MPI/Slurm rank in the environment, rank mod nodes.
+Result<int> Exec(int node, const std::vector<std::string>& cmd);
+
+}  // namespace bb::ctl

@@ -1,0 +1,115 @@
+#include "tools/bbctl/proc.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace bb::ctl {
+
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                    bool quiet) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    std::string key = kv.substr(0, kv.find('='));
+    if (!env.count(key)) env_storage.push_back(kv);
+  }
+  for (const auto& [k, v] : env) env_storage.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  pid_t pid;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return Status(rc, "cannot run " + argv[0]);
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int Run(const std::vector<std::string>& argv, bool quiet, const std::map<std::string, std::string>& env) {
+  auto pid = Spawn(argv, env, quiet);
+  if (!pid) return -1;
+  return Wait(*pid);
+}
+
+Status RunOk(const std::vector<std::string>& argv, bool quiet) {
+  int rc = Run(argv, quiet);
+  if (rc == 0) return Status::Ok();
+  std::string line;
+  for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+  return Status(EIO, "'" + line + "' failed (exit " + std::to_string(rc) + ")");
+}
+
+bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+
+bool Terminate(pid_t pid, int seconds) {
+  if (!Alive(pid)) return true;
+  ::kill(pid, SIGTERM);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (Alive(pid) && std::chrono::steady_clock::now() < until) {
+    ::waitpid(pid, nullptr, WNOHANG);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (Alive(pid)) {
+    ::kill(pid, SIGKILL);
+    for (int i = 0; i < 250 && Alive(pid); ++i) {
+      ::waitpid(pid, nullptr, WNOHANG);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  return !Alive(pid);
+}
+
+pid_t DaemonPid(const std::string& root) {
+  std::ifstream in(root + "/bbd.lock");
+  pid_t pid = -1;
+  if (!(in >> pid)) return -1;
+  return pid;
+}
+
+bool IsMountPoint(const std::string& path) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string a, b, c, d, point;
+    f >> a >> b >> c >> d >> point;
+    if (point == path) return true;
+  }
+  return false;
+}
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.rfind('/'));
+}
+
+}  // namespace bb::ctl

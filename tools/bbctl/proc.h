@@ -1,0 +1,34 @@
+// Running other programs from bbctl: argv in, exit status out, never through a shell.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fs/base/status.h"
+
+namespace bb::ctl {
+
+// Runs `argv` to completion (stdout/stderr inherited unless `quiet`). Returns its exit status,
+// or -1 when it could not be started or was killed.
+int Run(const std::vector<std::string>& argv, bool quiet = false,
+        const std::map<std::string, std::string>& env = {});
+// As Run, but a non-zero exit is an error naming the command.
+Status RunOk(const std::vector<std::string>& argv, bool quiet = false);
+// Starts `argv` without waiting; returns its pid.
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                    bool quiet = false);
+// Waits for `pid`; returns its exit status or -1.
+int Wait(pid_t pid);
+// Sends SIGTERM, waits up to `seconds`, then SIGKILL. True when the process is gone.
+bool Terminate(pid_t pid, int seconds);
+bool Alive(pid_t pid);
+// The pid recorded in a bbd root's lock file, or -1.
+pid_t DaemonPid(const std::string& root);
+bool IsMountPoint(const std::string& path);
+// The directory of the running bbctl binary (bbd is looked up beside it first).
+std::string SelfDir();
+
+}  // namespace bb::ctl
