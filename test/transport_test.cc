@@ -91,6 +91,20 @@ TEST_CASE("request/reply and bulk data over UCX between two processes", "[transp
     CHECK(r->bulk_size == out.size());
     CHECK(in == out);
   }
+  SECTION("long payloads (past the header limit) with and without bulk, both ways") {
+    std::string payload(20000, 'q');
+    for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>('a' + i % 26);
+    auto r = client->Call(1, 1, payload, {}, {});
+    REQUIRE(r.has_value());
+    CHECK(r->payload == payload);
+    std::string out = Pattern(1 << 20);
+    std::string in(out.size(), 'x');
+    auto rb = client->Call(1, 1, payload, out, {in.data(), in.size()});
+    REQUIRE(rb.has_value());
+    CHECK(rb->payload == payload);
+    CHECK(rb->bulk_size == out.size());
+    CHECK(in == out);
+  }
   SECTION("reply bulk straight into the caller's buffer; too small a buffer is EMSGSIZE") {
     std::string in(8 << 20, 'x');
     auto r = client->Call(1, 3, std::to_string(3 << 20), {}, {in.data(), in.size()});

@@ -54,12 +54,15 @@ struct PendingCall {
   NodeId peer = 0;
   int64_t deadline_ns = 0;
   std::string frame;  // AM header; UCX reads it until the send completes
+  std::string data;   // payload + bulk_out, when the payload is too long for the header
   std::span<const char> bulk_out;
   std::span<char> bulk_in;
   // Progress thread only.
   bool decided = false;
   bool send_inflight = false;
   void* recv_req = nullptr;  // rendezvous receive into bulk_in, while in flight
+  uint32_t reply_prefix = 0;  // payload bytes leading the reply's data
+  std::string scratch;        // rendezvous target when the reply's data starts with payload
   ucp_ep_h ep = nullptr;
   // Handed to the caller.
   std::mutex mu;  // guards the three fields below
@@ -77,6 +80,15 @@ struct Job {
   uint16_t op;
   std::string payload;
   std::string bulk;
+  uint32_t prefix = 0;  // payload bytes still at the front of `bulk`
+
+  // Moves a payload that travelled in front of the data to where it belongs.
+  void SplitPrefix() {
+    if (prefix == 0) return;
+    payload = bulk.substr(0, prefix);
+    bulk.erase(0, prefix);
+    prefix = 0;
+  }
 };
 
 // A reply on its way out; freed when its send completes.
@@ -146,6 +158,11 @@ class UcxTransport final : public Transport {
     call->deadline_ns = NowNs() + std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
     call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload);
     call->bulk_out = bulk_out;
+    if (PayloadGoesInData(payload)) {
+      call->data.assign(payload);
+      call->data.append(bulk_out.data(), bulk_out.size());
+      call->bulk_out = {call->data.data(), call->data.size()};
+    }
     call->bulk_in = bulk_in;
     if (!Submit([this, call] { StartCall(call); })) {
       return Status(EIO, "transport is shutting down");
@@ -328,32 +345,46 @@ class UcxTransport final : public Transport {
     auto it = self->pending_.find(frame->id);
     if (it == self->pending_.end()) return UCS_OK;  // late reply of a call that timed out
     CallRef call = it->second;
+    uint32_t prefix = frame->payload_in_data ? frame->payload_size : 0;
+    if (length < prefix) {
+      self->Decide(call, Status(EPROTO, "reply data shorter than its payload"), {});
+      return UCS_OK;
+    }
     CallResult result;
     result.status = frame->status;
     result.payload = std::string(frame->payload);
-    result.bulk_size = length;
-    if (length > call->bulk_in.size()) {
-      self->Decide(call, Status(EMSGSIZE, "reply bulk of " + std::to_string(length) +
+    result.bulk_size = length - prefix;
+    if (result.bulk_size > call->bulk_in.size()) {
+      self->Decide(call, Status(EMSGSIZE, "reply bulk of " + std::to_string(result.bulk_size) +
                                               " bytes does not fit a buffer of " +
                                               std::to_string(call->bulk_in.size())), {});
       return UCS_OK;
     }
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-      if (length > 0) std::memcpy(call->bulk_in.data(), data, length);
+      const char* bytes = static_cast<const char*>(data);
+      if (prefix > 0) result.payload.assign(bytes, prefix);
+      if (result.bulk_size > 0) std::memcpy(call->bulk_in.data(), bytes + prefix, result.bulk_size);
       self->Decide(call, Status::Ok(), std::move(result));
       return UCS_OK;
     }
-    // Rendezvous: pull the data straight into the caller's buffer.
+    // Rendezvous: pull the data straight into the caller's buffer (through a scratch buffer
+    // when a payload leads it).
     call->result = std::move(result);
+    call->reply_prefix = prefix;
+    char* target = call->bulk_in.data();
+    if (prefix > 0) {
+      call->scratch.resize(length);
+      target = call->scratch.data();
+    }
     ucp_request_param_t rp{};
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     rp.cb.recv_am = &UcxTransport::OnReplyData;
     auto* holder = new CallRef(call);
     rp.user_data = holder;
-    ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_, data, call->bulk_in.data(), length, &rp);
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_, data, target, length, &rp);
     if (req == nullptr) {
       delete holder;
-      self->Decide(call, Status::Ok(), std::move(call->result));
+      self->FinishReplyData(call);
     } else if (UCS_PTR_IS_ERR(req)) {
       delete holder;
       self->Decide(call, UcsError(UCS_PTR_STATUS(req), "receive reply data"), {});
@@ -361,6 +392,16 @@ class UcxTransport final : public Transport {
       call->recv_req = req;
     }
     return UCS_INPROGRESS;
+  }
+
+  // The rendezvous data of a reply has arrived: split off a leading payload, then decide.
+  void FinishReplyData(const CallRef& call) {
+    if (call->reply_prefix > 0) {
+      call->result.payload = call->scratch.substr(0, call->reply_prefix);
+      std::memcpy(call->bulk_in.data(), call->scratch.data() + call->reply_prefix, call->result.bulk_size);
+      call->scratch.clear();
+    }
+    Decide(call, Status::Ok(), std::move(call->result));
   }
 
   static void OnReplyData(void* request, ucs_status_t status, size_t, void* user_data) {
@@ -371,7 +412,7 @@ class UcxTransport final : public Transport {
     call->recv_req = nullptr;
     UcxTransport* self = call->owner;
     if (status == UCS_OK) {
-      self->Decide(call, Status::Ok(), std::move(call->result));
+      self->FinishReplyData(call);
     } else {
       self->Decide(call, UcsError(status, "receive reply data"), {});
     }
@@ -417,10 +458,14 @@ class UcxTransport final : public Transport {
     auto it = self->client_eps_.find(ep);
     if (it != self->client_eps_.end()) {
       NodeId id = it->second;
+      spdlog::warn("transport: connection to node {} failed: {}", id, ucs_status_string(status));
       self->FailPeer(id, UcsError(status, "connection to node " + std::to_string(id) + " failed"));
       return;
     }
-    if (self->server_eps_.erase(ep) > 0) self->CloseEp(ep);
+    if (self->server_eps_.erase(ep) > 0) {
+      spdlog::debug("transport: a client connection closed: {}", ucs_status_string(status));
+      self->CloseEp(ep);
+    }
   }
 
   // Fails every pending call to the peer and drops its endpoint; the next call reconnects.
@@ -484,6 +529,11 @@ class UcxTransport final : public Transport {
     job->id = frame->id;
     job->op = frame->op;
     job->payload = std::string(frame->payload);
+    job->prefix = frame->payload_in_data ? frame->payload_size : 0;
+    if (length < job->prefix) {
+      self->SendReply(job->ep, job->id, job->op, Response{EPROTO, "request data shorter than its payload", {}});
+      return UCS_OK;
+    }
     if (!self->handler_) {
       self->SendReply(job->ep, job->id, job->op, Response{EOPNOTSUPP, {}, {}});
       return UCS_OK;
@@ -495,6 +545,7 @@ class UcxTransport final : public Transport {
     }
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
       job->bulk.assign(static_cast<const char*>(data), length);
+      job->SplitPrefix();
       self->Dispatch(std::move(job));
       return UCS_OK;
     }
@@ -509,6 +560,7 @@ class UcxTransport final : public Transport {
     if (req == nullptr || UCS_PTR_IS_ERR(req)) {
       delete static_cast<std::pair<UcxTransport*, Job*>*>(rp.user_data);
       std::unique_ptr<Job> owned(raw);
+      owned->SplitPrefix();
       if (req == nullptr) self->Dispatch(std::move(owned));
     }
     return UCS_INPROGRESS;
@@ -520,6 +572,7 @@ class UcxTransport final : public Transport {
     std::unique_ptr<Job> job(ctx->second);
     delete ctx;
     ucp_request_free(request);
+    job->SplitPrefix();
     if (status == UCS_OK) self->Dispatch(std::move(job));
   }
 
@@ -554,6 +607,7 @@ class UcxTransport final : public Transport {
 
   void SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r) {
     auto* out = new OutReply{EncodeFrame(Kind::kReply, op, id, r.status, r.payload), std::move(r.bulk)};
+    if (PayloadGoesInData(r.payload)) out->bulk.insert(0, r.payload);
     ucp_request_param_t rp{};
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     rp.cb.send = [](void* request, ucs_status_t, void* user_data) {

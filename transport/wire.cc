@@ -4,11 +4,13 @@ namespace bb::transport {
 
 std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status,
                         std::string_view payload) {
+  bool in_data = PayloadGoesInData(payload);
   Writer w;
   w.U32(kMagic).U8(kWireVersion).U8(static_cast<uint8_t>(kind)).U16(op).U64(id);
   w.U32(static_cast<uint32_t>(status)).U32(static_cast<uint32_t>(payload.size()));
+  w.U32(in_data ? kPayloadInData : 0);
   std::string out = w.Take();
-  out.append(payload);
+  if (!in_data) out.append(payload);
   return out;
 }
 
@@ -28,10 +30,15 @@ Result<Frame> DecodeFrame(std::string_view bytes) {
   f.id = r.U64();
   f.status = static_cast<int32_t>(r.U32());
   uint32_t len = r.U32();
+  uint32_t flags = r.U32();
   if (len > kMaxPayload) return Status(EPROTO, "frame payload of " + std::to_string(len) + " bytes is too large");
-  if (bytes.size() - kFrameFixedBytes != len) {
-    return Status(EPROTO, "frame says " + std::to_string(len) + " payload bytes but carries " +
-                              std::to_string(bytes.size() - kFrameFixedBytes));
+  if (flags & ~kPayloadInData) return Status(EPROTO, "frame has unknown flags " + std::to_string(flags));
+  f.payload_size = len;
+  f.payload_in_data = flags & kPayloadInData;
+  size_t carried = bytes.size() - kFrameFixedBytes;
+  if (f.payload_in_data ? carried != 0 : carried != len) {
+    return Status(EPROTO, "frame says " + std::to_string(f.payload_in_data ? 0 : len) +
+                              " payload bytes but carries " + std::to_string(carried));
   }
   f.payload = bytes.substr(kFrameFixedBytes);
   return f;

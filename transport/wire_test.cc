@@ -17,6 +17,23 @@ TEST_CASE("frames round-trip", "[transport]") {
   CHECK(f->payload == "payload");
 }
 
+TEST_CASE("long payloads leave the header and are flagged to lead the data", "[transport]") {
+  std::string big(kInlinePayloadMax + 1, 'p');
+  std::string header = EncodeFrame(Kind::kReply, 7, 1, 0, big);
+  CHECK(header.size() == kFrameFixedBytes);
+  auto f = DecodeFrame(header);
+  REQUIRE(f.has_value());
+  CHECK(f->payload_in_data);
+  CHECK(f->payload_size == big.size());
+  CHECK(f->payload.empty());
+  std::string small(kInlinePayloadMax, 'p');
+  std::string encoded = EncodeFrame(Kind::kReply, 7, 1, 0, small);
+  auto g = DecodeFrame(encoded);
+  REQUIRE(g.has_value());
+  CHECK_FALSE(g->payload_in_data);
+  CHECK(g->payload == small);
+}
+
 TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
   std::string good = EncodeFrame(Kind::kRequest, 1, 2, 0, "abc");
   struct Row {
@@ -31,6 +48,8 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
   bad_kind[5] = 3;
   std::string huge = good;
   huge[20] = huge[21] = huge[22] = huge[23] = '\x7f';
+  std::string bad_flags = good;
+  bad_flags[24] = 2;
   const Row rows[] = {
       {"", "too short"},
       {good.substr(0, 10), "too short"},
@@ -40,6 +59,7 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
       {good.substr(0, good.size() - 1), "says 3 payload bytes but carries 2"},
       {good + "x", "says 3 payload bytes but carries 4"},
       {huge, "too large"},
+      {bad_flags, "unknown flags 2"},
   };
   for (const Row& r : rows) {
     auto f = DecodeFrame(r.bytes);
