@@ -1,0 +1,89 @@
+// Round-trip time and bulk bandwidth of the transport, to compare with ucx_perftest.
+//
+//   bb-transport-bench --serve IP:PORT
+//   bb-transport-bench --connect IP:PORT [--iterations N] [--size BYTES] [--threads T]
+// The client prints one line: "rtt_us <mean> <median> bw_MBps <rate>" — the mean and median
+// round trip of N empty requests, one at a time, then the bandwidth of N requests carrying
+// SIZE bytes each, sent from T threads at once (MB = 10^6 bytes, as ucx_perftest reports).
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "transport/transport.h"
+
+using namespace bb::transport;
+using Clock = std::chrono::steady_clock;
+
+int main(int argc, char** argv) {
+  CLI::App app{"bb-transport-bench"};
+  std::string serve, connect;
+  int iterations = 20000, threads = 8;
+  size_t size = 512 * 1024;
+  app.add_option("--serve", serve, "IP:PORT to serve on");
+  app.add_option("--connect", connect, "IP:PORT of the server");
+  app.add_option("--iterations", iterations);
+  app.add_option("--size", size);
+  app.add_option("--threads", threads);
+  CLI11_PARSE(app, argc, argv);
+  auto split = [](const std::string& s) {
+    size_t c = s.rfind(':');
+    return std::make_pair(s.substr(0, c), static_cast<uint16_t>(std::stoi(s.substr(c + 1))));
+  };
+  if (!serve.empty()) {
+    auto [host, port] = split(serve);
+    TransportOptions o;
+    o.listen_host = host;
+    o.listen_port = port;
+    auto t = StartUcxTransport(o, [](uint16_t, std::string_view, std::string_view) { return Response{}; });
+    if (!t) {
+      std::fprintf(stderr, "%s\n", t.error().ToString().c_str());
+      return 1;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    int sig;
+    sigwait(&set, &sig);
+    return 0;
+  }
+  auto [host, port] = split(connect);
+  auto t = StartUcxTransport(TransportOptions{}, nullptr);
+  if (!t) return 1;
+  (*t)->SetPeer(1, host, port);
+  for (int i = 0; i < 100; ++i) (void)(*t)->Call(1, 1, "", {}, {});  // connect and warm up
+  std::vector<double> rtts;
+  rtts.reserve(iterations);
+  for (int i = 0; i < iterations; ++i) {
+    auto start = Clock::now();
+    auto r = (*t)->Call(1, 1, "", {}, {});
+    if (!r) return 1;
+    rtts.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  double mean = 0;
+  for (double v : rtts) mean += v;
+  mean /= rtts.size();
+  std::nth_element(rtts.begin(), rtts.begin() + rtts.size() / 2, rtts.end());
+  double median = rtts[rtts.size() / 2];
+  std::vector<char> buf(size, 'b');
+  std::atomic<int> next{0};
+  auto start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int w = 0; w < threads; ++w) {
+    workers.emplace_back([&] {
+      while (next.fetch_add(1) < iterations / 10) (void)(*t)->Call(1, 1, "", {buf.data(), buf.size()}, {});
+    });
+  }
+  for (auto& w : workers) w.join();
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  double mbps = static_cast<double>(iterations / 10) * size / secs / 1e6;
+  std::printf("rtt_us %.2f %.2f bw_MBps %.1f\n", mean, median, mbps);
+  return 0;
+}
