@@ -19,29 +19,7 @@ trap '"$bbctl" emulate down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 "$bbctl" emulate status
 echo
 
-# fio JSON -> MiB/s or ops/s of its one job group.
-figure() { python3 -c '
-import json, sys
-j = json.load(sys.stdin)["jobs"][0]
-s = j["write"] if j["write"]["total_ios"] > 0 else j["read"]
-print(round(s["bw_bytes"] / 2**20) if sys.argv[1] == "bw" else round(s["iops"]))' "$1"; }
-
-# Runs one fio job per node at once; prints the sum of their figures. In the fio arguments,
-# @N stands for the node number and @T for node (N + offset) mod nodes.
-on_all_nodes() {  # kind offset fio-args...
-  local kind=$1 offset=$2; shift 2
-  local pids=() n a
-  for n in $(seq 0 $((nodes - 1))); do
-    local target=$(( (n + offset) % nodes )) args=()
-    for a in "$@"; do a=${a//@N/$n}; args+=("${a//@T/$target}"); done
-    "$bbctl" exec --node "$n" -- fio --output-format=json "${args[@]}" > "$work/fio.$n.json" &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p"; done
-  local total=0
-  for n in $(seq 0 $((nodes - 1))); do total=$((total + $(figure "$kind" < "$work/fio.$n.json"))); done
-  echo "$total"
-}
+source "$PWD/tools/lib/cluster_fio.sh"
 
 "$bbctl" exec --node 0 -- mkdir "$mnt/job"
 w=$(on_all_nodes bw 0 --name=ckpt --filename="$mnt/job/rank@T" --rw=write --bs=1M --size="$size" --end_fsync=1)

@@ -18,7 +18,6 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <regex>
 
 #include "fs/daemon/config.h"
 #include "fs/daemon/daemon.h"
@@ -102,12 +101,12 @@ int main(int argc, char** argv) {
       {"nodes", "number of nodes to wait for"},
       {"rpc_timeout", "deadline of calls to other nodes, ms"},
   };
+  auto flag_of = [](std::string field) {
+    std::replace(field.begin(), field.end(), '_', '-');
+    return "--" + field;
+  };
   std::map<std::string, std::string> values;
-  for (const auto& [field, help] : kFlags) {
-    std::string flag = "--" + field;
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    app.add_option(flag, values[field], help);
-  }
+  for (const auto& [field, help] : kFlags) app.add_option(flag_of(field), values[field], help);
   bool foreground = false;
   app.add_option("--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
   app.add_flag("-f,--foreground", foreground, "stay in the foreground, log to stderr");
@@ -122,7 +121,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::pair<std::string, std::string>> overrides;
   for (const auto& [field, help] : kFlags) {
-    if (app.count("--" + std::regex_replace(field, std::regex("_"), "-")) > 0) {
+    if (app.count(flag_of(field)) > 0) {
       overrides.emplace_back(field, values[field]);
     }
   }

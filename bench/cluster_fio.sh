@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# fio on the 4-node emulated cluster (1 Gbit/s links both ways, UCX over TCP, layout mode 3):
+# N-N and N-1 sequential write and read with 1 MiB blocks, random 4 KiB write and read, file
+# create/stat/delete. For sequential work the links bound the rate: with N nodes, (N-1)/N of
+# each node's data crosses its link, so the aggregate can reach N x link / ((N-1)/N).
+#   bench/cluster_fio.sh [RESULT.md]      (root; default bench/results/cluster_fio.md)
+# Environment: NODES (4), RATE (1gbit), SIZE (MiB per node, 256), RUNTIME (s, random I/O, 10),
+# FILES (per node, 2000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-bench/results/cluster_fio.md}
+nodes=${NODES:-4}
+rate=${RATE:-1gbit}
+size=${SIZE:-256}
+runtime=${RUNTIME:-10}
+files=${FILES:-2000}
+bbctl=$PWD/build/bin/bbctl
+[ -x "$bbctl" ] || { echo "build first: tools/build.sh" >&2; exit 1; }
+work=$(mktemp -d /tmp/bb-bench-XXXXXX)
+mnt=$work/mnt
+trap '"$bbctl" emulate down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+source tools/lib/cluster_fio.sh
+slice_bytes=$((size << 20))
+
+"$bbctl" emulate up --nodes "$nodes" --link-rate "$rate" --root "$work/root" --mount "$mnt" >/dev/null
+"$bbctl" exec --node 0 -- mkdir "$mnt/nn" "$mnt/md"
+declare -A r
+r[nn_write]=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" --rw=write --bs=1M --size="${size}M" --end_fsync=1)
+r[nn_read]=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" --rw=read --bs=1M --size="${size}M")
+r[n1_write]=$(on_all_nodes bw 0 --name=n1 --filename="$mnt/shared" --rw=write --bs=1M --offset=@O --size="${size}M" --end_fsync=1)
+r[n1_read]=$(on_all_nodes bw 0 --name=n1 --filename="$mnt/shared" --rw=read --bs=1M --offset=@O --size="${size}M")
+r[rand_write]=$(on_all_nodes iops 0 --name=rnd --filename="$mnt/nn/r@N" --rw=randwrite --bs=4k --size=64M --time_based --runtime="$runtime")
+r[rand_read]=$(on_all_nodes iops 0 --name=rnd --filename="$mnt/nn/r@N" --rw=randread --bs=4k --size=64M --time_based --runtime="$runtime")
+md=(--directory="$mnt/md" --filesize=4k --nrfiles="$files" --openfiles=1)
+r[create]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filecreate --fallocate=none --create_on_open=1)
+r[stat]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filestat)
+r[delete]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filedelete)
+
+python3 - "$out" "$nodes" "$rate" "$size" "$runtime" "$files" \
+  "${r[nn_write]}" "${r[nn_read]}" "${r[n1_write]}" "${r[n1_read]}" "${r[rand_write]}" "${r[rand_read]}" \
+  "${r[create]}" "${r[stat]}" "${r[delete]}" <<'PY'
+import sys, datetime, platform
+out, nodes, rate, size, runtime, files, *v = sys.argv[1:]
+nodes = int(nodes)
+rate_bytes = float(rate.rstrip("gbitmk")) * {"g": 1e9, "m": 1e6, "k": 1e3}[rate[-4]] / 8
+bound = nodes * rate_bytes / ((nodes - 1) / nodes) / 2**20 if nodes > 1 else float("inf")
+names = ["N-N write, 1 MiB", "N-N read, 1 MiB", "N-1 write, 1 MiB", "N-1 read, 1 MiB",
+         "random write 4 KiB", "random read 4 KiB", "file create", "file stat", "file delete"]
+with open(out, "w") as f:
+    f.write(f"# {nodes}-node emulated cluster, {rate} links (fio)\n\n")
+    f.write(f"Recorded {datetime.date.today()} on one 2-core Debian 12 machine (all {nodes} daemons and all fio processes share its 2 cores), kernel {platform.release()}.\n")
+    f.write(f"Command: `bench/cluster_fio.sh` (NODES={nodes}, RATE={rate}, SIZE={size} MiB per node, RUNTIME={runtime}s, FILES={files} per node), as root. Layout: distributed hashing (mode 3), 512 KiB chunks, UCX over TCP only.\n")
+    f.write("One fio job per node, all at once; figures are the sums over the nodes. N-1 = every node writes/reads its own slice of one shared file.\n\n")
+    f.write(f"Link bound for sequential work: {nodes} x {rate} / (({nodes}-1)/{nodes}) = {bound:.0f} MiB/s.\n\n")
+    f.write("| workload | result | unit | of the link bound |\n|---|---|---|---|\n")
+    for i, name in enumerate(names):
+        val = float(v[i])
+        seq = i < 4
+        f.write(f"| {name} | {val:.0f} | {'MiB/s' if seq else 'IOPS'} | {val / bound:.2f} |\n" if seq else f"| {name} | {val:.0f} | IOPS | — |\n")
+    f.write("\nTarget for N-N write: at least 0.8 of the link bound.\n")
+print(open(out).read())
+PY
