@@ -1,5 +1,7 @@
 #include "test/mount_fixture.h"
 
+#include "fs/base/mounts.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -41,17 +43,7 @@ std::string MountedBb::BbdPath() {
   return env ? env : BBD_PATH;
 }
 
-bool MountedBb::IsMounted(const std::string& path) {
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    std::string a, b, c, d, point;
-    f >> a >> b >> c >> d >> point;
-    if (point == path) return true;
-  }
-  return false;
-}
+bool MountedBb::IsMounted(const std::string& path) { return bb::IsMountPoint(path); }
 
 MountedBb::MountedBb(std::vector<std::string> extra_args, std::string root_override)
     : args_(std::move(extra_args)) {

@@ -1,5 +1,7 @@
 #include "fs/daemon/startup.h"
 
+#include "fs/base/mounts.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -26,19 +28,8 @@ Status CheckMountPoint(const std::string& mount) {
   std::error_code ec;
   std::string canon = std::filesystem::canonical(mount, ec).string();
   if (ec) canon = mount;
-  std::ifstream mounts("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(mounts, line)) {
-    // Fields: id parent major:minor root mount-point options ... - fstype source ...
-    std::istringstream fields(line);
-    std::string id, parent, dev, root, point;
-    fields >> id >> parent >> dev >> root >> point;
-    if (point == canon) {
-      std::string fstype;
-      size_t dash = line.find(" - ");
-      if (dash != std::string::npos) std::istringstream(line.substr(dash + 3)) >> fstype;
-      return Status(EBUSY, "mount point " + mount + " already has a file system mounted (" + fstype + ")");
-    }
+  if (auto fstype = MountedFsType(canon)) {
+    return Status(EBUSY, "mount point " + mount + " already has a file system mounted (" + *fstype + ")");
   }
   return Status::Ok();
 }

@@ -14,14 +14,20 @@ std::string Bbd() {
   return std::filesystem::exists(beside) ? beside : "bbd";
 }
 
-Result<int> ReadNodeCount(const std::string& root) {
+struct LocalState {
+  int nodes = 0;
+  std::string mount;
+};
+
+// What `bbctl start` recorded in <root>/cluster.state.
+Result<LocalState> ReadState(const std::string& root) {
   std::ifstream in(root + "/cluster.state");
-  std::string key;
-  int n = 0;
-  if (!(in >> key >> n) || key != "nodes" || n < 1) {
-    return Status(ENOENT, "no cluster started with root " + root + " (missing " + root + "/cluster.state)");
+  std::string k1, k2;
+  LocalState s;
+  if (!(in >> k1 >> s.nodes >> k2 >> s.mount) || k1 != "nodes" || k2 != "mount" || s.nodes < 1) {
+    return Status(ENOENT, "no cluster started with root " + root + " (missing or bad " + root + "/cluster.state)");
   }
-  return n;
+  return s;
 }
 
 }  // namespace
@@ -58,11 +64,9 @@ Status StartLocal(const StartOptions& o) {
 }
 
 Status StopLocal(const std::string& root) {
-  BB_ASSIGN_OR_RETURN(int n, ReadNodeCount(root));
-  std::ifstream in(root + "/cluster.state");
-  std::string key, mount;
-  int ignored;
-  in >> key >> ignored >> key >> mount;
+  BB_ASSIGN_OR_RETURN(LocalState st, ReadState(root));
+  int n = st.nodes;
+  const std::string& mount = st.mount;
   int stuck = 0;
   for (int i = 0; i < n; ++i) {
     pid_t pid = DaemonPid(root + "/node" + std::to_string(i));
@@ -78,11 +82,9 @@ Status StopLocal(const std::string& root) {
 }
 
 Status StatusLocal(const std::string& root) {
-  BB_ASSIGN_OR_RETURN(int n, ReadNodeCount(root));
-  std::ifstream in(root + "/cluster.state");
-  std::string key, mount;
-  int ignored;
-  in >> key >> ignored >> key >> mount;
+  BB_ASSIGN_OR_RETURN(LocalState st, ReadState(root));
+  int n = st.nodes;
+  const std::string& mount = st.mount;
   int up = 0;
   std::printf("%-8s %-8s %-8s %s\n", "node", "pid", "state", "mount");
   for (int i = 0; i < n; ++i) {

@@ -92,18 +92,6 @@ pid_t DaemonPid(const std::string& root) {
   return pid;
 }
 
-bool IsMountPoint(const std::string& path) {
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream f(line);
-    std::string a, b, c, d, point;
-    f >> a >> b >> c >> d >> point;
-    if (point == path) return true;
-  }
-  return false;
-}
-
 std::string SelfDir() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);

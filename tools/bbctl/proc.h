@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/base/mounts.h"
 #include "fs/base/status.h"
 
 namespace bb::ctl {
@@ -27,7 +28,6 @@ bool Terminate(pid_t pid, int seconds);
 bool Alive(pid_t pid);
 // The pid recorded in a bbd root's lock file, or -1.
 pid_t DaemonPid(const std::string& root);
-bool IsMountPoint(const std::string& path);
 // The directory of the running bbctl binary (bbd is looked up beside it first).
 std::string SelfDir();
 
