@@ -10,8 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "fs/base/hash.h"
-
 namespace bb::fs {
 
 using NodeId = uint32_t;
@@ -44,32 +42,6 @@ class SingleNodeRouter final : public Router {
 
  private:
   NodeId self_;
-};
-
-// Distributed hashing over all nodes (layout mode 3, GekkoFS's layout): a path's metadata on
-// PlacementHash(path) mod N, a directory's entries on every node, chunk i of a file on
-// ChunkHash(file id, i) mod N.
-class HashRouter final : public Router {
- public:
-  // REQUIRES: self < nodes.
-  HashRouter(NodeId self, uint32_t nodes) : self_(self), nodes_(nodes) {}
-  NodeId self() const override { return self_; }
-  NodeId MetaNode(std::string_view path) const override {
-    return static_cast<NodeId>(PlacementHash(path) % nodes_);
-  }
-  std::vector<NodeId> DirNodes(std::string_view) const override { return AllNodes(); }
-  NodeId DataNode(uint64_t file_id, uint64_t index, uint32_t) const override {
-    return static_cast<NodeId>(ChunkHash(file_id, index) % nodes_);
-  }
-  std::vector<NodeId> AllNodes() const override {
-    std::vector<NodeId> all(nodes_);
-    for (uint32_t i = 0; i < nodes_; ++i) all[i] = i;
-    return all;
-  }
-
- private:
-  NodeId self_;
-  uint32_t nodes_;
 };
 
 }  // namespace bb::fs

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include "fs/core/layout.h"
 #include "fs/daemon/hosts_file.h"
 #include "fs/daemon/startup.h"
 #include "fs/rpc/node_rpc.h"
@@ -33,7 +34,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   NodeId self = 0;
   if (!cfg.cluster()) {
     services_ = {local_.get()};
-    router_ = std::make_unique<SingleNodeRouter>(0);
+    router_ = std::make_unique<LayoutRouter>(LayoutOptions{}, 0, 1);
   } else {
     BB_ASSIGN_OR_RETURN(auto listen, ParseHostPort(cfg.listen));
     transport::TransportOptions topt;
@@ -63,7 +64,8 @@ Status Daemon::Open(const DaemonConfig& cfg) {
       services_.push_back(remotes_.back().get());
     }
     if (!found) return Status(EINVAL, "this node (" + cfg.node_name + ") is not in " + cfg.hosts_file);
-    router_ = std::make_unique<HashRouter>(self, static_cast<uint32_t>(hosts.size()));
+    // The instance's root uses the default layout (mode 3, distributed hashing).
+    router_ = std::make_unique<LayoutRouter>(LayoutOptions{}, self, static_cast<uint32_t>(hosts.size()));
     spdlog::info("node {} of {} ({}), serving on {}", self, hosts.size(), cfg.node_name, cfg.listen);
   }
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), self);

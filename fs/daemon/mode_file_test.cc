@@ -1,0 +1,65 @@
+#include <catch2/catch.hpp>
+
+#include "fs/daemon/mode_file.h"
+
+namespace bb::fs {
+namespace {
+
+TEST_CASE("the example mode files parse", "[modefile]") {
+  for (int mode = 1; mode <= 4; ++mode) {
+    auto m = LoadModeFile(std::string(BB_SOURCE_DIR) + "/configs/modes/mode" + std::to_string(mode) + ".yaml");
+    INFO("mode " << mode);
+    REQUIRE(m.has_value());
+    CHECK(static_cast<int>(m->layout.mode) == mode);
+    CHECK(m->chunk_size == 512 * 1024);
+    CHECK_FALSE(m->reason.empty());
+  }
+}
+
+TEST_CASE("a mode file round-trips", "[modefile]") {
+  ModeFile m;
+  m.layout = {LayoutMode::kCentralizedMeta, 0.5};
+  m.chunk_size = 1 << 20;
+  m.confidence = 0.75;
+  m.reason = "shared file: \"N-1\" writes";
+  m.selected_by = "rules";
+  auto back = ParseModeFile(FormatModeFile(m), "formatted");
+  REQUIRE(back.has_value());
+  CHECK(back->layout.mode == m.layout.mode);
+  CHECK(back->layout.metadata_server_ratio == 0.5);
+  CHECK(back->chunk_size == m.chunk_size);
+  CHECK(back->confidence == 0.75);
+  CHECK(back->reason == m.reason);
+  CHECK(back->selected_by == "rules");
+}
+
+TEST_CASE("bad mode files name the line and the field", "[modefile]") {
+  struct Row {
+    const char* text;
+    const char* want;
+  };
+  const Row rows[] = {
+      {"mode: 5\n", "job.yaml:1: field 'mode' must be 1, 2, 3 or 4, got 5"},
+      {"mode: two\n", "job.yaml:1: field 'mode' must be 1, 2, 3 or 4, got 'two'"},
+      {"chunk_size: 1MiB\n", "field 'mode' is required"},
+      {"mode: 3\nchunk_size: 3000\n", "job.yaml:2: field 'chunk_size' must be a power of two"},
+      {"mode: 2\nmetadata_server_ratio: 0\n", "job.yaml:2: field 'metadata_server_ratio' must be in (0, 1]"},
+      {"mode: 2\nmetadata_server_ratio: 1.5\n", "must be in (0, 1], got 1.5"},
+      {"mode: 3\nmetadata_server_ratio: 0.5\n", "job.yaml:2: field 'metadata_server_ratio' applies to mode 2 only"},
+      {"mode: 3\nconfidence: 2\n", "job.yaml:2: field 'confidence' must be in [0, 1]"},
+      {"mode: 3\nselected_by: oracle\n", "field 'selected_by' must be rules, llm, user or fallback"},
+      {"mode: 3\nlayout: striped\n", "job.yaml:2: unknown field 'layout'"},
+      {"mode: 3\n  x: : :\n", "job.yaml:2:"},
+      {"- mode: 3\n", "job.yaml:1: a mode file must be a mapping"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.text);
+    auto m = ParseModeFile(r.text, "job.yaml");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().code() == EINVAL);
+    CHECK_THAT(m.error().message(), Catch::Contains(r.want));
+  }
+}
+
+}  // namespace
+}  // namespace bb::fs
