@@ -151,6 +151,9 @@ class UcxTransport final : public Transport {
                           std::span<const char> bulk_out, std::span<char> bulk_in,
                           std::chrono::milliseconds deadline) override {
     if (deadline.count() <= 0) deadline = options_.deadline;
+    // Many large messages in flight at once collapse UCX's TCP rendezvous throughput (measured:
+    // 2.2 GB/s with 2 senders, 0.2 GB/s with 8); admit a few at a time.
+    BulkSlot slot(this, bulk_out.size() + bulk_in.size() >= kLargeBulk);
     auto call = std::make_shared<PendingCall>();
     call->owner = this;
     call->id = next_id_.fetch_add(1);
@@ -178,6 +181,31 @@ class UcxTransport final : public Transport {
   }
 
  private:
+  static constexpr size_t kLargeBulk = 64 * 1024;
+  static constexpr int kLargeInFlight = 2;
+
+  // Holds one of the kLargeInFlight slots for large transfers while it lives.
+  class BulkSlot {
+   public:
+    BulkSlot(UcxTransport* t, bool large) : t_(large ? t : nullptr) {
+      if (t_ == nullptr) return;
+      std::unique_lock lock(t_->bulk_mu_);
+      t_->bulk_cv_.wait(lock, [&] { return t_->bulk_in_flight_ < kLargeInFlight; });
+      ++t_->bulk_in_flight_;
+    }
+    ~BulkSlot() {
+      if (t_ == nullptr) return;
+      {
+        std::lock_guard lock(t_->bulk_mu_);
+        --t_->bulk_in_flight_;
+      }
+      t_->bulk_cv_.notify_one();
+    }
+
+   private:
+    UcxTransport* t_;
+  };
+
   struct Peer {
     std::string host;
     uint16_t port = 0;
@@ -679,6 +707,10 @@ class UcxTransport final : public Transport {
   int efd_ = -1;
   uint16_t bound_port_ = 0;
   std::atomic<uint64_t> next_id_{1};
+
+  std::mutex bulk_mu_;  // guards bulk_in_flight_
+  std::condition_variable bulk_cv_;
+  int bulk_in_flight_ = 0;
 
   std::mutex submit_mu_;  // guards submissions_ and stopping_
   std::vector<std::function<void()>> submissions_;
