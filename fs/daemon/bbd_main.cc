@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -197,7 +198,9 @@ int main(int argc, char** argv) {
   // no faster here, so keep libfuse's default.
   fuse_loop_cfg_set_clone_fd(loop, 0);
   fuse_loop_cfg_set_max_threads(loop, cfg.fuse_threads);
-  fuse_loop_cfg_set_idle_threads(loop, std::min<uint32_t>(cfg.fuse_threads, 10));
+  // Idle workers are never retired (libfuse's own default): retiring and re-creating them as
+  // load comes and goes measured slower for small writes.
+  fuse_loop_cfg_set_idle_threads(loop, UINT_MAX);
   int rc = fuse_session_loop_mt(se, loop);
   fuse_loop_cfg_destroy(loop);
   fuse_session_unmount(se);
