@@ -1,7 +1,10 @@
 #include "fs/daemon/daemon.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "fs/core/layout.h"
 #include "fs/daemon/hosts_file.h"
@@ -29,7 +32,15 @@ Daemon::~Daemon() {
 Status Daemon::Open(const DaemonConfig& cfg) {
   BB_ASSIGN_OR_RETURN(lock_fd_, LockRoot(cfg.root));
   BB_ASSIGN_OR_RETURN(meta_, OpenLevelDbMetaStore(cfg.root + "/meta"));
-  BB_ASSIGN_OR_RETURN(chunks_, OpenPosixChunkStore(cfg.root, cfg.reserve_bytes));
+  // Keep many chunk files open: raise the descriptor limit to its maximum and use most of it.
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &lim);
+    (void)::getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  size_t max_open = lim.rlim_cur > 2048 ? std::min<size_t>(65536, lim.rlim_cur - 1024) : 512;
+  BB_ASSIGN_OR_RETURN(chunks_, OpenPosixChunkStore(cfg.root, cfg.reserve_bytes, max_open));
   local_ = NewLocalNodeService(meta_.get(), chunks_.get(), {cfg.root, cfg.reserve_bytes});
   NodeId self = 0;
   if (!cfg.cluster()) {

@@ -53,9 +53,11 @@ class ChunkStore {
 // Opens the chunk store under `root`/chunks, creating the folder. EIO/EACCES when it cannot.
 // `reserve_bytes`: writes fail with ENOSPC once the backing filesystem would have less free
 // space than this, so the metadata database beside the chunks always has room to record what
-// was stored.
+// was stored. `max_open`: chunk files kept open (random I/O over large files touches many
+// chunks; each miss costs an open and a close).
 Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
-                                                        uint64_t reserve_bytes);
+                                                        uint64_t reserve_bytes,
+                                                        size_t max_open = 1024);
 
 std::unique_ptr<ChunkStore> NewMemoryChunkStore();
 

@@ -31,7 +31,6 @@
 namespace bb::fs {
 namespace {
 
-constexpr size_t kMaxOpenChunks = 1024;
 constexpr char kRemovedSuffix[] = ".del";
 constexpr auto kReclaimWait = std::chrono::seconds(10);
 
@@ -73,8 +72,8 @@ std::vector<std::string> ListNames(int dfd) {
 
 class PosixChunkStore final : public ChunkStore {
  public:
-  PosixChunkStore(int dir_fd, std::string dir, uint64_t reserve)
-      : dir_fd_(dir_fd), dir_(dir), guard_(dir, reserve) {
+  PosixChunkStore(int dir_fd, std::string dir, uint64_t reserve, size_t max_open)
+      : dir_fd_(dir_fd), dir_(dir), max_open_(max_open < 16 ? 16 : max_open), guard_(dir, reserve) {
     // Removals a previous run did not finish.
     int dfd = ::openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     for (std::string& name : ListNames(dfd)) {
@@ -327,7 +326,7 @@ class PosixChunkStore final : public ChunkStore {
     }
     lru_.push_front(key);
     it->second = {ref, lru_.begin()};
-    while (open_.size() > kMaxOpenChunks) {
+    while (open_.size() > max_open_) {
       open_.erase(lru_.back());
       lru_.pop_back();
     }
@@ -346,6 +345,7 @@ class PosixChunkStore final : public ChunkStore {
 
   const int dir_fd_;
   const std::string dir_;
+  const size_t max_open_;
   SpaceGuard guard_;
 
   std::mutex mu_;  // guards open_, lru_ and dirty_
@@ -364,14 +364,14 @@ class PosixChunkStore final : public ChunkStore {
 }  // namespace
 
 Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
-                                                        uint64_t reserve_bytes) {
+                                                        uint64_t reserve_bytes, size_t max_open) {
   std::string dir = root + "/chunks";
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return Errno(errno, "create chunk folder " + dir);
   }
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Errno(errno, "open chunk folder " + dir);
-  return std::unique_ptr<ChunkStore>(new PosixChunkStore(fd, dir, reserve_bytes));
+  return std::unique_ptr<ChunkStore>(new PosixChunkStore(fd, dir, reserve_bytes, max_open));
 }
 
 }  // namespace bb::fs

@@ -1,0 +1,139 @@
+#include "qos/policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace bb::qos {
+namespace {
+
+double Clean(double v) { return std::isfinite(v) && v > 0 ? v : 0; }
+
+// Scales `rates` down so they sum to at most max_rate.
+void Cap(std::vector<double>& rates, double max_rate) {
+  max_rate = Clean(max_rate);
+  double sum = std::accumulate(rates.begin(), rates.end(), 0.0);
+  if (sum > max_rate && sum > 0) {
+    double f = max_rate / sum;
+    for (double& r : rates) r *= f;
+  }
+  // Rounding may leave the sum a hair above the cap; trim the largest.
+  sum = std::accumulate(rates.begin(), rates.end(), 0.0);
+  if (sum > max_rate && !rates.empty()) {
+    auto it = std::max_element(rates.begin(), rates.end());
+    *it = std::max(0.0, *it - (sum - max_rate));
+  }
+}
+
+// Water-filling: gives each job min(cap_j, level * share_j) with the level raised until the
+// capacity is used or every job is capped.
+std::vector<double> Fill(const std::vector<double>& caps, const std::vector<double>& shares,
+                         double capacity) {
+  size_t n = caps.size();
+  std::vector<double> out(n, 0);
+  std::vector<bool> done(n, false);
+  double left = capacity;
+  for (size_t round = 0; round < n && left > 1e-12; ++round) {
+    double share_sum = 0;
+    for (size_t i = 0; i < n; ++i) if (!done[i]) share_sum += shares[i];
+    if (share_sum <= 0) break;
+    double level = left / share_sum;
+    bool capped_any = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (done[i]) continue;
+      if (caps[i] - out[i] <= level * shares[i]) {
+        left -= caps[i] - out[i];
+        out[i] = caps[i];
+        done[i] = true;
+        capped_any = true;
+      }
+    }
+    if (!capped_any) {
+      for (size_t i = 0; i < n; ++i) if (!done[i]) out[i] += level * shares[i];
+      left = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> StaticRates(const std::vector<JobLoad>& jobs, double max_rate) {
+  std::vector<double> rates;
+  for (const JobLoad& j : jobs) rates.push_back(Clean(j.demand));
+  Cap(rates, max_rate);
+  return rates;
+}
+
+std::vector<double> PriorityRates(const std::vector<JobLoad>& jobs, double max_rate) {
+  std::vector<double> caps, shares;
+  for (const JobLoad& j : jobs) {
+    caps.push_back(Clean(j.demand));
+    shares.push_back(Clean(j.weight));
+  }
+  auto rates = Fill(caps, shares, Clean(max_rate));
+  Cap(rates, max_rate);
+  return rates;
+}
+
+std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double max_rate) {
+  std::vector<double> caps;
+  for (const JobLoad& j : jobs) caps.push_back(Clean(j.demand));
+  auto rates = Fill(caps, std::vector<double>(jobs.size(), 1.0), Clean(max_rate));
+  double left = Clean(max_rate) - std::accumulate(rates.begin(), rates.end(), 0.0);
+  if (left > 0 && !rates.empty()) {
+    for (double& r : rates) r += left / static_cast<double>(rates.size());
+  }
+  Cap(rates, max_rate);
+  return rates;
+}
+
+std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
+                              const std::vector<double>& previous) {
+  max_rate = Clean(max_rate);
+  size_t n = jobs.size();
+  std::vector<double> rates(n, 0);
+  double left = max_rate, total_usage = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double demand = Clean(jobs[i].demand), usage = Clean(jobs[i].usage);
+    double fair = left / static_cast<double>(n - i);
+    double want = usage <= 0.95 * demand ? usage + 0.25 * (demand - usage) : demand;
+    rates[i] = std::min(want, fair);
+    total_usage += usage;
+    left -= rates[i];
+  }
+  // Leftover by usage (equally when nothing is measured yet), never to a job beyond what it
+  // could use: its demand.
+  if (left > 1e-12) {
+    std::vector<double> caps(n), shares(n);
+    for (size_t i = 0; i < n; ++i) {
+      caps[i] = std::max(0.0, Clean(jobs[i].demand) - rates[i]);
+      shares[i] = total_usage > 0 ? Clean(jobs[i].usage) : 1.0;
+    }
+    auto extra = Fill(caps, shares, left);
+    for (size_t i = 0; i < n; ++i) rates[i] += extra[i];
+  }
+  if (previous.size() == n) {
+    std::vector<double> kept = rates;
+    for (size_t i = 0; i < n; ++i) {
+      if (previous[i] > 0 && std::abs(rates[i] - previous[i]) < 0.01 * previous[i]) kept[i] = previous[i];
+    }
+    if (std::accumulate(kept.begin(), kept.end(), 0.0) <= max_rate) rates = kept;
+  }
+  Cap(rates, max_rate);
+  return rates;
+}
+
+std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage) {
+  std::vector<double> out(node_usage.size(), 0);
+  if (node_usage.empty()) return out;
+  rate = Clean(rate);
+  double total = 0;
+  for (double u : node_usage) total += Clean(u);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = total > 0 ? rate * Clean(node_usage[i]) / total : rate / static_cast<double>(out.size());
+  }
+  return out;
+}
+
+}  // namespace bb::qos

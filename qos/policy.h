@@ -1,0 +1,42 @@
+// QoS allocation policies: pure functions from the jobs' demands, weights and measured usage to
+// per-job rates under a cluster-wide maximum Max_R (one class at a time: metadata ops/s or data
+// bytes/s, never mixed).
+//
+// Invariants every policy keeps, whatever its input: no negative rate, no NaN, and the sum of
+// the rates never above max_rate.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace bb::qos {
+
+struct JobLoad {
+  double demand = 0;  // what the job asks for (its configured limit for static)
+  double weight = 1;  // priority share
+  double usage = 0;   // measured rate over the last period
+};
+
+// Static: each job at its demand; if the demands exceed max_rate, all are scaled down alike.
+std::vector<double> StaticRates(const std::vector<JobLoad>& jobs, double max_rate);
+// Priority: max_rate shared in proportion to weight, never more than a job's demand; what a
+// capped job leaves is shared again by weight among the others.
+std::vector<double> PriorityRates(const std::vector<JobLoad>& jobs, double max_rate);
+// Proportional sharing: max-min fair by demand (progressive filling); leftover capacity is
+// split equally among all jobs.
+std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double max_rate);
+// PSFA: usage-aware sharing without false allocation. A job that uses less than 95 % of its
+// demand gets its usage plus a quarter of the gap (growth margin), a busy job its demand, each
+// capped at its fair share of what is left; leftover capacity goes to jobs by usage.
+// `previous` (same order, may be empty) gives hysteresis: a rate moving by less than 1 % keeps
+// its old value, as long as the total stays within max_rate.
+std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
+                              const std::vector<double>& previous);
+
+// Splits a job's rate over its nodes in proportion to each node's share of its usage (equally
+// when it has no usage yet).
+std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage);
+
+}  // namespace bb::qos
