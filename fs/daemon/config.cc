@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "fs/daemon/yaml_fields.h"
+
 #include <cctype>
 #include <fstream>
 #include <set>
@@ -13,21 +15,12 @@
 namespace bb::fs {
 namespace {
 
-Status Bad(const std::string& source, const YAML::Mark& mark, const std::string& what) {
-  return Status(EINVAL, source + ":" + std::to_string(mark.line + 1) + ": " + what);
-}
+constexpr auto Bad = YamlError;
 
-// Reads a scalar as T, turning yaml-cpp's exceptions into a Status naming the field.
 template <typename T>
 Result<T> Scalar(const std::string& source, const std::string& field, const YAML::Node& node,
                  const char* expected) {
-  if (!node.IsScalar()) return Bad(source, node.Mark(), "field '" + field + "' must be " + expected);
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    return Bad(source, node.Mark(),
-               "field '" + field + "' must be " + expected + ", got '" + node.Scalar() + "'");
-  }
+  return YamlScalar<T>(source, field, node, expected);
 }
 
 }  // namespace

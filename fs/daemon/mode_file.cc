@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "fs/daemon/yaml_fields.h"
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,19 +14,12 @@
 namespace bb::fs {
 namespace {
 
-Status Bad(const std::string& source, const YAML::Mark& mark, const std::string& what) {
-  return Status(EINVAL, source + ":" + std::to_string(mark.line + 1) + ": " + what);
-}
+constexpr auto Bad = YamlError;
 
 template <typename T>
 Result<T> Scalar(const std::string& source, const std::string& field, const YAML::Node& node,
                  const char* expected) {
-  if (!node.IsScalar()) return Bad(source, node.Mark(), "field '" + field + "' must be " + expected);
-  try {
-    return node.as<T>();
-  } catch (const YAML::Exception&) {
-    return Bad(source, node.Mark(), "field '" + field + "' must be " + expected + ", got '" + node.Scalar() + "'");
-  }
+  return YamlScalar<T>(source, field, node, expected);
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+// Reading fields of the daemon's YAML files (configuration, mode files) with errors that name
+// the file, the line and the field. yaml-cpp's exceptions stop here.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "fs/base/status.h"
+
+namespace bb::fs {
+
+// EINVAL "<source>:<line>: <what>".
+inline Status YamlError(const std::string& source, const YAML::Mark& mark, const std::string& what) {
+  return Status(EINVAL, source + ":" + std::to_string(mark.line + 1) + ": " + what);
+}
+
+// The scalar `node` of field `field` as T, or an error saying it must be `expected`.
+template <typename T>
+Result<T> YamlScalar(const std::string& source, const std::string& field, const YAML::Node& node,
+                     const char* expected) {
+  if (!node.IsScalar()) return YamlError(source, node.Mark(), "field '" + field + "' must be " + expected);
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    return YamlError(source, node.Mark(),
+                     "field '" + field + "' must be " + expected + ", got '" + node.Scalar() + "'");
+  }
+}
+
+}  // namespace bb::fs
