@@ -426,7 +426,9 @@ class UcxTransport final : public Transport {
   void FinishReplyData(const CallRef& call) {
     if (call->reply_prefix > 0) {
       call->result.payload = call->scratch.substr(0, call->reply_prefix);
-      std::memcpy(call->bulk_in.data(), call->scratch.data() + call->reply_prefix, call->result.bulk_size);
+      if (call->result.bulk_size > 0) {
+        std::memcpy(call->bulk_in.data(), call->scratch.data() + call->reply_prefix, call->result.bulk_size);
+      }
       call->scratch.clear();
     }
     Decide(call, Status::Ok(), std::move(call->result));

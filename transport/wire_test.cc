@@ -102,7 +102,8 @@ TEST_CASE("payload reader stays in bounds", "[transport]") {
   CHECK(r.I64() == -5);
   CHECK(r.Str() == "six");
   CHECK(r.Finish("test").ok());
-  Reader short_read(p.substr(0, p.size() - 1));
+  std::string shortened = p.substr(0, p.size() - 1);
+  Reader short_read(shortened);
   short_read.U8(), short_read.U16(), short_read.U32(), short_read.U64(), short_read.I64();
   CHECK(short_read.Str().empty());
   CHECK(short_read.Finish("test").code() == EPROTO);
@@ -110,7 +111,8 @@ TEST_CASE("payload reader stays in bounds", "[transport]") {
   Reader l(lying);
   CHECK(l.Str().empty());
   CHECK(l.failed());
-  Reader extra(p + "x");
+  std::string longer = p + "x";
+  Reader extra(longer);
   extra.U8(), extra.U16(), extra.U32(), extra.U64(), extra.I64(), (void)extra.Str();
   CHECK_THAT(extra.Finish("test").message(), Catch::Contains("trailing"));
 }
