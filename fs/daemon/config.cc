@@ -13,18 +13,6 @@
 #include "fs/daemon/hosts_file.h"
 
 namespace bb::fs {
-namespace {
-
-constexpr auto Bad = YamlError;
-
-template <typename T>
-Result<T> Scalar(const std::string& source, const std::string& field, const YAML::Node& node,
-                 const char* expected) {
-  return YamlScalar<T>(source, field, node, expected);
-}
-
-}  // namespace
-
 Result<uint64_t> ParseByteSize(const std::string& text) {
   size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
@@ -44,72 +32,59 @@ Result<uint64_t> ParseByteSize(const std::string& text) {
 }
 
 Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source) {
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    return Status(EINVAL, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  BB_ASSIGN_OR_RETURN(YAML::Node doc, ParseYaml(text, source));
   DaemonConfig cfg;
   if (doc.IsNull()) return cfg;
-  if (!doc.IsMap()) return Bad(source, doc.Mark(), "the configuration must be a mapping of fields");
+  if (!doc.IsMap()) return YamlError(source, doc.Mark(), "the configuration must be a mapping of fields");
   for (const auto& kv : doc) {
-    if (!kv.first.IsScalar()) return Bad(source, kv.first.Mark(), "field names must be plain words");
+    if (!kv.first.IsScalar()) return YamlError(source, kv.first.Mark(), "field names must be plain words");
     std::string field = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     if (field == "root") {
-      BB_ASSIGN_OR_RETURN(cfg.root, Scalar<std::string>(source, field, v, "a path"));
+      BB_ASSIGN_OR_RETURN(cfg.root, YamlScalar<std::string>(source, field, v, "a path"));
     } else if (field == "mount") {
-      BB_ASSIGN_OR_RETURN(cfg.mount, Scalar<std::string>(source, field, v, "a path"));
-    } else if (field == "chunk_size" || field == "reserve") {
-      BB_ASSIGN_OR_RETURN(std::string s, Scalar<std::string>(source, field, v, "a size"));
-      auto bytes = ParseByteSize(s);
-      if (!bytes) return Bad(source, v.Mark(), "field '" + field + "': " + bytes.error().message());
-      if (field == "chunk_size") {
-        if (!IsValidChunkSize(*bytes)) {
-          return Bad(source, v.Mark(), "field 'chunk_size' must be a power of two from 4KiB to 1GiB, got " + s);
-        }
-        cfg.chunk_size = *bytes;
-      } else {
-        cfg.reserve_bytes = *bytes;
-      }
+      BB_ASSIGN_OR_RETURN(cfg.mount, YamlScalar<std::string>(source, field, v, "a path"));
+    } else if (field == "chunk_size") {
+      BB_ASSIGN_OR_RETURN(cfg.chunk_size, YamlChunkSize(source, field, v));
+    } else if (field == "reserve") {
+      BB_ASSIGN_OR_RETURN(cfg.reserve_bytes, YamlSize(source, field, v));
     } else if (field == "log_level") {
-      BB_ASSIGN_OR_RETURN(cfg.log_level, Scalar<std::string>(source, field, v, "a log level"));
+      BB_ASSIGN_OR_RETURN(cfg.log_level, YamlScalar<std::string>(source, field, v, "a log level"));
       static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
       if (!kLevels.count(cfg.log_level)) {
-        return Bad(source, v.Mark(), "field 'log_level' must be one of trace, debug, info, warn, error");
+        return YamlError(source, v.Mark(), "field 'log_level' must be one of trace, debug, info, warn, error");
       }
     } else if (field == "fuse_threads") {
-      BB_ASSIGN_OR_RETURN(int64_t n, Scalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 1024) return Bad(source, v.Mark(), "field 'fuse_threads' must be 1..1024");
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 1024) return YamlError(source, v.Mark(), "field 'fuse_threads' must be 1..1024");
       cfg.fuse_threads = static_cast<uint32_t>(n);
     } else if (field == "cache_timeout") {
-      BB_ASSIGN_OR_RETURN(cfg.cache_timeout, Scalar<double>(source, field, v, "a number of seconds"));
+      BB_ASSIGN_OR_RETURN(cfg.cache_timeout, YamlScalar<double>(source, field, v, "a number of seconds"));
       if (!(cfg.cache_timeout >= 0 && cfg.cache_timeout <= 3600)) {
-        return Bad(source, v.Mark(), "field 'cache_timeout' must be 0..3600 seconds");
+        return YamlError(source, v.Mark(), "field 'cache_timeout' must be 0..3600 seconds");
       }
     } else if (field == "hosts_file") {
-      BB_ASSIGN_OR_RETURN(cfg.hosts_file, Scalar<std::string>(source, field, v, "a path"));
+      BB_ASSIGN_OR_RETURN(cfg.hosts_file, YamlScalar<std::string>(source, field, v, "a path"));
     } else if (field == "node_name") {
-      BB_ASSIGN_OR_RETURN(cfg.node_name, Scalar<std::string>(source, field, v, "a name"));
+      BB_ASSIGN_OR_RETURN(cfg.node_name, YamlScalar<std::string>(source, field, v, "a name"));
       if (cfg.node_name.empty() || cfg.node_name.find_first_of(" \t\n") != std::string::npos) {
-        return Bad(source, v.Mark(), "field 'node_name' must be a non-empty word");
+        return YamlError(source, v.Mark(), "field 'node_name' must be a non-empty word");
       }
     } else if (field == "listen") {
-      BB_ASSIGN_OR_RETURN(cfg.listen, Scalar<std::string>(source, field, v, "ip:port"));
+      BB_ASSIGN_OR_RETURN(cfg.listen, YamlScalar<std::string>(source, field, v, "ip:port"));
       if (auto hp = ParseHostPort(cfg.listen); !hp) {
-        return Bad(source, v.Mark(), "field 'listen': " + hp.error().message());
+        return YamlError(source, v.Mark(), "field 'listen': " + hp.error().message());
       }
     } else if (field == "nodes") {
-      BB_ASSIGN_OR_RETURN(int64_t n, Scalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 4096) return Bad(source, v.Mark(), "field 'nodes' must be 1..4096");
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 4096) return YamlError(source, v.Mark(), "field 'nodes' must be 1..4096");
       cfg.nodes = static_cast<uint32_t>(n);
     } else if (field == "rpc_timeout") {
-      BB_ASSIGN_OR_RETURN(int64_t n, Scalar<int64_t>(source, field, v, "milliseconds"));
-      if (n < 1 || n > 600000) return Bad(source, v.Mark(), "field 'rpc_timeout' must be 1..600000 ms");
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "milliseconds"));
+      if (n < 1 || n > 600000) return YamlError(source, v.Mark(), "field 'rpc_timeout' must be 1..600000 ms");
       cfg.rpc_timeout_ms = static_cast<uint32_t>(n);
     } else {
-      return Bad(source, kv.first.Mark(),
+      return YamlError(source, kv.first.Mark(),
                  "unknown field '" + field +
                      "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
                      "reserve, hosts_file, node_name, listen, nodes, rpc_timeout)");
@@ -151,11 +126,8 @@ Status ValidateDaemonConfig(const DaemonConfig& cfg) {
 }
 
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status(errno ? errno : ENOENT, "cannot read config file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseDaemonConfig(ss.str(), path);
+  BB_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "config file"));
+  return ParseDaemonConfig(text, path);
 }
 
 }  // namespace bb::fs

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <string>
 
 #include "fs/base/status.h"
@@ -29,5 +30,15 @@ Result<T> YamlScalar(const std::string& source, const std::string& field, const 
                      "field '" + field + "' must be " + expected + ", got '" + node.Scalar() + "'");
   }
 }
+
+// Parses YAML text; a syntax error is EINVAL "<source>:<line>: <what>".
+Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source);
+// The whole text of `path`; ENOENT (or the errno of the read) naming the file as `what`.
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what);
+// A size field ("4096", "512KiB", ...) in bytes.
+Result<uint64_t> YamlSize(const std::string& source, const std::string& field, const YAML::Node& node);
+// A chunk size field: a size that is a power of two from 4 KiB to 1 GiB.
+Result<uint64_t> YamlChunkSize(const std::string& source, const std::string& field,
+                               const YAML::Node& node);
 
 }  // namespace bb::fs
