@@ -442,11 +442,10 @@ class UcxTransport final : public Transport {
     call->recv_req = nullptr;
     UcxTransport* self = call->owner;
     if (status == UCS_OK) {
-      self->FinishReplyData(call);
+      self->FinishReplyData(call);  // decides, which releases the caller
     } else {
       self->Decide(call, UcsError(status, "receive reply data"), {});
     }
-    self->MaybeFinish(call);
   }
 
   // Records the outcome once; the caller is released when UCX is done with its buffers.

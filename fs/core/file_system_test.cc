@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fs/core/file_system.h"
+#include "fs/core/layout.h"
 
 namespace bb::fs {
 namespace {
@@ -42,7 +43,7 @@ class Node {
  private:
   std::string dir_;
   Caller owner_{1000, 1000, 1};
-  SingleNodeRouter router_;
+  LayoutRouter router_{LayoutOptions{}, 0, 1};  // one node: every target is local
   ManualClock clock_;
   std::unique_ptr<MetaStore> meta_;
   std::unique_ptr<ChunkStore> chunks_;

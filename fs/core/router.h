@@ -30,18 +30,4 @@ class Router {
   virtual std::vector<NodeId> AllNodes() const = 0;
 };
 
-// Every target is the local node: the router of a one-node instance.
-class SingleNodeRouter final : public Router {
- public:
-  explicit SingleNodeRouter(NodeId self = 0) : self_(self) {}
-  NodeId self() const override { return self_; }
-  NodeId MetaNode(std::string_view) const override { return self_; }
-  std::vector<NodeId> DirNodes(std::string_view) const override { return {self_}; }
-  NodeId DataNode(uint64_t, uint64_t, uint32_t) const override { return self_; }
-  std::vector<NodeId> AllNodes() const override { return {self_}; }
-
- private:
-  NodeId self_;
-};
-
 }  // namespace bb::fs
