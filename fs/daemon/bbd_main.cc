@@ -172,7 +172,8 @@ int main(int argc, char** argv) {
   AdapterContext ctx{&(*daemon)->fs(), AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20}};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
-      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=1048576" +
+      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" +
+          std::to_string(ctx.options.max_write) +
           std::string(::getuid() == 0 ? ",allow_other" : "")};
   std::vector<char*> fuse_argv;
   for (auto& a : arg_storage) fuse_argv.push_back(a.data());
