@@ -20,6 +20,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "fs/base/status.h"
 
@@ -45,6 +46,17 @@ struct TransportOptions {
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
 };
 
+// What went between this transport and one peer since it started.
+struct PeerCounters {
+  NodeId peer = 0;
+  uint64_t calls_sent = 0;         // requests this side sent to the peer
+  uint64_t calls_failed = 0;       // of those, failed by the transport (timeout, broken link)
+  uint64_t bytes_sent = 0;         // request payload and bulk bytes
+  uint64_t bytes_received = 0;     // reply payload and bulk bytes
+  uint64_t requests_received = 0;  // requests the peer sent to this side
+  uint64_t request_bytes_received = 0;
+};
+
 // The reply of a call. `bulk_size` bytes of the reply's bulk part were placed in the caller's
 // `bulk_in` buffer.
 struct CallResult {
@@ -56,6 +68,10 @@ struct CallResult {
 class Transport {
  public:
   virtual ~Transport() = default;
+
+  // This side's node id, sent with every request so peers can count per node (until set,
+  // requests carry none).
+  virtual void SetSelf(NodeId id) = 0;
 
   // Where node `id` serves (replaces an earlier address; the next call reconnects).
   virtual void SetPeer(NodeId id, const std::string& host, uint16_t port) = 0;
@@ -70,6 +86,9 @@ class Transport {
 
   // The port the server listens on (after binding port 0), or 0 for a client-only transport.
   virtual uint16_t port() const = 0;
+
+  // Counters per peer, in peer order (requests from senders without an id are not counted).
+  virtual std::vector<PeerCounters> Counters() const = 0;
 };
 
 // Starts UCX (context, worker, progress thread) and, when listen_host is set, a listener.

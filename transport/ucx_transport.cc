@@ -147,6 +147,8 @@ class UcxTransport final : public Transport {
 
   uint16_t port() const override { return bound_port_; }
 
+  void SetSelf(NodeId id) override { self_id_.store(id, std::memory_order_relaxed); }
+
   Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload,
                           std::span<const char> bulk_out, std::span<char> bulk_in,
                           std::chrono::milliseconds deadline) override {
@@ -159,7 +161,7 @@ class UcxTransport final : public Transport {
     call->id = next_id_.fetch_add(1);
     call->peer = peer;
     call->deadline_ns = NowNs() + std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
-    call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload);
+    call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload, self_id_.load(std::memory_order_relaxed));
     call->bulk_out = bulk_out;
     if (PayloadGoesInData(payload)) {
       call->data.assign(payload);
@@ -173,15 +175,45 @@ class UcxTransport final : public Transport {
     std::unique_lock lock(call->mu);
     // The progress thread decides every call by its deadline; the margin covers a stalled one.
     auto limit = std::chrono::steady_clock::now() + deadline + std::chrono::seconds(5);
-    if (!call->cv.wait_until(lock, limit, [&] { return call->finished; })) {
+    bool finished = call->cv.wait_until(lock, limit, [&] { return call->finished; });
+    bool ok = finished && call->status.ok();
+    CountCall(peer, ok, payload.size() + bulk_out.size(),
+              ok ? call->result.payload.size() + call->result.bulk_size : 0);
+    if (!finished) {
       return Status(ETIMEDOUT, "call to node " + std::to_string(peer) + " timed out (progress stalled)");
     }
     if (!call->status.ok()) return call->status;
     return call->result;
   }
 
+  std::vector<PeerCounters> Counters() const override {
+    std::lock_guard lock(counters_mu_);
+    std::vector<PeerCounters> out;
+    for (const auto& [peer, c] : counters_) out.push_back(c);
+    return out;
+  }
+
  private:
   static constexpr size_t kLargeBulk = 64 * 1024;
+
+  void CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received) {
+    std::lock_guard lock(counters_mu_);
+    PeerCounters& c = counters_[peer];
+    c.peer = peer;
+    c.calls_sent++;
+    c.calls_failed += ok ? 0 : 1;
+    c.bytes_sent += sent;
+    c.bytes_received += received;
+  }
+
+  void CountRequest(uint32_t sender, uint64_t bytes) {
+    if (sender == kNoSender) return;
+    std::lock_guard lock(counters_mu_);
+    PeerCounters& c = counters_[sender];
+    c.peer = sender;
+    c.requests_received++;
+    c.request_bytes_received += bytes;
+  }
   static constexpr int kLargeInFlight = 2;
 
   // Holds one of the kLargeInFlight slots for large transfers while it lives.
@@ -553,6 +585,7 @@ class UcxTransport final : public Transport {
                    frame ? "wrong kind or no reply endpoint" : frame.error().message());
       return UCS_OK;
     }
+    self->CountRequest(frame->sender, frame->payload.size() + length);
     auto job = std::make_unique<Job>();
     job->ep = param->reply_ep;
     job->id = frame->id;
@@ -708,6 +741,9 @@ class UcxTransport final : public Transport {
   int efd_ = -1;
   uint16_t bound_port_ = 0;
   std::atomic<uint64_t> next_id_{1};
+  std::atomic<uint32_t> self_id_{kNoSender};
+  mutable std::mutex counters_mu_;  // guards counters_
+  std::map<NodeId, PeerCounters> counters_;
 
   std::mutex bulk_mu_;  // guards bulk_in_flight_
   std::condition_variable bulk_cv_;

@@ -7,9 +7,11 @@ namespace bb::transport {
 namespace {
 
 TEST_CASE("frames round-trip", "[transport]") {
-  std::string bytes = EncodeFrame(Kind::kReply, 7, 0x1122334455667788ULL, -5, "payload");
+  std::string bytes = EncodeFrame(Kind::kReply, 7, 0x1122334455667788ULL, -5, "payload", 42);
   auto f = DecodeFrame(bytes);
   REQUIRE(f.has_value());
+  CHECK(f->sender == 42);
+  CHECK(DecodeFrame(EncodeFrame(Kind::kReply, 7, 1, 0, "x"))->sender == kNoSender);
   CHECK(f->kind == Kind::kReply);
   CHECK(f->op == 7);
   CHECK(f->id == 0x1122334455667788ULL);

@@ -46,6 +46,7 @@ class TouchedNodes {
 
 Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const std::string& name,
                                                        mode_t mode, int flags, const Caller& c) {
+  Count(FsOp::kCreate);
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   auto created = CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
   Entry entry;
@@ -77,6 +78,7 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
 }
 
 Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
+  Count(FsOp::kOpen);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
   if (md.type == FileType::kDirectory) return Status(EISDIR, "open of a directory as a file");
@@ -90,22 +92,25 @@ Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
 }
 
 OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags) {
+  auto* file = new OpenFile;
   {
     std::lock_guard lock(table_mu_);
     inode->open_count++;
+    file->path = inode->path;
   }
+  file->node_private = router_->NodePrivate(file->path);
   {
     std::lock_guard lock(inode->mu);
     inode->meta = md;
     if (!inode->size_dirty) inode->size = md.size;
   }
-  auto* file = new OpenFile;
   file->inode = std::move(inode);
   file->flags = flags;
   return file;
 }
 
 Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char> buf) {
+  Count(FsOp::kRead);
   Inode& inode = *file->inode;
   Metadata md;
   uint64_t size;
@@ -122,7 +127,8 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   if (offset >= size) return size_t{0};
   size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset));
   BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) -> Status {
-    NodeService* node = nodes_(router_->DataNode(md.file_id, s.index, md.data_location));
+    NodeService* node =
+        DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
     std::span<char> piece = buf.subspan(s.buf_offset, s.length);
     BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
     if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
@@ -132,6 +138,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
 }
 
 Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<const char> data) {
+  Count(FsOp::kWrite);
   Inode& inode = *file->inode;
   Metadata md;
   {
@@ -146,9 +153,9 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   }
   TouchedNodes touched;
   BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
-    NodeId target = router_->DataNode(md.file_id, s.index, md.data_location);
+    NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
     touched.Add(target);
-    return nodes_(target)->WriteChunk(md.file_id, s.index, s.offset_in_chunk,
+    return DataService(target, 0, s.length)->WriteChunk(md.file_id, s.index, s.offset_in_chunk,
                                       data.subspan(s.buf_offset, s.length));
   }));
   int64_t now = clock_->WallNs();
@@ -166,6 +173,7 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
 }
 
 Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length) {
+  Count(FsOp::kFallocate);
   if (mode & ~FALLOC_FL_KEEP_SIZE) return Status(EOPNOTSUPP, "only plain fallocate is supported");
   Inode& inode = *file->inode;
   Metadata md;
@@ -175,9 +183,9 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
   }
   TouchedNodes touched;
   BB_RETURN_IF_ERROR(ForEachChunk(offset, length, md.chunk_size, [&](const ChunkSpan& s) {
-    NodeId target = router_->DataNode(md.file_id, s.index, md.data_location);
+    NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
     touched.Add(target);
-    return nodes_(target)->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length);
+    return DataService(target, 0, 0)->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length);
   }));
   {
     std::lock_guard lock(inode.mu);
@@ -226,9 +234,13 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   return Status::Ok();
 }
 
-Status FileSystem::Flush(OpenFile* file) { return PublishSize(file->inode); }
+Status FileSystem::Flush(OpenFile* file) {
+  Count(FsOp::kFlush);
+  return PublishSize(file->inode);
+}
 
 Status FileSystem::Fsync(OpenFile* file) {
+  Count(FsOp::kFsync);
   BB_RETURN_IF_ERROR(PublishSize(file->inode));
   Inode& inode = *file->inode;
   std::set<NodeId> nodes;
@@ -243,7 +255,7 @@ Status FileSystem::Fsync(OpenFile* file) {
     std::lock_guard lock(table_mu_);
     path = inode.path;
   }
-  nodes.insert(router_->MetaNode(path));
+  if (!router_->Replicated(path)) nodes.insert(router_->MetaNode(path));
   for (NodeId n : nodes) {
     Status s = nodes_(n)->Sync(file_id);
     if (!s.ok()) {
@@ -256,6 +268,7 @@ Status FileSystem::Fsync(OpenFile* file) {
 }
 
 Status FileSystem::Release(OpenFile* file) {
+  Count(FsOp::kRelease);
   std::unique_ptr<OpenFile> owned(file);
   Status published = PublishSize(file->inode);
   Inode& inode = *file->inode;
@@ -274,19 +287,19 @@ Status FileSystem::Release(OpenFile* file) {
       std::lock_guard lock(inode.mu);
       md = inode.meta;
     }
-    BB_RETURN_IF_ERROR(RemoveChunksOf(md, md.size));
+    BB_RETURN_IF_ERROR(RemoveChunksOf(md, md.size, file->path));
   }
   return published;
 }
 
 // Only the nodes that can hold chunks of the file are asked.
-Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size) {
+Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::string& path) {
   std::set<NodeId> nodes;
   uint64_t count = ChunkCount(size, md.chunk_size);
   if (count > kEnumerateChunksLimit) {
     for (NodeId n : router_->AllNodes()) nodes.insert(n);
   } else {
-    for (uint64_t i = 0; i < count; ++i) nodes.insert(router_->DataNode(md.file_id, i, md.data_location));
+    for (uint64_t i = 0; i < count; ++i) nodes.insert(router_->DataNode(path, md.file_id, i, md.data_location));
   }
   Status first_error;
   for (NodeId n : nodes) {
@@ -296,7 +309,8 @@ Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size) {
   return first_error;
 }
 
-Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size) {
+Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
+                                    const std::string& path) {
   if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
   std::set<NodeId> nodes;
   uint64_t first = new_size / md.chunk_size;
@@ -304,7 +318,7 @@ Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint6
   if (last - first > kEnumerateChunksLimit) {
     for (NodeId n : router_->AllNodes()) nodes.insert(n);
   } else {
-    for (uint64_t i = first; i < last; ++i) nodes.insert(router_->DataNode(md.file_id, i, md.data_location));
+    for (uint64_t i = first; i < last; ++i) nodes.insert(router_->DataNode(path, md.file_id, i, md.data_location));
   }
   for (NodeId n : nodes) {
     BB_RETURN_IF_ERROR(nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size));

@@ -14,8 +14,8 @@
 namespace bb::fs {
 
 FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
-                       FileIdAllocator* ids, const Clock* clock)
-    : options_(options), router_(router), nodes_(std::move(nodes)), ids_(ids), clock_(clock) {
+                       FileIdAllocator* ids, const Clock* clock, NodeStats* stats)
+    : options_(options), router_(router), nodes_(std::move(nodes)), ids_(ids), clock_(clock), stats_(stats) {
   auto root = std::make_shared<Inode>(kRootFileId);
   root->path = "/";
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten
@@ -24,11 +24,29 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
 
 FileSystem::~FileSystem() = default;
 
-// The root directory is kept on every node (see file_system.h): reads are local.
+// The root directory and workspace roots are kept on every node (see file_system.h): reads
+// are local.
 NodeService* FileSystem::MetaOwner(const std::string& path) const {
-  if (path == "/") return nodes_(router_->self());
-  return nodes_(router_->MetaNode(path));
+  if (router_->Replicated(path)) {
+    if (stats_) stats_->CountReplicated();
+    return nodes_(router_->self());
+  }
+  NodeId n = router_->MetaNode(path);
+  if (stats_) stats_->Meta(n);
+  return nodes_(n);
 }
+
+NodeService* FileSystem::DataService(NodeId n, uint64_t read, uint64_t written) const {
+  if (stats_) stats_->Data(n, read, written);
+  return nodes_(n);
+}
+
+NodeService* FileSystem::ListService(NodeId n) const {
+  if (stats_) stats_->Meta(n);
+  return nodes_(n);
+}
+
+bool FileSystem::KeepCache(const OpenFile* file) { return file->node_private; }
 
 Status FileSystem::Init(const Caller& owner) {
   Metadata md = NewMeta(FileType::kDirectory, 0755, owner, kRootFileId);
@@ -52,6 +70,12 @@ Metadata FileSystem::NewMeta(FileType type, mode_t mode, const Caller& c, uint64
   md.file_id = file_id;
   md.chunk_size = options_.chunk_size;
   return md;
+}
+
+// A new entry at `path` gets the layout fields of the workspace it is in.
+void FileSystem::ApplyLayout(Metadata* md, std::string_view path) const {
+  if (!router_->Domain(path).empty()) md->chunk_size = router_->ChunkSize(path);
+  if (md->type == FileType::kRegular) md->data_location = router_->NewDataLocation(path);
 }
 
 Result<std::shared_ptr<Inode>> FileSystem::FindInode(uint64_t ino) const {
@@ -82,7 +106,7 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   slot->path = path;
   slot->unlinked = false;
   slot->nlookup++;
-  return Entry{md.file_id, md};
+  return Entry{md.file_id, md, router_->NodePrivate(path)};
 }
 
 Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
@@ -112,6 +136,7 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
 }
 
 Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
+  Count(FsOp::kLookup);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
   BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
   Entry e = Remember(path, md);
@@ -133,14 +158,28 @@ void FileSystem::Forget(uint64_t ino, uint64_t n) {
 }
 
 Result<Entry> FileSystem::GetAttr(uint64_t ino) {
+  Count(FsOp::kGetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
-  return Entry{ino, md};
+  std::string path;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode->path;
+  }
+  return Entry{ino, md, router_->NodePrivate(path)};
 }
 
 Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* /*file*/) {
+  Count(FsOp::kSetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  bool unlinked;
+  std::string path;
+  {
+    std::lock_guard lock(table_mu_);
+    unlinked = inode->unlinked;
+    path = inode->path;
+  }
   int64_t now = clock_->WallNs();
   MetaUpdate u;
   u.mode = req.mode;
@@ -152,22 +191,15 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   if (req.size) {
     if (md.type == FileType::kDirectory) return Status(EISDIR, "truncate of a directory");
     if (md.type != FileType::kRegular) return Status(EINVAL, "truncate of a non-regular file");
-    BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size));
+    BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size, path));
     u.size = *req.size;
     if (!req.mtime_ns) u.mtime_ns = now;
     std::lock_guard lock(inode->mu);
     inode->size = *req.size;
     inode->size_dirty = false;
   }
-  bool unlinked;
-  std::string path;
-  {
-    std::lock_guard lock(table_mu_);
-    unlinked = inode->unlinked;
-    path = inode->path;
-  }
-  if (!unlinked && path == "/") {
-    // Every node keeps a copy of the root: change them all, the local one last.
+  if (!unlinked && router_->Replicated(path)) {
+    // Every node keeps a copy: change them all, the local one last.
     for (NodeId n : router_->AllNodes()) {
       if (n != router_->self()) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
     }
@@ -177,7 +209,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     std::lock_guard lock(inode->mu);
     inode->meta = md;
     if (inode->size_dirty) md.size = std::max(md.size, inode->size);
-    return Entry{ino, md};
+    return Entry{ino, md, router_->NodePrivate(path)};
   }
   std::lock_guard lock(inode->mu);
   Metadata& m = inode->meta;
@@ -188,17 +220,19 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   if (u.atime_ns) m.atime_ns = *u.atime_ns;
   if (u.mtime_ns) m.mtime_ns = *u.mtime_ns;
   m.ctime_ns = now;
-  return Entry{ino, m};
+  return Entry{ino, m, router_->NodePrivate(path)};
 }
 
 Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, Metadata md) {
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  ApplyLayout(&md, path);
   BB_RETURN_IF_ERROR(MetaOwner(path)->CreateMeta(path, md));
   return Remember(path, md);
 }
 
 Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode,
                                 const Caller& c) {
+  Count(FsOp::kMknod);
   if (!S_ISREG(mode)) return Status(EPERM, "only regular files can be made with mknod");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   return CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
@@ -206,12 +240,14 @@ Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t
 
 Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode,
                                 const Caller& c) {
+  Count(FsOp::kMkdir);
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   return CreateEntry(parent, name, NewMeta(FileType::kDirectory, mode, c, id));
 }
 
 Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name,
                                   const std::string& target, const Caller& c) {
+  Count(FsOp::kSymlink);
   if (target.empty()) return Status(ENOENT, "empty symlink target");
   if (target.size() >= kPathMax) return Status(ENAMETOOLONG, "symlink target too long");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
@@ -222,6 +258,7 @@ Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name,
 }
 
 Result<std::string> FileSystem::Readlink(uint64_t ino) {
+  Count(FsOp::kReadlink);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
   if (md.type != FileType::kSymlink) return Status(EINVAL, "not a symlink");
@@ -229,7 +266,7 @@ Result<std::string> FileSystem::Readlink(uint64_t ino) {
 }
 
 // After an entry left the namespace: free its data now, or at the last close if still open.
-Status FileSystem::DropEntryData(const Metadata& md) {
+Status FileSystem::DropEntryData(const Metadata& md, const std::string& path) {
   if (md.type != FileType::kRegular) {
     std::lock_guard lock(table_mu_);
     auto it = inodes_.find(md.file_id);
@@ -250,33 +287,40 @@ Status FileSystem::DropEntryData(const Metadata& md) {
       if (inode.open_count > 0) return Status::Ok();  // Release frees it
     }
   }
-  return RemoveChunksOf(md, size);
+  return RemoveChunksOf(md, size, path);
 }
 
 Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
+  Count(FsOp::kUnlink);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  if (router_->Replicated(path)) return Status(EISDIR, path);
   NodeService* owner = MetaOwner(path);
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type == FileType::kDirectory) return Status(EISDIR, path);
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
-  return DropEntryData(md);
+  return DropEntryData(md, path);
 }
 
 Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
+  Count(FsOp::kRmdir);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  if (router_->Replicated(path)) {
+    return Status(EBUSY, path + " is a workspace: remove it with bbctl job stop");
+  }
   NodeService* owner = MetaOwner(path);
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
   for (NodeId n : router_->DirNodes(path)) {
-    BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(path, "", 1));
+    BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(path, "", 1));
     if (!page.entries.empty()) return Status(ENOTEMPTY, path);
   }
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
-  return DropEntryData(md);
+  return DropEntryData(md, path);
 }
 
 Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent,
                           const std::string& new_name, unsigned int flags) {
+  Count(FsOp::kRename);
   if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) {
     return Status(EINVAL, "only RENAME_NOREPLACE is supported");
   }
@@ -284,6 +328,12 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
   if (from == to) return Status::Ok();
   if (IsSameOrBelow(to, from)) return Status(EINVAL, "cannot move a directory into itself");
+  if (router_->Replicated(from) || router_->Replicated(to)) {
+    return Status(EBUSY, "a workspace cannot be renamed or replaced");
+  }
+  if (router_->Domain(from) != router_->Domain(to)) {
+    return Status(EXDEV, "rename between workspaces: " + from + " -> " + to);
+  }
   NodeService* from_owner = MetaOwner(from);
   NodeService* to_owner = MetaOwner(to);
   BB_ASSIGN_OR_RETURN(Metadata src, from_owner->GetMeta(from));
@@ -292,7 +342,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   bool src_dir = src.type == FileType::kDirectory;
   if (src_dir) {
     for (NodeId n : router_->DirNodes(from)) {
-      BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(from, "", 1));
+      BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(from, "", 1));
       if (!page.entries.empty()) {
         return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
       }
@@ -306,7 +356,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     if (!src_dir && dst_dir) return Status(EISDIR, to);
     if (dst_dir) {
       for (NodeId n : router_->DirNodes(to)) {
-        BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(to, "", 1));
+        BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(to, "", 1));
         if (!page.entries.empty()) return Status(ENOTEMPTY, to);
       }
     }
@@ -323,11 +373,12 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     auto it = inodes_.find(src.file_id);
     if (it != inodes_.end()) it->second->path = to;
   }
-  if (dst) return DropEntryData(*dst);
+  if (dst) return DropEntryData(*dst, to);
   return Status::Ok();
 }
 
 Result<SpaceStats> FileSystem::StatFs() {
+  Count(FsOp::kStatFs);
   SpaceStats total;
   bool first = true;
   for (NodeId n : router_->AllNodes()) {
@@ -346,6 +397,55 @@ Result<SpaceStats> FileSystem::StatFs() {
   return total;
 }
 
+// ---- workspaces ----
+
+Status FileSystem::CreateWorkspace(const std::string& name, const WorkspaceSpec& spec, const Caller& owner) {
+  BB_RETURN_IF_ERROR(ValidateWorkspaceName(name));
+  if (router_->Replicated("/" + name)) return Status(EEXIST, "workspace " + name + " exists");
+  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
+  Metadata root = NewMeta(FileType::kDirectory, 0755, owner, id);
+  std::vector<NodeId> done;
+  for (NodeId n : router_->AllNodes()) {
+    Status s = nodes_(n)->PutWorkspace(name, spec, root);
+    if (!s.ok()) {
+      // Leave no node routing a workspace the others do not know.
+      for (NodeId d : done) (void)nodes_(d)->DropWorkspace(name);
+      return s.Annotate("workspace " + name + " on node " + std::to_string(n));
+    }
+    done.push_back(n);
+  }
+  return Status::Ok();
+}
+
+Status FileSystem::RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces) {
+  BB_RETURN_IF_ERROR(ValidateWorkspaceName(name));
+  if (!workspaces.Find(name)) return Status(ENOENT, "no workspace " + name);
+  const std::string dir = "/" + name;
+  constexpr uint32_t kBatch = 4096;
+  // Every node holds its own share of the entries (in mode 1, its own files); the data of a
+  // file may be on any node, so each batch of removed files is dropped everywhere.
+  for (NodeId n : router_->AllNodes()) {
+    for (;;) {
+      BB_ASSIGN_OR_RETURN(PurgePage page, nodes_(n)->PurgeTree(dir, kBatch));
+      if (!page.file_ids.empty()) {
+        for (NodeId m : router_->AllNodes()) {
+          BB_RETURN_IF_ERROR(nodes_(m)->RemoveFiles(page.file_ids).Annotate("node " + std::to_string(m)));
+        }
+      }
+      if (!page.more) break;
+    }
+  }
+  for (NodeId n : router_->AllNodes()) {
+    BB_RETURN_IF_ERROR(nodes_(n)->DropWorkspace(name).Annotate("node " + std::to_string(n)));
+  }
+  // Forget the paths the kernel still knows below the workspace: they are gone.
+  std::lock_guard lock(table_mu_);
+  for (auto& [ino, inode] : inodes_) {
+    if (IsSameOrBelow(inode->path, dir)) inode->unlinked = true;
+  }
+  return Status::Ok();
+}
+
 size_t FileSystem::KnownInodes() const {
   std::lock_guard lock(table_mu_);
   return inodes_.size();
@@ -354,6 +454,7 @@ size_t FileSystem::KnownInodes() const {
 // ---- directories ----
 
 Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
+  Count(FsOp::kOpenDir);
   BB_ASSIGN_OR_RETURN(std::string path, PathOf(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
   if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
@@ -375,10 +476,11 @@ Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
 // to the smallest "last name" among nodes that have more are final; the rest come again with
 // the next page.
 Status FileSystem::LoadDirPage(DirHandle* dir) {
+  Count(FsOp::kReadDirPage);
   std::map<std::string, DirListing> merged;
   std::optional<std::string> bound;  // nullopt: every node reached its end
   for (NodeId n : router_->DirNodes(dir->path)) {
-    BB_ASSIGN_OR_RETURN(DirPage page, nodes_(n)->ListDir(dir->path, dir->cursor, options_.dir_page));
+    BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(dir->path, dir->cursor, options_.dir_page));
     for (auto& e : page.entries) {
       merged.emplace(e.name, DirListing{e.name, e.file_id, e.type});
     }

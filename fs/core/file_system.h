@@ -13,7 +13,10 @@
 //
 // The root directory's entry is kept on every node (created on all at Init, changed on all by
 // SetAttr, read locally), so that path walks, which the kernel checks against the root's
-// attributes, keep working while some node is down.
+// attributes, keep working while some node is down. So is the root of every workspace
+// (fs/core/workspace.h): CreateWorkspace puts it on every node, RemoveWorkspace removes the
+// workspace's entries and data from every node; a file operation never removes or renames it
+// (EBUSY), and a rename never moves an entry between workspaces (EXDEV).
 //
 // Deviations from POSIX, on purpose: a non-empty directory cannot be renamed (EXDEV; `mv` then
 // copies); hard links are refused (EPERM); directories' mtime is not updated when entries come
@@ -40,6 +43,8 @@
 #include "fs/core/file_id_allocator.h"
 #include "fs/core/node_service.h"
 #include "fs/core/router.h"
+#include "fs/core/stats.h"
+#include "fs/core/workspace.h"
 
 namespace bb::fs {
 
@@ -57,8 +62,9 @@ struct Caller {
 };
 
 struct Entry {
-  uint64_t ino;
+  uint64_t ino = 0;
   Metadata md;
+  bool node_private = false;  // only this node sees it: the kernel may cache it (Router::NodePrivate)
 };
 
 struct SetAttrRequest {
@@ -86,9 +92,10 @@ using NodeResolver = std::function<NodeService*(NodeId)>;
 
 class FileSystem {
  public:
-  // `router`, `ids` and `clock` must outlive this; `nodes` must stay callable.
+  // `router`, `ids`, `clock` and `stats` (may be null) must outlive this; `nodes` must stay
+  // callable.
   FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
-             FileIdAllocator* ids, const Clock* clock);
+             FileIdAllocator* ids, const Clock* clock, NodeStats* stats = nullptr);
   ~FileSystem();
   FileSystem(const FileSystem&) = delete;
   FileSystem& operator=(const FileSystem&) = delete;
@@ -140,6 +147,16 @@ class FileSystem {
 
   Result<SpaceStats> StatFs();
 
+  // Creates workspace `name` with layout `spec` on every node, its root owned by `owner`;
+  // undone on every node when one of them fails. EEXIST when /name exists.
+  Status CreateWorkspace(const std::string& name, const WorkspaceSpec& spec, const Caller& owner);
+  // Removes every entry and all data of workspace `name` on every node, then the workspace.
+  // Safe to repeat after a failure. ENOENT when there is no such workspace.
+  Status RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces);
+
+  // True when the kernel may keep `file`'s pages cached across opens (node-private data).
+  static bool KeepCache(const OpenFile* file);
+
   // Number of inodes the kernel holds references to (for tests and statistics).
   size_t KnownInodes() const;
 
@@ -152,18 +169,28 @@ class FileSystem {
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
+  void ApplyLayout(Metadata* md, std::string_view path) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
-  Status DropEntryData(const Metadata& md);
-  Status RemoveChunksOf(const Metadata& md, uint64_t size_hint);
-  Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size);
+  Status DropEntryData(const Metadata& md, const std::string& path);
+  Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);
+  Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
+                          const std::string& path);
   Status LoadDirPage(DirHandle* dir);
   NodeService* MetaOwner(const std::string& path) const;
+  // The service of data node `n`, counted as one data request of `read` / `written` bytes.
+  NodeService* DataService(NodeId n, uint64_t read, uint64_t written) const;
+  // The service of node `n` for a directory page, counted.
+  NodeService* ListService(NodeId n) const;
+  void Count(FsOp op) const {
+    if (stats_) stats_->Count(op);
+  }
 
   const FileSystemOptions options_;
   const Router* const router_;
   const NodeResolver nodes_;
   FileIdAllocator* const ids_;
   const Clock* const clock_;
+  NodeStats* const stats_;
 
   mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;

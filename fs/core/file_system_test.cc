@@ -9,7 +9,7 @@
 #include <set>
 
 #include "fs/core/file_system.h"
-#include "fs/core/layout.h"
+#include "fs/core/workspace.h"
 
 namespace bb::fs {
 namespace {
@@ -43,7 +43,7 @@ class Node {
  private:
   std::string dir_;
   Caller owner_{1000, 1000, 1};
-  LayoutRouter router_{LayoutOptions{}, 0, 1};  // one node: every target is local
+  WorkspaceRouter router_{LayoutOptions{}, kChunk, 0, 1};  // one node: every target is local
   ManualClock clock_;
   std::unique_ptr<MetaStore> meta_;
   std::unique_ptr<ChunkStore> chunks_;

@@ -35,6 +35,8 @@ struct Inode {
 struct OpenFile {
   std::shared_ptr<Inode> inode;
   int flags = 0;
+  std::string path;           // at open; routes the data (renames never change the layout)
+  bool node_private = false;  // Router::NodePrivate of `path`
 };
 
 struct DirHandle {

@@ -58,10 +58,4 @@ std::vector<NodeId> DirNodesFor(const LayoutOptions& o, uint32_t nodes, NodeId s
   return out;
 }
 
-std::vector<NodeId> LayoutRouter::AllNodes() const {
-  std::vector<NodeId> all(nodes_);
-  for (uint32_t i = 0; i < nodes_; ++i) all[i] = i;
-  return all;
-}
-
 }  // namespace bb::fs

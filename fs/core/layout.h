@@ -1,7 +1,7 @@
 // The four layout modes as routing policies (DESIGN.md §5). A mode is a triplet of pure
 // functions — f_data, f_meta_file, f_meta_dir — over (layout options, node count, self, path,
-// file id, chunk index); LayoutRouter wraps them as the core's Router. Nothing outside this file
-// knows which mode is active.
+// file id, chunk index); WorkspaceRouter (fs/core/workspace.h) applies them per workspace as the
+// core's Router. Nothing outside these two files knows which mode is active.
 //
 //   mode 1 node-local:        data self;                 file metadata self;      dirs {self}
 //   mode 2 centralized meta:  data hash(id, chunk) % N;  meta S[hash(path) % |S|]; dirs S
@@ -10,14 +10,14 @@
 //   mode 4 hybrid:            data the writer's node (data_location, else self);
 //                             meta hash(path) % N;       dirs all
 //
-// Thread-safety: pure functions; LayoutRouter is immutable.
+// Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
-#include "fs/core/router.h"
+#include "fs/core/router.h"  // NodeId
 
 namespace bb::fs {
 
@@ -35,24 +35,5 @@ NodeId DataNodeFor(const LayoutOptions& o, uint32_t nodes, NodeId self, uint64_t
                    uint64_t chunk, uint32_t data_location);
 NodeId MetaNodeFor(const LayoutOptions& o, uint32_t nodes, NodeId self, std::string_view path);
 std::vector<NodeId> DirNodesFor(const LayoutOptions& o, uint32_t nodes, NodeId self);
-
-class LayoutRouter final : public Router {
- public:
-  // REQUIRES: self < nodes; for mode 2, 0 < metadata_server_ratio <= 1.
-  LayoutRouter(LayoutOptions options, NodeId self, uint32_t nodes)
-      : options_(options), self_(self), nodes_(nodes) {}
-  NodeId self() const override { return self_; }
-  NodeId MetaNode(std::string_view path) const override { return MetaNodeFor(options_, nodes_, self_, path); }
-  std::vector<NodeId> DirNodes(std::string_view) const override { return DirNodesFor(options_, nodes_, self_); }
-  NodeId DataNode(uint64_t file_id, uint64_t index, uint32_t data_location) const override {
-    return DataNodeFor(options_, nodes_, self_, file_id, index, data_location);
-  }
-  std::vector<NodeId> AllNodes() const override;
-
- private:
-  LayoutOptions options_;
-  NodeId self_;
-  uint32_t nodes_;
-};
 
 }  // namespace bb::fs

@@ -6,12 +6,14 @@
 // index order.
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <mutex>
 
 #include "fs/base/hash.h"
 #include "fs/core/node_service.h"
+#include "fs/core/path.h"
 
 namespace bb::fs {
 namespace {
@@ -29,11 +31,13 @@ class LocalNodeService final : public NodeService {
         guard_(options_.root.empty() ? "/" : options_.root, options_.reserve_bytes / 2) {}
 
   Result<Metadata> GetMeta(const std::string& path) override {
+    CountMeta();
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(DentryKey(path)));
     return Decode(path, value);
   }
 
   Status CreateMeta(const std::string& path, const Metadata& md) override {
+    CountMeta();
     BB_RETURN_IF_ERROR(CheckSpace());
     std::string key = DentryKey(path);
     std::lock_guard lock(Stripe(path));
@@ -44,12 +48,14 @@ class LocalNodeService final : public NodeService {
   }
 
   Status PutMeta(const std::string& path, const Metadata& md) override {
+    CountMeta();
     BB_RETURN_IF_ERROR(CheckSpace());
     std::lock_guard lock(Stripe(path));
     return meta_->Put(DentryKey(path), EncodeMetadata(md));
   }
 
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& u) override {
+    CountMeta();
     BB_RETURN_IF_ERROR(CheckSpace());
     std::string key = DentryKey(path);
     std::lock_guard lock(Stripe(path));
@@ -74,6 +80,7 @@ class LocalNodeService final : public NodeService {
   }
 
   Result<Metadata> RemoveMeta(const std::string& path) override {
+    CountMeta();
     std::string key = DentryKey(path);
     std::lock_guard lock(Stripe(path));
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(key));
@@ -83,6 +90,7 @@ class LocalNodeService final : public NodeService {
   }
 
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
+    CountMeta();
     size_t a = StripeIndex(from), b = StripeIndex(to);
     std::unique_lock first(stripes_[std::min(a, b)]);
     std::unique_lock<std::mutex> second;
@@ -99,6 +107,7 @@ class LocalNodeService final : public NodeService {
 
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after,
                           uint32_t limit) override {
+    CountMeta();
     std::string prefix = ChildKeyPrefix(dir);
     BB_ASSIGN_OR_RETURN(std::vector<KeyValue> kvs, meta_->Scan(prefix, start_after, limit));
     DirPage page;
@@ -114,11 +123,14 @@ class LocalNodeService final : public NodeService {
 
   Status WriteChunk(uint64_t file_id, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {
+    CountData(0, data.size());
     return chunks_->Write(file_id, index, offset, data);
   }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
-    return chunks_->Read(file_id, index, offset, buf);
+    auto n = chunks_->Read(file_id, index, offset, buf);
+    CountData(n ? *n : 0, 0);
+    return n;
   }
   Status AllocateChunk(uint64_t file_id, uint64_t index, uint64_t offset,
                        uint64_t length) override {
@@ -149,7 +161,87 @@ class LocalNodeService final : public NodeService {
     return s;
   }
 
+  Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec,
+                      const Metadata& root) override {
+    CountMeta();
+    BB_RETURN_IF_ERROR(CheckSpace());
+    std::string path = "/" + name;
+    std::string key = DentryKey(path);
+    std::lock_guard lock(Stripe(path));
+    auto record = meta_->Get(WorkspaceKey(name));
+    if (record) {
+      BB_ASSIGN_OR_RETURN(WorkspaceSpec have, DecodeWorkspace(*record));
+      if (!(have == spec)) return Status(EEXIST, "workspace " + name + " exists with another layout");
+    } else if (record.error().code() != ENOENT) {
+      return record.error();
+    } else {
+      auto existing = meta_->Get(key);
+      if (existing) return Status(EEXIST, path + " exists and is not a workspace");
+      if (existing.error().code() != ENOENT) return existing.error();
+      WriteBatch batch;
+      batch.Put(WorkspaceKey(name), EncodeWorkspace(spec));
+      batch.Put(key, EncodeMetadata(root));
+      BB_RETURN_IF_ERROR(meta_->Write(batch, /*sync=*/true));
+    }
+    if (options_.workspaces) options_.workspaces->Set(name, spec);
+    return Status::Ok();
+  }
+
+  Status DropWorkspace(const std::string& name) override {
+    CountMeta();
+    std::string path = "/" + name;
+    std::lock_guard lock(Stripe(path));
+    if (options_.workspaces) options_.workspaces->Erase(name);
+    WriteBatch batch;
+    batch.Delete(WorkspaceKey(name));
+    batch.Delete(DentryKey(path));
+    return meta_->Write(batch, /*sync=*/true);
+  }
+
+  // Keys below `dir` are 'D' | depth | path with depth > depth(dir); each depth is one prefix.
+  Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) override {
+    CountMeta();
+    PurgePage page;
+    WriteBatch batch;
+    std::string base = dir == "/" ? "" : dir;
+    size_t depth = dir == "/" ? 0 : static_cast<size_t>(std::count(dir.begin(), dir.end(), '/'));
+    for (size_t d = depth + 1; d <= kPathMax / 2 && batch.ops.size() < limit; ++d) {
+      std::string prefix = {'D', static_cast<char>(d >> 8), static_cast<char>(d & 0xff)};
+      prefix += base + "/";
+      BB_ASSIGN_OR_RETURN(auto kvs, meta_->Scan(prefix, "", limit - batch.ops.size()));
+      for (auto& [key, value] : kvs) {
+        auto md = DecodeMetadata(value);
+        if (md && md->type == FileType::kRegular) page.file_ids.push_back(md->file_id);
+        batch.Delete(key);
+      }
+    }
+    page.removed = static_cast<uint32_t>(batch.ops.size());
+    page.more = page.removed >= limit;
+    if (!batch.ops.empty()) BB_RETURN_IF_ERROR(meta_->Write(batch, false));
+    return page;
+  }
+
+  Status RemoveFiles(const std::vector<uint64_t>& file_ids) override {
+    Status first;
+    for (uint64_t id : file_ids) {
+      Status s = chunks_->Remove(id);
+      if (!s.ok() && first.ok()) first = s;
+    }
+    return first;
+  }
+
  private:
+  void CountMeta() {
+    if (options_.stats) options_.stats->served().meta_ops.fetch_add(1, std::memory_order_relaxed);
+  }
+  void CountData(uint64_t read, uint64_t written) {
+    if (!options_.stats) return;
+    auto& s = options_.stats->served();
+    s.data_ops.fetch_add(1, std::memory_order_relaxed);
+    if (read) s.read_bytes.fetch_add(read, std::memory_order_relaxed);
+    if (written) s.write_bytes.fetch_add(written, std::memory_order_relaxed);
+  }
+
   static Result<Metadata> Decode(const std::string& path, std::string_view value) {
     auto md = DecodeMetadata(value);
     if (!md) return md.error().Annotate("entry " + path);

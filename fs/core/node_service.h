@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "fs/base/status.h"
+#include "fs/core/stats.h"
+#include "fs/core/workspace.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
 #include "fs/store/metadata.h"
@@ -46,6 +48,13 @@ struct DirEntry {
 struct DirPage {
   std::vector<DirEntry> entries;  // in bytewise name order
   bool end = false;               // no entries after the last one
+};
+
+// A batch of entries removed below a directory (PurgeTree).
+struct PurgePage {
+  std::vector<uint64_t> file_ids;  // regular files among the removed entries
+  uint32_t removed = 0;            // entries removed, of every type
+  bool more = false;               // entries below the directory remain
 };
 
 struct SpaceStats {
@@ -89,11 +98,25 @@ class NodeService {
   // Makes this node's chunks of the file and all of its metadata writes durable.
   virtual Status Sync(uint64_t file_id) = 0;
   virtual Result<SpaceStats> StatSpace() = 0;
+
+  // Workspaces (fs/core/workspace.h). Stores the record of workspace `name` and its root entry
+  // /name in one atomic write, and routes the workspace from then on. OK when the same record
+  // is there already; EEXIST when /name is another entry or the workspace has another layout.
+  virtual Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec,
+                              const Metadata& root) = 0;
+  // Removes the record and the root entry of workspace `name` (OK when absent).
+  virtual Status DropWorkspace(const std::string& name) = 0;
+  // Removes up to `limit` entries this node holds below directory `dir`, at any depth.
+  virtual Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) = 0;
+  // Removes whatever chunks this node holds of each file.
+  virtual Status RemoveFiles(const std::vector<uint64_t>& file_ids) = 0;
 };
 
 struct LocalNodeOptions {
   std::string root;                 // backing directory (for statfs); may be empty for tests
   uint64_t reserve_bytes = 0;       // metadata writes fail with ENOSPC below this much free
+  WorkspaceRouter* workspaces = nullptr;  // told of workspaces put and dropped; may be null
+  NodeStats* stats = nullptr;             // counts what is served; may be null
 };
 
 // Serves this node's stores directly. `meta` and `chunks` must outlive the service.

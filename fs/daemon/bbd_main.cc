@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
       {"log_level", "trace|debug|info|warn|error"},
       {"fuse_threads", "most FUSE worker threads"},
       {"cache_timeout", "kernel attribute/entry cache, seconds"},
+      {"private_cache_timeout", "the same for node-private (mode 1) entries, seconds"},
       {"reserve", "free space kept for metadata, e.g. 8MiB"},
       {"hosts_file", "shared hosts file of a cluster"},
       {"node_name", "this node's name in the hosts file"},
@@ -169,7 +170,8 @@ int main(int argc, char** argv) {
   auto daemon = Daemon::Start(cfg);
   if (!daemon) return Fail(launcher, daemon.error());
 
-  AdapterContext ctx{&(*daemon)->fs(), AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20}};
+  AdapterContext ctx{&(*daemon)->fs(),
+                     AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout}};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
       "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" +

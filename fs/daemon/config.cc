@@ -63,6 +63,11 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       if (!(cfg.cache_timeout >= 0 && cfg.cache_timeout <= 3600)) {
         return YamlError(source, v.Mark(), "field 'cache_timeout' must be 0..3600 seconds");
       }
+    } else if (field == "private_cache_timeout") {
+      BB_ASSIGN_OR_RETURN(cfg.private_cache_timeout, YamlScalar<double>(source, field, v, "a number of seconds"));
+      if (!(cfg.private_cache_timeout >= 0 && cfg.private_cache_timeout <= 3600)) {
+        return YamlError(source, v.Mark(), "field 'private_cache_timeout' must be 0..3600 seconds");
+      }
     } else if (field == "hosts_file") {
       BB_ASSIGN_OR_RETURN(cfg.hosts_file, YamlScalar<std::string>(source, field, v, "a path"));
     } else if (field == "node_name") {
@@ -87,6 +92,7 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       return YamlError(source, kv.first.Mark(),
                  "unknown field '" + field +
                      "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
+                     "private_cache_timeout, "
                      "reserve, hosts_file, node_name, listen, nodes, rpc_timeout)");
     }
   }
@@ -105,6 +111,7 @@ Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string
     else if (field == "log_level") cfg->log_level = one.log_level;
     else if (field == "fuse_threads") cfg->fuse_threads = one.fuse_threads;
     else if (field == "cache_timeout") cfg->cache_timeout = one.cache_timeout;
+    else if (field == "private_cache_timeout") cfg->private_cache_timeout = one.private_cache_timeout;
     else if (field == "reserve") cfg->reserve_bytes = one.reserve_bytes;
     else if (field == "hosts_file") cfg->hosts_file = one.hosts_file;
     else if (field == "node_name") cfg->node_name = one.node_name;

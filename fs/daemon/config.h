@@ -7,6 +7,9 @@
 //   log_level: LEVEL     trace|debug|info|warn|error
 //   fuse_threads: N      most FUSE worker threads (1..1024)
 //   cache_timeout: SEC   kernel attribute/entry cache lifetime, seconds (0..3600)
+//   private_cache_timeout: SEC  the same for node-private entries and data (mode 1 workspaces,
+//                        which no other node sees), 0..3600, default 60; 0 also drops the page
+//                        cache of those files at every open, like shared files
 //   reserve: SIZE        free space kept on the backing store for metadata (default 8MiB)
 // Cluster fields (all needed together; without them the daemon serves one node):
 //   hosts_file: PATH     the shared hosts file (see hosts_file.h)
@@ -38,6 +41,7 @@ struct DaemonConfig {
   std::string log_level = "info";
   uint32_t fuse_threads = 16;
   double cache_timeout = -1;  // < 0: not set (1 s on one node, 0 on several)
+  double private_cache_timeout = 60;
   uint64_t reserve_bytes = 8 << 20;
   std::string hosts_file;
   std::string node_name;

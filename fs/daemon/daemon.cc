@@ -6,8 +6,9 @@
 
 #include <algorithm>
 
-#include "fs/core/layout.h"
+#include "fs/core/workspace.h"
 #include "fs/daemon/hosts_file.h"
+#include "fs/daemon/mode_file.h"
 #include "fs/daemon/startup.h"
 #include "fs/rpc/node_rpc.h"
 
@@ -20,6 +21,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
 }
 
 Daemon::~Daemon() {
+  control_.reset();
   fs_.reset();
   transport_.reset();  // stops serving before the stores go
   remotes_.clear();
@@ -41,19 +43,20 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   }
   size_t max_open = lim.rlim_cur > 2048 ? std::min<size_t>(65536, lim.rlim_cur - 1024) : 512;
   BB_ASSIGN_OR_RETURN(chunks_, OpenPosixChunkStore(cfg.root, cfg.reserve_bytes, max_open));
-  local_ = NewLocalNodeService(meta_.get(), chunks_.get(), {cfg.root, cfg.reserve_bytes});
   NodeId self = 0;
-  if (!cfg.cluster()) {
-    services_ = {local_.get()};
-    router_ = std::make_unique<LayoutRouter>(LayoutOptions{}, 0, 1);
-  } else {
+  uint32_t nodes = 1;
+  std::vector<std::pair<NodeId, NodeService*>> peers;
+  if (cfg.cluster()) {
     BB_ASSIGN_OR_RETURN(auto listen, ParseHostPort(cfg.listen));
     transport::TransportOptions topt;
     topt.listen_host = listen.first;
     topt.listen_port = listen.second;
     topt.deadline = std::chrono::milliseconds(cfg.rpc_timeout_ms);
-    NodeService* local = local_.get();
-    auto t = transport::StartUcxTransport(topt, [local](uint16_t op, std::string_view p, std::string_view b) {
+    // Requests that come before this node is assembled are answered EIO; callers retry.
+    std::atomic<NodeService*>* served = &served_;
+    auto t = transport::StartUcxTransport(topt, [served](uint16_t op, std::string_view p, std::string_view b) {
+      NodeService* local = served->load(std::memory_order_acquire);
+      if (local == nullptr) return transport::Response{EIO, "node is starting", {}};
       return ServeNodeRequest(*local, op, p, b);
     });
     if (!t) return t.error().Annotate("cannot serve on " + cfg.listen);
@@ -66,25 +69,34 @@ Status Daemon::Open(const DaemonConfig& cfg) {
       if (hosts[i].name == cfg.node_name) {
         self = static_cast<NodeId>(i);
         found = true;
-        services_.push_back(local_.get());
         continue;
       }
       transport_->SetPeer(static_cast<NodeId>(i), hosts[i].host, hosts[i].port);
       remotes_.push_back(NewRemoteNodeService(transport_.get(), static_cast<NodeId>(i),
                                               std::chrono::milliseconds(cfg.rpc_timeout_ms)));
-      services_.push_back(remotes_.back().get());
+      peers.emplace_back(static_cast<NodeId>(i), remotes_.back().get());
     }
     if (!found) return Status(EINVAL, "this node (" + cfg.node_name + ") is not in " + cfg.hosts_file);
-    // The instance's root uses the default layout (mode 3, distributed hashing).
-    router_ = std::make_unique<LayoutRouter>(LayoutOptions{}, self, static_cast<uint32_t>(hosts.size()));
+    nodes = static_cast<uint32_t>(hosts.size());
+    transport_->SetSelf(self);  // peers count requests by sender from now on
     spdlog::info("node {} of {} ({}), serving on {}", self, hosts.size(), cfg.node_name, cfg.listen);
   }
+  // Everything outside workspaces uses the default layout (mode 3, distributed hashing).
+  router_ = std::make_unique<WorkspaceRouter>(LayoutOptions{}, cfg.chunk_size, self, nodes);
+  BB_RETURN_IF_ERROR(LoadWorkspaces(meta_.get(), router_.get()).Annotate("cannot read the workspace table"));
+  stats_ = std::make_unique<NodeStats>(nodes);
+  LocalNodeOptions lo{cfg.root, cfg.reserve_bytes, router_.get(), stats_.get()};
+  local_ = NewLocalNodeService(meta_.get(), chunks_.get(), lo);
+  services_.assign(nodes, nullptr);
+  services_[self] = local_.get();
+  for (auto& [id, service] : peers) services_[id] = service;
+  served_.store(local_.get(), std::memory_order_release);
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), self);
   FileSystemOptions fo;
   fo.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
   std::vector<NodeService*> services = services_;
-  fs_ = std::make_unique<FileSystem>(fo, router_.get(),
-                                     [services](NodeId n) { return services[n]; }, ids_.get(), &clock_);
+  fs_ = std::make_unique<FileSystem>(fo, router_.get(), [services](NodeId n) { return services[n]; },
+                                     ids_.get(), &clock_, stats_.get());
   // Another node may still be starting: retry creating the root for a while.
   Status init;
   for (int i = 0; i < 100; ++i) {
@@ -92,7 +104,115 @@ Status Daemon::Open(const DaemonConfig& cfg) {
     if (init.ok() || (init.code() != EIO && init.code() != ETIMEDOUT)) break;
     ::usleep(100000);
   }
-  return init.Annotate("cannot create the root directory");
+  BB_RETURN_IF_ERROR(init.Annotate("cannot create the root directory"));
+  mount_ = cfg.mount;
+  auto control = ControlServer::Start(cfg.root + "/bbd.sock", [this](const nlohmann::json& r, const ControlPeer& p) {
+    return Control(r, p);
+  });
+  if (!control) return control.error().Annotate("cannot open the control socket");
+  control_ = std::move(*control);
+  return Status::Ok();
+}
+
+namespace {
+
+nlohmann::json Failure(const Status& s) {
+  return {{"ok", false}, {"error", s.message()}, {"errno", s.code()}};
+}
+
+nlohmann::json SpecJson(const std::string& name, const WorkspaceSpec& spec) {
+  nlohmann::json j = {{"name", name}, {"mode", static_cast<int>(spec.layout.mode)}, {"chunk_size", spec.chunk_size}};
+  if (spec.layout.mode == LayoutMode::kCentralizedMeta) j["metadata_server_ratio"] = spec.layout.metadata_server_ratio;
+  return j;
+}
+
+// The string field `key` of a request, or an error naming it.
+Result<std::string> Field(const nlohmann::json& r, const char* key) {
+  auto it = r.find(key);
+  if (it == r.end() || !it->is_string()) return Status(EINVAL, std::string("request needs a string field '") + key + "'");
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+nlohmann::json Daemon::Control(const nlohmann::json& request, const ControlPeer& peer) {
+  auto cmd = Field(request, "cmd");
+  if (!cmd) return Failure(cmd.error());
+  if (*cmd == "stats") {
+    nlohmann::json ops = nlohmann::json::object();
+    for (size_t i = 0; i < kFsOpCount; ++i) ops[FsOpName(static_cast<FsOp>(i))] = stats_->ops(static_cast<FsOp>(i));
+    nlohmann::json to = nlohmann::json::array();
+    for (uint32_t n = 0; n < stats_->nodes(); ++n) {
+      const auto& t = stats_->to(n);
+      to.push_back({{"node", n},
+                    {"meta_requests", t.meta_requests.load()},
+                    {"data_requests", t.data_requests.load()},
+                    {"read_bytes", t.read_bytes.load()},
+                    {"write_bytes", t.write_bytes.load()}});
+    }
+    const auto& sv = stats_->served();
+    nlohmann::json peers = nlohmann::json::array();
+    if (transport_) {
+      for (const auto& c : transport_->Counters()) {
+        peers.push_back({{"peer", c.peer},
+                         {"calls_sent", c.calls_sent},
+                         {"calls_failed", c.calls_failed},
+                         {"bytes_sent", c.bytes_sent},
+                         {"bytes_received", c.bytes_received},
+                         {"requests_received", c.requests_received},
+                         {"request_bytes_received", c.request_bytes_received}});
+      }
+    }
+    return {{"ok", true},
+            {"node", self()},
+            {"nodes", nodes()},
+            {"ops", ops},
+            {"replicated_reads", stats_->replicated_reads()},
+            {"to", to},
+            {"served",
+             {{"meta_ops", sv.meta_ops.load()},
+              {"data_ops", sv.data_ops.load()},
+              {"read_bytes", sv.read_bytes.load()},
+              {"write_bytes", sv.write_bytes.load()}}},
+            {"peers", peers},
+            {"workspaces", router_->List().size()}};
+  }
+  if (*cmd == "job_list") {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& [name, spec] : router_->List()) {
+      auto j = SpecJson(name, spec);
+      j["path"] = mount_ + "/" + name;
+      jobs.push_back(j);
+    }
+    return {{"ok", true}, {"jobs", jobs}};
+  }
+  if (*cmd == "job_start") {
+    auto name = Field(request, "name");
+    if (!name) return Failure(name.error());
+    auto text = Field(request, "mode_file");
+    if (!text) return Failure(text.error());
+    std::string source = request.value("source", std::string("mode file"));
+    auto mode = ParseModeFile(*text, source);
+    if (!mode) return Failure(mode.error());
+    WorkspaceSpec spec{mode->layout, static_cast<uint32_t>(mode->chunk_size)};
+    Status s = fs_->CreateWorkspace(*name, spec, Caller{peer.uid, peer.gid, peer.pid});
+    if (!s.ok()) return Failure(s);
+    spdlog::info("workspace {} created: mode {} ({} by {})", *name, static_cast<int>(spec.layout.mode),
+                 mode->reason.empty() ? "no reason given" : mode->reason, mode->selected_by);
+    auto j = SpecJson(*name, spec);
+    j["ok"] = true;
+    j["path"] = mount_ + "/" + *name;
+    return j;
+  }
+  if (*cmd == "job_stop") {
+    auto name = Field(request, "name");
+    if (!name) return Failure(name.error());
+    Status s = fs_->RemoveWorkspace(*name, *router_);
+    if (!s.ok()) return Failure(s);
+    spdlog::info("workspace {} removed", *name);
+    return {{"ok", true}, {"name", *name}};
+  }
+  return Failure(Status(EINVAL, "unknown command '" + *cmd + "' (known: stats, job_start, job_stop, job_list)"));
 }
 
 }  // namespace bb::fs

@@ -1,15 +1,20 @@
 // Daemon: everything one bbd serves, assembled from its configuration — the stores, the
 // local node service, and for a cluster the transport, the membership and the remote node
-// services — and the FileSystem core on top. The FUSE session is not part of it.
+// services — the FileSystem core on top, and the control socket <root>/bbd.sock (statistics,
+// workspaces). The FUSE session is not part of it.
 //
 // Thread-safety: construct and destroy on one thread; fs() is thread-safe like FileSystem.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "fs/core/file_system.h"
+#include "fs/core/stats.h"
+#include "fs/core/workspace.h"
 #include "fs/daemon/config.h"
+#include "fs/daemon/control.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
 #include "transport/transport.h"
@@ -25,6 +30,8 @@ class Daemon {
   ~Daemon();
 
   FileSystem& fs() { return *fs_; }
+  // Answers one request of the control socket (fs/daemon/control.h).
+  nlohmann::json Control(const nlohmann::json& request, const ControlPeer& peer);
   NodeId self() const { return router_->self(); }
   uint32_t nodes() const { return static_cast<uint32_t>(services_.size()); }
 
@@ -39,10 +46,14 @@ class Daemon {
   std::unique_ptr<transport::Transport> transport_;
   std::vector<std::unique_ptr<NodeService>> remotes_;
   std::vector<NodeService*> services_;  // by node id; the local one is local_
-  std::unique_ptr<Router> router_;
+  std::unique_ptr<WorkspaceRouter> router_;
+  std::unique_ptr<NodeStats> stats_;
+  std::atomic<NodeService*> served_{nullptr};  // what the transport serves, once assembled
   std::unique_ptr<FileIdAllocator> ids_;
   SystemClock clock_;
   std::unique_ptr<FileSystem> fs_;
+  std::string mount_;
+  std::unique_ptr<ControlServer> control_;  // last: stops before the rest goes
 };
 
 }  // namespace bb::fs

@@ -54,11 +54,16 @@ void FillStat(const Entry& e, struct stat* st) {
   st->st_ctim = ts(md.ctime_ns);
 }
 
+double CacheTimeout(fuse_req_t req, const Entry& e) {
+  const AdapterOptions& o = Ctx(req).options;
+  return e.node_private ? o.private_cache_timeout : o.cache_timeout;
+}
+
 void ReplyEntry(fuse_req_t req, const Entry& e) {
   fuse_entry_param p{};
   p.ino = e.ino;
   p.generation = 1;
-  p.attr_timeout = p.entry_timeout = Ctx(req).options.cache_timeout;
+  p.attr_timeout = p.entry_timeout = CacheTimeout(req, e);
   FillStat(e, &p.attr);
   fuse_reply_entry(req, &p);
 }
@@ -66,7 +71,7 @@ void ReplyEntry(fuse_req_t req, const Entry& e) {
 void ReplyAttr(fuse_req_t req, const Entry& e) {
   struct stat st;
   FillStat(e, &st);
-  fuse_reply_attr(req, &st, Ctx(req).options.cache_timeout);
+  fuse_reply_attr(req, &st, CacheTimeout(req, e));
 }
 
 void SetFileHandle(fuse_file_info* fi, OpenFile* f) { fi->fh = reinterpret_cast<uint64_t>(f); }
@@ -81,8 +86,13 @@ void Init(void* userdata, fuse_conn_info* conn) {
   conn->max_readahead = 1 << 20;
   // The kernel clears setuid/setgid bits itself (through setattr).
   conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
-  // Data caching across opens is decided per mode later; page cache within an open is used.
+  // Data caching across opens is decided per open file (keep_cache for node-private files);
+  // within an open the page cache is used. Without auto_inval_data the kernel does not ask
+  // for the attributes before every read (a GETATTR round trip, to another node in a
+  // cluster), only before a read past the size it knows: another node's writes are seen at
+  // the next open, or past the old end of file (close-to-open consistency, as with NFS).
   conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
   if (conn->capable & FUSE_CAP_PARALLEL_DIROPS) conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 }
 

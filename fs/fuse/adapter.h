@@ -17,6 +17,9 @@ namespace bb::fs {
 struct AdapterOptions {
   double cache_timeout = 1.0;  // seconds the kernel may cache attributes and entries
   uint32_t max_write = 1 << 20;
+  // The same for node-private entries (Entry::node_private); when > 0 their pages also stay
+  // cached across opens (keep_cache), since no other node can change them.
+  double private_cache_timeout = 60;
 };
 
 // The session's userdata. `fs` must outlive the session.
@@ -36,6 +39,7 @@ int ToErrno(const Status& s);
 void ReplyError(fuse_req_t req, const Status& s, const char* op);
 void FillStat(const Entry& e, struct stat* st);
 void ReplyEntry(fuse_req_t req, const Entry& e);
+double CacheTimeout(fuse_req_t req, const Entry& e);
 void ReplyAttr(fuse_req_t req, const Entry& e);
 void SetFileHandle(fuse_file_info* fi, OpenFile* f);
 OpenFile* FileHandle(const fuse_file_info* fi);

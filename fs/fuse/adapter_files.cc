@@ -9,10 +9,11 @@ void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fu
   auto r = Ctx(req).fs->Create(parent, name, mode, fi->flags, CallerOf(req));
   if (!r) return ReplyError(req, r.error(), "create");
   SetFileHandle(fi, r->second);
+  fi->keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
   fuse_entry_param p{};
   p.ino = r->first.ino;
   p.generation = 1;
-  p.attr_timeout = p.entry_timeout = Ctx(req).options.cache_timeout;
+  p.attr_timeout = p.entry_timeout = CacheTimeout(req, r->first);
   FillStat(r->first, &p.attr);
   if (fuse_reply_create(req, &p, fi) != 0) {
     // The opener is gone (interrupted): undo the open so nothing leaks.
@@ -24,6 +25,7 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto f = Ctx(req).fs->Open(ino, fi->flags);
   if (!f) return ReplyError(req, f.error(), "open");
   SetFileHandle(fi, *f);
+  fi->keep_cache = FileSystem::KeepCache(*f) && Ctx(req).options.private_cache_timeout > 0;
   if (fuse_reply_open(req, fi) != 0) (void)Ctx(req).fs->Release(*f);
 }
 

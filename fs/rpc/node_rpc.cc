@@ -136,6 +136,32 @@ class RemoteNodeService final : public NodeService {
     return s;
   }
 
+  Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {
+    return Call(NodeOp::kPutWorkspace,
+                Writer().Str(name).Str(EncodeWorkspace(spec)).Str(EncodeMetadata(root)).Take()).status();
+  }
+  Status DropWorkspace(const std::string& name) override {
+    return Call(NodeOp::kDropWorkspace, Writer().Str(name).Take()).status();
+  }
+  Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) override {
+    BB_ASSIGN_OR_RETURN(std::string p, Call(NodeOp::kPurgeTree, Writer().Str(dir).U32(limit).Take()));
+    Reader r(p);
+    PurgePage page;
+    page.more = r.U8() != 0;
+    page.removed = r.U32();
+    uint32_t n = r.U32();
+    if (n > page.removed || n > limit) return Status(EPROTO, "purge reply with more files than entries");
+    for (uint32_t i = 0; i < n && !r.failed(); ++i) page.file_ids.push_back(r.U64());
+    BB_RETURN_IF_ERROR(r.Finish("purge reply"));
+    return page;
+  }
+  Status RemoveFiles(const std::vector<uint64_t>& ids) override {
+    Writer w;
+    w.U32(static_cast<uint32_t>(ids.size()));
+    for (uint64_t id : ids) w.U64(id);
+    return Call(NodeOp::kRemoveFiles, w.Take()).status();
+  }
+
  private:
   // The reply payload of a call whose status is 0; the remote error otherwise.
   Result<std::string> Call(NodeOp op, const std::string& payload, std::span<const char> bulk = {}) {
@@ -269,6 +295,45 @@ Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payl
     }
     case NodeOp::kPing:
       return Ok("pong");
+    case NodeOp::kPutWorkspace: {
+      std::string name = r.Str();
+      std::string spec = r.Str();
+      std::string root = r.Str();
+      if (Status s = r.Finish("put workspace"); !s.ok()) return bad(s);
+      if (Status s = ValidateWorkspaceName(name); !s.ok()) return bad(Status(EPROTO, s.message()));
+      auto ws = DecodeWorkspace(spec);
+      if (!ws) return Error(Status(EPROTO, ws.error().message()));
+      auto md = DecodeMetadata(root);
+      if (!md) return Error(md.error());
+      return FromStatus(local.PutWorkspace(name, *ws, *md));
+    }
+    case NodeOp::kDropWorkspace: {
+      std::string name = r.Str();
+      if (Status s = r.Finish("drop workspace"); !s.ok()) return bad(s);
+      if (Status s = ValidateWorkspaceName(name); !s.ok()) return bad(Status(EPROTO, s.message()));
+      return FromStatus(local.DropWorkspace(name));
+    }
+    case NodeOp::kPurgeTree: {
+      std::string dir = r.Str();
+      uint32_t limit = r.U32();
+      if (Status s = r.Finish("purge"); !s.ok()) return bad(s);
+      if (limit == 0 || limit > 65536) return bad(Status(EPROTO, "purge: batch size out of range"));
+      if (dir.empty() || dir[0] != '/' || dir == "/") return bad(Status(EPROTO, "purge: not a directory below the root"));
+      auto page = local.PurgeTree(dir, limit);
+      if (!page) return Error(page.error());
+      Writer w;
+      w.U8(page->more ? 1 : 0).U32(page->removed).U32(static_cast<uint32_t>(page->file_ids.size()));
+      for (uint64_t id : page->file_ids) w.U64(id);
+      return Ok(w.Take());
+    }
+    case NodeOp::kRemoveFiles: {
+      uint32_t n = r.U32();
+      if (n > payload.size() / 8) return bad(Status(EPROTO, "remove files: count larger than the message"));
+      std::vector<uint64_t> ids(n);
+      for (auto& id : ids) id = r.U64();
+      if (Status s = r.Finish("remove files"); !s.ok()) return bad(s);
+      return FromStatus(local.RemoveFiles(ids));
+    }
   }
   return bad(Status(EPROTO, "unknown operation " + std::to_string(op)));
 }

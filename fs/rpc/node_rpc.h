@@ -35,6 +35,10 @@ enum class NodeOp : uint16_t {
   kSync,
   kStatSpace,
   kPing,
+  kPutWorkspace,
+  kDropWorkspace,
+  kPurgeTree,
+  kRemoveFiles,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

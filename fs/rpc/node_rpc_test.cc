@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "fs/rpc/node_rpc.h"
 
@@ -15,6 +16,8 @@ class LoopbackTransport final : public transport::Transport {
   explicit LoopbackTransport(NodeService* server) : server_(server) {}
   void SetPeer(transport::NodeId, const std::string&, uint16_t) override {}
   uint16_t port() const override { return 0; }
+  std::vector<transport::PeerCounters> Counters() const override { return {}; }
+  void SetSelf(transport::NodeId) override {}
   Result<transport::CallResult> Call(transport::NodeId, uint16_t op, std::string_view payload,
                                      std::span<const char> bulk_out, std::span<char> bulk_in,
                                      std::chrono::milliseconds) override {
@@ -81,6 +84,41 @@ void RunContract(NodeService& s) {
   auto space = s.StatSpace();
   REQUIRE(space.has_value());
   CHECK(space->block_size > 0);
+
+  // Workspaces: record and root entry together; purge of everything below at any depth.
+  WorkspaceSpec spec{{LayoutMode::kHybrid, 0.25}, 8192};
+  Metadata dir;
+  dir.type = FileType::kDirectory;
+  dir.file_id = 500;
+  REQUIRE(s.PutWorkspace("ws", spec, dir).ok());
+  CHECK(s.PutWorkspace("ws", spec, dir).ok());  // the same again: nothing to do
+  CHECK(s.PutWorkspace("ws", WorkspaceSpec{{LayoutMode::kNodeLocal}, 8192}, dir).code() == EEXIST);
+  CHECK(s.PutWorkspace("c", spec, dir).code() == EEXIST);  // /c is a plain entry
+  CHECK(s.GetMeta("/ws")->file_id == 500);
+  for (int i = 0; i < 30; ++i) {
+    Metadata f = md;
+    f.file_id = 1000 + i;
+    REQUIRE(s.CreateMeta("/ws/" + std::string(i % 3 + 1, 'd') + "/f" + std::to_string(i), f).ok());
+  }
+  REQUIRE(s.WriteChunk(1005, 0, 0, "x").ok());
+  std::set<uint64_t> purged;
+  uint32_t removed = 0;
+  for (;;) {
+    auto p = s.PurgeTree("/ws", 7);
+    REQUIRE(p.has_value());
+    removed += p->removed;
+    purged.insert(p->file_ids.begin(), p->file_ids.end());
+    if (!p->more) break;
+  }
+  CHECK(removed == 30);
+  CHECK(purged.size() == 30);
+  CHECK(purged.count(1029) == 1);
+  REQUIRE(s.RemoveFiles({purged.begin(), purged.end()}).ok());
+  CHECK(*s.ReadChunk(1005, 0, 0, {buf.data(), 10}) == 0);
+  CHECK(s.GetMeta("/ws")->file_id == 500);  // the root stays until the workspace is dropped
+  REQUIRE(s.DropWorkspace("ws").ok());
+  CHECK(s.GetMeta("/ws").error().code() == ENOENT);
+  CHECK(s.GetMeta("/c")->file_id == 77);
 }
 
 TEST_CASE("NodeService contract: local", "[rpc]") {

@@ -39,4 +39,17 @@ Status EmulateRestart(int node);
 // node < 0: from the MPI/Slurm rank in the environment, rank mod nodes.
 Result<int> Exec(int node, const std::vector<std::string>& cmd);
 
+// The emulated cluster that is up: (number of nodes, root); ENOENT when none is.
+Result<std::pair<int, std::string>> EmulatedCluster();
+// The number of nodes `bbctl start --root root` started; ENOENT when none.
+Result<int> LocalClusterNodes(const std::string& root);
+
+// Workspaces and statistics through the daemons' control sockets. `root`: the --root of
+// `bbctl start`, or one daemon's root; empty = the emulated cluster.
+Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file);
+Status JobStop(const std::string& root, const std::string& name);
+Status JobList(const std::string& root);
+// node < 0: every node.
+Status Stats(const std::string& root, int node, bool as_json);
+
 }  // namespace bb::ctl

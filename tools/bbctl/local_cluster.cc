@@ -32,6 +32,11 @@ Result<LocalState> ReadState(const std::string& root) {
 
 }  // namespace
 
+Result<int> LocalClusterNodes(const std::string& root) {
+  BB_ASSIGN_OR_RETURN(LocalState s, ReadState(root));
+  return s.nodes;
+}
+
 Status StartLocal(const StartOptions& o) {
   if (o.nodes < 1) return Status(EINVAL, "--nodes must be at least 1");
   std::error_code ec;

@@ -6,6 +6,10 @@
 //   bbctl emulate down | status | kill --node I | restart --node I
 //   bbctl exec --node I -- CMD...     run CMD on emulated node I (its mount namespace)
 //   bbctl exec --by-rank -- CMD...    node = MPI/Slurm rank mod nodes
+//   bbctl job start --name JOB --mode-file FILE [--root DIR]   a workspace <mount>/JOB
+//   bbctl job stop --name JOB [--root DIR] | bbctl job list [--root DIR]
+//   bbctl stats [--node I] [--json] [--root DIR]
+// Without --root, job and stats talk to the emulated cluster.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -62,7 +66,29 @@ int main(int argc, char** argv) {
   exec->add_option("--node", node, "node number");
   exec->add_flag("--by-rank", by_rank, "pick the node from the MPI/Slurm rank");
   exec->add_option("cmd", rest, "the command (after --)")->required();
+  std::string job_name, mode_file, ctl_root;
+  bool as_json = false;
+  auto* job = app.add_subcommand("job", "workspaces: one per job, each with its mode file");
+  job->require_subcommand(1);
+  auto* jstart = job->add_subcommand("start", "create workspace <mount>/NAME with the mode file's layout");
+  jstart->add_option("--name", job_name, "workspace (job) name")->required();
+  jstart->add_option("--mode-file", mode_file, "the job's mode file (YAML)")->required();
+  jstart->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  auto* jstop = job->add_subcommand("stop", "remove workspace NAME with all its files on every node");
+  jstop->add_option("--name", job_name, "workspace (job) name")->required();
+  jstop->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  auto* jlist = job->add_subcommand("list", "list the workspaces");
+  jlist->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  auto* stats = app.add_subcommand("stats", "per-node counters: operations, requests per node, RPCs per peer");
+  stats->add_option("--node", node, "only this node");
+  stats->add_flag("--json", as_json, "print JSON");
+  stats->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   CLI11_PARSE(app, argc, argv);
+
+  if (*jstart) return Report(JobStart(ctl_root, job_name, mode_file));
+  if (*jstop) return Report(JobStop(ctl_root, job_name));
+  if (*jlist) return Report(JobList(ctl_root));
+  if (*stats) return Report(Stats(ctl_root, node, as_json));
 
   if (*s) return Report(StartLocal(start));
   if (*stop) return Report(StopLocal(root));

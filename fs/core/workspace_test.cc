@@ -1,0 +1,291 @@
+// Workspaces and the four layout modes on a cluster of in-process nodes: each node has its own
+// stores, router, statistics and FileSystem; nodes call each other's services directly (the
+// same NodeService the transport carries). The statistics say where work actually went.
+#include <fcntl.h>
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "fs/core/file_system.h"
+#include "fs/core/workspace.h"
+
+namespace bb::fs {
+namespace {
+
+constexpr uint32_t kChunk = 4096;
+const Caller kUser{1000, 1000, 1};
+
+struct Cluster {
+  struct Member {
+    std::unique_ptr<MetaStore> meta = NewMemoryMetaStore();
+    std::unique_ptr<ChunkStore> chunks = NewMemoryChunkStore();
+    std::unique_ptr<WorkspaceRouter> router;
+    std::unique_ptr<NodeStats> stats;
+    std::unique_ptr<NodeService> service;
+    std::unique_ptr<FileIdAllocator> ids;
+    std::unique_ptr<FileSystem> fs;
+  };
+
+  explicit Cluster(uint32_t n) : members(n) {
+    for (uint32_t i = 0; i < n; ++i) Assemble(i);
+    for (auto& m : members) REQUIRE(m.fs->Init(kUser).ok());
+  }
+
+  // (Re)builds node i's router, service and core over its existing stores.
+  void Assemble(uint32_t i) {
+    Member& m = members[i];
+    uint32_t n = static_cast<uint32_t>(members.size());
+    m.fs.reset();
+    m.router = std::make_unique<WorkspaceRouter>(LayoutOptions{}, kChunk, i, n);
+    REQUIRE(LoadWorkspaces(m.meta.get(), m.router.get()).ok());
+    m.stats = std::make_unique<NodeStats>(n);
+    m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});
+    m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
+    FileSystemOptions o;
+    o.chunk_size = kChunk;
+    m.fs = std::make_unique<FileSystem>(o, m.router.get(), [this](NodeId id) { return members[id].service.get(); },
+                                        m.ids.get(), &clock, m.stats.get());
+  }
+
+  FileSystem& fs(uint32_t i) { return *members[i].fs; }
+  NodeStats& stats(uint32_t i) { return *members[i].stats; }
+
+  // Creates `path` (under an existing directory chain) on node i with `data`; returns its inode.
+  uint64_t Write(uint32_t i, const std::string& dir, const std::string& name, const std::string& data) {
+    uint64_t parent = Walk(i, dir);
+    auto cr = fs(i).Create(parent, name, 0644, O_RDWR, kUser);
+    REQUIRE(cr.has_value());
+    REQUIRE(fs(i).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+    REQUIRE(fs(i).Release(cr->second).ok());
+    return cr->first.ino;
+  }
+
+  Result<std::string> Read(uint32_t i, const std::string& dir, const std::string& name) {
+    uint64_t parent = Walk(i, dir);
+    BB_ASSIGN_OR_RETURN(Entry e, fs(i).Lookup(parent, name));
+    BB_ASSIGN_OR_RETURN(OpenFile * f, fs(i).Open(e.ino, O_RDONLY));
+    std::string buf(e.md.size, '\0');
+    auto n = fs(i).Read(f, 0, {buf.data(), buf.size()});
+    (void)fs(i).Release(f);
+    if (!n) return n.error();
+    buf.resize(*n);
+    return buf;
+  }
+
+  // The inode of directory `dir` ("/a/b") on node i, looked up component by component.
+  uint64_t Walk(uint32_t i, const std::string& dir) {
+    uint64_t ino = kRootFileId;
+    size_t pos = 1;
+    while (pos < dir.size()) {
+      size_t next = dir.find('/', pos);
+      if (next == std::string::npos) next = dir.size();
+      auto e = fs(i).Lookup(ino, dir.substr(pos, next - pos));
+      REQUIRE(e.has_value());
+      ino = e->ino;
+      pos = next + 1;
+    }
+    return ino;
+  }
+
+  uint64_t MetaTo(uint32_t from, uint32_t to) { return stats(from).to(to).meta_requests.load(); }
+  uint64_t WrittenTo(uint32_t from, uint32_t to) { return stats(from).to(to).write_bytes.load(); }
+  uint64_t ReadFrom(uint32_t from, uint32_t to) { return stats(from).to(to).read_bytes.load(); }
+
+  ManualClock clock;
+  std::vector<Member> members;
+};
+
+WorkspaceSpec Spec(LayoutMode mode, double ratio = 0.25) { return WorkspaceSpec{{mode, ratio}, kChunk}; }
+
+TEST_CASE("workspace records round-trip and bad ones are rejected", "[workspace]") {
+  WorkspaceSpec s{{LayoutMode::kCentralizedMeta, 0.5}, 1 << 20};
+  auto back = DecodeWorkspace(EncodeWorkspace(s));
+  REQUIRE(back.has_value());
+  CHECK(*back == s);
+  std::string bytes = EncodeWorkspace(s);
+  CHECK(DecodeWorkspace(bytes.substr(1)).error().code() == EIO);
+  std::string bad_version = bytes;
+  bad_version[0] = 9;
+  CHECK_FALSE(DecodeWorkspace(bad_version).has_value());
+  std::string bad_mode = bytes;
+  bad_mode[1] = 5;
+  CHECK_FALSE(DecodeWorkspace(bad_mode).has_value());
+  std::string bad_chunk = EncodeWorkspace({{LayoutMode::kHashed}, 5000});
+  CHECK_FALSE(DecodeWorkspace(bad_chunk).has_value());
+  for (const char* name : {"job-1", "a", "x.y_z"}) CHECK(ValidateWorkspaceName(name).ok());
+  for (const char* name : {"", ".", "..", "a/b", "a b", "ü"}) CHECK(ValidateWorkspaceName(name).code() == EINVAL);
+}
+
+TEST_CASE("the router places each workspace by its own mode and the rest by the instance's", "[workspace]") {
+  WorkspaceRouter r(LayoutOptions{}, kChunk, 2, 4);
+  r.Set("local", Spec(LayoutMode::kNodeLocal));
+  r.Set("central", Spec(LayoutMode::kCentralizedMeta, 0.25));
+  r.Set("hybrid", Spec(LayoutMode::kHybrid));
+  CHECK(r.Replicated("/"));
+  CHECK(r.Replicated("/local"));
+  CHECK_FALSE(r.Replicated("/local/x"));
+  CHECK_FALSE(r.Replicated("/other"));
+  CHECK(r.Domain("/local/a/b") == "local");
+  CHECK(r.Domain("/local") == "local");
+  CHECK(r.Domain("/other/a").empty());
+  std::set<NodeId> hashed;
+  for (int i = 0; i < 200; ++i) {
+    std::string name = "/f" + std::to_string(i);
+    CHECK(r.MetaNode("/local" + name) == 2);
+    CHECK(r.MetaNode("/central" + name) == 0);
+    hashed.insert(r.MetaNode("/other" + name));
+    CHECK(r.DataNode("/local" + name, 77, i, kNoNode) == 2);
+    CHECK(r.DataNode("/hybrid" + name, 77, i, 3) == 3);
+  }
+  CHECK(hashed.size() == 4);
+  CHECK(r.DirNodes("/local") == std::vector<NodeId>{2});
+  CHECK(r.DirNodes("/central/d") == std::vector<NodeId>{0});
+  CHECK(r.DirNodes("/").size() == 4);
+  CHECK(r.NewDataLocation("/hybrid/f") == 2);
+  CHECK(r.NewDataLocation("/local/f") == kNoNode);
+  CHECK(r.NodePrivate("/local/f"));
+  CHECK_FALSE(r.NodePrivate("/hybrid/f"));
+  r.Erase("local");
+  CHECK_FALSE(r.Replicated("/local"));
+  CHECK(r.DirNodes("/local").size() == 4);
+}
+
+TEST_CASE("mode 1: a file is seen only on the node that wrote it, data stays there", "[workspace]") {
+  Cluster c(4);
+  REQUIRE(c.fs(0).CreateWorkspace("ckpt", Spec(LayoutMode::kNodeLocal), kUser).ok());
+  c.Write(1, "/ckpt", "rank1", "one");
+  CHECK(c.Read(1, "/ckpt", "rank1").value() == "one");
+  CHECK(c.Read(2, "/ckpt", "rank1").error().code() == ENOENT);
+  // Each node has its own namespace in the workspace: the same name again elsewhere.
+  c.Write(2, "/ckpt", "rank1", "two");
+  CHECK(c.Read(1, "/ckpt", "rank1").value() == "one");
+  CHECK(c.Read(2, "/ckpt", "rank1").value() == "two");
+  for (uint32_t other : {0u, 2u, 3u}) {
+    CHECK(c.MetaTo(1, other) == 0);
+    CHECK(c.WrittenTo(1, other) == 0);
+  }
+  CHECK(c.WrittenTo(1, 1) == 3);
+  CHECK(c.fs(1).Lookup(c.Walk(1, "/ckpt"), "rank1")->node_private);
+}
+
+TEST_CASE("mode 2: every metadata request goes to the metadata subset", "[workspace]") {
+  for (double ratio : {0.25, 0.5, 1.0}) {
+    INFO("ratio " << ratio);
+    Cluster c(4);
+    REQUIRE(c.fs(0).CreateWorkspace("shared", Spec(LayoutMode::kCentralizedMeta, ratio), kUser).ok());
+    uint32_t servers = MetadataServers(ratio, 4);
+    for (uint32_t n = 0; n < 4; ++n) {
+      for (int i = 0; i < 50; ++i) c.Write(n, "/shared", "f" + std::to_string(n) + "_" + std::to_string(i), "x");
+    }
+    std::set<uint32_t> data_nodes;
+    for (uint32_t n = 0; n < 4; ++n) {
+      for (uint32_t to = servers; to < 4; ++to) CHECK(c.MetaTo(n, to) == 0);
+      for (uint32_t to = 0; to < 4; ++to) {
+        if (c.WrittenTo(n, to) > 0) data_nodes.insert(to);
+      }
+    }
+    uint64_t busiest = 0;
+    for (uint32_t to = 0; to < servers; ++to) busiest = std::max(busiest, c.MetaTo(3, to));
+    CHECK(busiest > 0);
+    CHECK(data_nodes.size() == 4);  // data is hashed over every node
+    CHECK(c.Read(2, "/shared", "f0_7").value() == "x");
+  }
+}
+
+TEST_CASE("mode 4: data stays on the writer, reads elsewhere fetch it from there", "[workspace]") {
+  Cluster c(4);
+  REQUIRE(c.fs(0).CreateWorkspace("post", Spec(LayoutMode::kHybrid), kUser).ok());
+  std::string data(5 * kChunk + 7, 'h');
+  c.Write(2, "/post", "out", data);
+  CHECK(c.WrittenTo(2, 2) == data.size());
+  for (uint32_t other : {0u, 1u, 3u}) CHECK(c.WrittenTo(2, other) == 0);
+  CHECK(c.Read(0, "/post", "out").value() == data);
+  CHECK(c.ReadFrom(0, 2) == data.size());
+  CHECK(c.stats(2).served().read_bytes.load() == data.size());
+  CHECK(c.fs(0).Lookup(c.Walk(0, "/post"), "out")->md.data_location == 2);
+}
+
+TEST_CASE("workspaces side by side, renames across them and removal of their roots", "[workspace]") {
+  Cluster c(3);
+  REQUIRE(c.fs(0).CreateWorkspace("a", Spec(LayoutMode::kNodeLocal), kUser).ok());
+  REQUIRE(c.fs(1).CreateWorkspace("b", Spec(LayoutMode::kHashed), kUser).ok());
+  CHECK(c.fs(2).CreateWorkspace("b", Spec(LayoutMode::kHashed), kUser).code() == EEXIST);
+  c.Write(0, "/a", "f", "in a");
+  c.Write(0, "/b", "g", "in b");
+  uint64_t a = c.Walk(0, "/a"), b = c.Walk(0, "/b");
+  CHECK(c.fs(0).Rename(a, "f", b, "f", 0).code() == EXDEV);
+  CHECK(c.fs(0).Rename(a, "f", a, "f2", 0).ok());
+  CHECK(c.fs(0).Rename(kRootFileId, "a", kRootFileId, "z", 0).code() == EBUSY);
+  CHECK(c.fs(0).Rmdir(kRootFileId, "a").code() == EBUSY);
+  // Every node lists both workspaces once in the root.
+  for (uint32_t n = 0; n < 3; ++n) {
+    auto d = c.fs(n).OpenDir(kRootFileId);
+    REQUIRE(d.has_value());
+    std::vector<std::string> names;
+    for (uint64_t i = 2;; ++i) {
+      auto e = c.fs(n).DirEntryAt(*d, i);
+      REQUIRE(e.has_value());
+      if (!e->has_value()) break;
+      names.push_back((*e)->name);
+    }
+    c.fs(n).ReleaseDir(*d);
+    CHECK(names == std::vector<std::string>{"a", "b"});
+  }
+  // A plain directory's name cannot become a workspace; nothing is left behind.
+  REQUIRE(c.fs(1).Mkdir(kRootFileId, "plain", 0755, kUser).has_value());
+  CHECK(c.fs(0).CreateWorkspace("plain", Spec(LayoutMode::kNodeLocal), kUser).code() == EEXIST);
+  for (uint32_t n = 0; n < 3; ++n) CHECK_FALSE(c.members[n].router->Find("plain").has_value());
+  CHECK(c.fs(2).Lookup(kRootFileId, "plain")->md.type == FileType::kDirectory);
+}
+
+TEST_CASE("removing a workspace removes its entries and data on every node", "[workspace]") {
+  for (LayoutMode mode : {LayoutMode::kNodeLocal, LayoutMode::kCentralizedMeta, LayoutMode::kHashed, LayoutMode::kHybrid}) {
+    INFO("mode " << static_cast<int>(mode));
+    Cluster c(4);
+    REQUIRE(c.fs(0).CreateWorkspace("job", Spec(mode), kUser).ok());
+    std::vector<std::pair<uint64_t, uint64_t>> files;  // (file id, chunks)
+    for (uint32_t n = 0; n < 4; ++n) {
+      REQUIRE(c.fs(n).Mkdir(c.Walk(n, "/job"), "d" + std::to_string(n), 0755, kUser).has_value());
+      for (int i = 0; i < 20; ++i) {
+        uint64_t ino = c.Write(n, "/job/d" + std::to_string(n), "f" + std::to_string(i), std::string(3 * kChunk, 'q'));
+        files.push_back({ino, 3});
+      }
+    }
+    c.Write(1, "/", "outside", "keep me");
+    REQUIRE(c.fs(3).RemoveWorkspace("job", *c.members[3].router).ok());
+    for (uint32_t n = 0; n < 4; ++n) {
+      CHECK_FALSE(c.members[n].router->Find("job").has_value());
+      CHECK(c.fs(n).Lookup(kRootFileId, "job").error().code() == ENOENT);
+      for (auto [id, chunks] : files) {
+        char buf[16];
+        for (uint64_t k = 0; k < chunks; ++k) CHECK(c.members[n].chunks->Read(id, k, 0, {buf, sizeof buf}).value() == 0);
+      }
+      auto left = c.members[n].meta->Scan("D", "", 100);
+      REQUIRE(left.has_value());
+      for (auto& [key, value] : *left) CHECK(key.find("/job") == std::string::npos);
+    }
+    CHECK(c.Read(2, "/", "outside").value() == "keep me");
+    CHECK(c.fs(0).RemoveWorkspace("job", *c.members[0].router).code() == ENOENT);
+    // The name can be used again.
+    REQUIRE(c.fs(0).CreateWorkspace("job", Spec(LayoutMode::kHashed), kUser).ok());
+  }
+}
+
+TEST_CASE("a restarted node routes its workspaces the same way", "[workspace]") {
+  Cluster c(4);
+  REQUIRE(c.fs(0).CreateWorkspace("m2", Spec(LayoutMode::kCentralizedMeta, 0.5), kUser).ok());
+  REQUIRE(c.fs(0).CreateWorkspace("m4", Spec(LayoutMode::kHybrid), kUser).ok());
+  c.Write(3, "/m4", "out", "written on 3");
+  c.Write(1, "/m2", "x", "shared");
+  c.Assemble(2);  // node 2 restarts: only its stores remain
+  auto table = c.members[2].router->List();
+  REQUIRE(table.size() == 2);
+  CHECK(table["m2"] == Spec(LayoutMode::kCentralizedMeta, 0.5));
+  CHECK(table["m4"] == Spec(LayoutMode::kHybrid));
+  CHECK(c.Read(2, "/m4", "out").value() == "written on 3");
+  CHECK(c.ReadFrom(2, 3) == 12);  // from the writer's node
+  CHECK(c.Read(2, "/m2", "x").value() == "shared");
+}
+
+}  // namespace
+}  // namespace bb::fs

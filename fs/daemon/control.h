@@ -1,0 +1,67 @@
+// The control socket of a daemon: a Unix stream socket (by default <root>/bbd.sock) on which
+// bbctl reads statistics and manages workspaces.
+//
+// One request per connection: one line of JSON in, one line of JSON out.
+//   {"cmd": "stats"}                                   -> {"ok": true, ...the counters...}
+//   {"cmd": "job_start", "name": N, "mode_file": TEXT, "source": PATH}
+//   {"cmd": "job_stop", "name": N}
+//   {"cmd": "job_list"}                                -> {"ok": true, "jobs": [...]}
+// A failure is {"ok": false, "error": "what and where"}. A request that is not one line of JSON
+// within 1 MiB and 10 seconds, or names an unknown command, gets such an error; nothing else
+// happens. The socket is owner-only (0600): whoever can reach it controls the daemon.
+//
+// Thread-safety: the handler runs on one thread per connection, concurrently.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "fs/base/status.h"
+
+namespace bb::fs {
+
+// Who sent a request (the peer's credentials, from the kernel).
+struct ControlPeer {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  pid_t pid = 0;
+};
+
+using ControlHandler = std::function<nlohmann::json(const nlohmann::json& request, const ControlPeer& peer)>;
+
+class ControlServer {
+ public:
+  // Listens on `path` (replacing a stale socket there). EADDRINUSE when a live daemon answers
+  // there; ENAMETOOLONG when the path does not fit a socket address.
+  static Result<std::unique_ptr<ControlServer>> Start(const std::string& path, ControlHandler handler);
+  // Stops accepting, waits for the connections being served, removes the socket.
+  ~ControlServer();
+
+ private:
+  ControlServer(std::string path, int fd, ControlHandler handler);
+  void AcceptLoop();
+  void Serve(int fd);
+
+  const std::string path_;
+  const int listen_fd_;
+  const ControlHandler handler_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;                   // guards conns_
+  std::list<std::thread> conns_;    // one per connection being served
+  std::thread acceptor_;
+};
+
+// Client side (bbctl): sends `request` to the socket at `path` and returns the reply, within
+// `timeout_ms`. ECONNREFUSED/ENOENT when no daemon listens there; ETIMEDOUT; EPROTO for a reply
+// that is not JSON.
+Result<nlohmann::json> ControlCall(const std::string& path, const nlohmann::json& request, int timeout_ms);
+
+}  // namespace bb::fs

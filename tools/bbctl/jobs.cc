@@ -1,0 +1,140 @@
+// Workspaces (bbctl job start/stop/list) and statistics (bbctl stats), through the daemons'
+// control sockets (fs/daemon/control.h).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "fs/core/workspace.h"
+#include "fs/daemon/control.h"
+#include "fs/daemon/mode_file.h"
+#include "fs/daemon/yaml_fields.h"
+#include "tools/bbctl/cluster.h"
+
+namespace bb::ctl {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kQuickMs = 10000;
+constexpr int kLongMs = 600000;  // removing a large workspace takes a while
+
+// The daemons' control sockets, by node: <root>/bbd.sock of one daemon, the nodes of a cluster
+// that `bbctl start --root` started, or the emulated cluster's nodes when no root is given.
+Result<std::vector<std::string>> Sockets(const std::string& root) {
+  if (root.empty()) {
+    BB_ASSIGN_OR_RETURN(auto cluster, EmulatedCluster());
+    std::vector<std::string> out;
+    for (int i = 0; i < cluster.first; ++i) out.push_back(cluster.second + "/node" + std::to_string(i) + "/bbd.sock");
+    return out;
+  }
+  if (std::filesystem::exists(root + "/bbd.sock")) return std::vector<std::string>{root + "/bbd.sock"};
+  auto n = LocalClusterNodes(root);
+  if (!n) {
+    return Status(ENOENT, "no daemon at " + root + " (no " + root + "/bbd.sock) and no cluster started there");
+  }
+  std::vector<std::string> out;
+  for (int i = 0; i < *n; ++i) out.push_back(root + "/node" + std::to_string(i) + "/bbd.sock");
+  return out;
+}
+
+Result<json> Ask(const std::string& socket, const json& request, int timeout_ms) {
+  BB_ASSIGN_OR_RETURN(json reply, fs::ControlCall(socket, request, timeout_ms));
+  if (!reply.value("ok", false)) {
+    int code = reply.value("errno", EIO);
+    return Status(code ? code : EIO, reply.value("error", std::string("request failed")));
+  }
+  return reply;
+}
+
+}  // namespace
+
+Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file) {
+  // Checked here first, so a bad file changes nothing and the error names its line.
+  BB_ASSIGN_OR_RETURN(std::string text, fs::ReadTextFile(mode_file, "mode file"));
+  BB_ASSIGN_OR_RETURN(fs::ModeFile mode, fs::ParseModeFile(text, mode_file));
+  BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(name));
+  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(),
+                                      {{"cmd", "job_start"}, {"name", name}, {"mode_file", text}, {"source", mode_file}},
+                                      kLongMs));
+  std::printf("bbctl: workspace %s ready at %s: mode %d, chunk size %u%s\n", name.c_str(),
+              reply.value("path", std::string("?")).c_str(), static_cast<int>(mode.layout.mode),
+              reply.value("chunk_size", 0u),
+              mode.layout.mode == fs::LayoutMode::kNodeLocal ? " (node-local: each node sees only its own files)" : "");
+  return Status::Ok();
+}
+
+Status JobStop(const std::string& root, const std::string& name) {
+  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_RETURN_IF_ERROR(Ask(sockets.front(), {{"cmd", "job_stop"}, {"name", name}}, kLongMs).status());
+  std::printf("bbctl: workspace %s removed\n", name.c_str());
+  return Status::Ok();
+}
+
+Status JobList(const std::string& root) {
+  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), {{"cmd", "job_list"}}, kQuickMs));
+  std::printf("%-20s %-5s %-11s %-6s %s\n", "name", "mode", "chunk_size", "ratio", "path");
+  for (const auto& j : reply["jobs"]) {
+    std::string ratio = j.contains("metadata_server_ratio") ? std::to_string(j["metadata_server_ratio"].get<double>()).substr(0, 4) : "-";
+    std::printf("%-20s %-5d %-11u %-6s %s\n", j.value("name", std::string()).c_str(), j.value("mode", 0),
+                j.value("chunk_size", 0u), ratio.c_str(), j.value("path", std::string()).c_str());
+  }
+  return Status::Ok();
+}
+
+Status Stats(const std::string& root, int node, bool as_json) {
+  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  if (node >= static_cast<int>(sockets.size())) {
+    return Status(EINVAL, "no node " + std::to_string(node) + " (there are " + std::to_string(sockets.size()) + ")");
+  }
+  json all = json::array();
+  for (size_t i = 0; i < sockets.size(); ++i) {
+    if (node >= 0 && static_cast<int>(i) != node) continue;
+    auto reply = Ask(sockets[i], {{"cmd", "stats"}}, kQuickMs);
+    if (!reply) return reply.error().Annotate("node " + std::to_string(i));
+    reply->erase("ok");
+    all.push_back(*reply);
+  }
+  if (as_json) {
+    std::cout << (node >= 0 ? all[0].dump(2) : all.dump(2)) << "\n";
+    return Status::Ok();
+  }
+  for (const auto& s : all) {
+    std::printf("node %u of %u\n  operations:", s.value("node", 0u), s.value("nodes", 0u));
+    for (const auto& [op, count] : s["ops"].items()) {
+      if (count.get<uint64_t>() > 0) std::printf(" %s=%llu", op.c_str(), static_cast<unsigned long long>(count.get<uint64_t>()));
+    }
+    std::printf("\n  replicated entries read locally: %llu\n",
+                static_cast<unsigned long long>(s.value("replicated_reads", uint64_t{0})));
+    std::printf("  %-8s %14s %14s %16s %16s\n", "to node", "meta requests", "data requests", "read bytes", "write bytes");
+    for (const auto& t : s["to"]) {
+      std::printf("  %-8u %14llu %14llu %16llu %16llu\n", t.value("node", 0u),
+                  static_cast<unsigned long long>(t.value("meta_requests", uint64_t{0})),
+                  static_cast<unsigned long long>(t.value("data_requests", uint64_t{0})),
+                  static_cast<unsigned long long>(t.value("read_bytes", uint64_t{0})),
+                  static_cast<unsigned long long>(t.value("write_bytes", uint64_t{0})));
+    }
+    const auto& sv = s["served"];
+    std::printf("  served by this node: %llu metadata ops, %llu data ops, %llu bytes read, %llu bytes written\n",
+                static_cast<unsigned long long>(sv.value("meta_ops", uint64_t{0})),
+                static_cast<unsigned long long>(sv.value("data_ops", uint64_t{0})),
+                static_cast<unsigned long long>(sv.value("read_bytes", uint64_t{0})),
+                static_cast<unsigned long long>(sv.value("write_bytes", uint64_t{0})));
+    if (!s["peers"].empty()) {
+      std::printf("  %-8s %12s %12s %16s %16s %14s\n", "peer", "RPCs sent", "failed", "bytes sent", "bytes received",
+                  "RPCs received");
+      for (const auto& p : s["peers"]) {
+        std::printf("  %-8u %12llu %12llu %16llu %16llu %14llu\n", p.value("peer", 0u),
+                    static_cast<unsigned long long>(p.value("calls_sent", uint64_t{0})),
+                    static_cast<unsigned long long>(p.value("calls_failed", uint64_t{0})),
+                    static_cast<unsigned long long>(p.value("bytes_sent", uint64_t{0})),
+                    static_cast<unsigned long long>(p.value("bytes_received", uint64_t{0})),
+                    static_cast<unsigned long long>(p.value("requests_received", uint64_t{0})));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace bb::ctl
