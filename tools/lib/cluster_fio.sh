@@ -7,12 +7,17 @@ fio_figure() {
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
 s = j["write"] if j["write"]["total_ios"] > 0 else j["read"]
-print(round(s["bw_bytes"] / 2**20) if sys.argv[1] == "bw" else round(s["iops"]))' "$1"
+if sys.argv[1] == "bw":
+    print(round(s["bw_bytes"] / 2**20))
+elif sys.argv[1] == "iops":
+    print(round(s["iops"]))
+else:  # "iops_rw": reads and writes of a mixed job
+    print(round(j["read"]["iops"] + j["write"]["iops"]))' "$1"
 }
 
 # on_all_nodes KIND OFFSET FIO-ARGS...: one fio per node at the same time; prints the sum of
-# their figures. In the arguments @N is the node number, @T node (N + OFFSET) mod nodes, and
-# @O the node number times $slice_bytes (a byte offset for shared-file jobs).
+# their figures. In the arguments @N is the node number, @T node (N + OFFSET) mod nodes, @O the
+# node number times $slice_bytes (a byte offset for shared-file jobs) and @S the same for @T.
 on_all_nodes() {
   local kind=$1 offset=$2; shift 2
   local pids=() n a
@@ -20,6 +25,7 @@ on_all_nodes() {
     local target=$(( (n + offset) % nodes )) args=()
     for a in "$@"; do
       a=${a//@N/$n}; a=${a//@T/$target}; a=${a//@O/$(( n * ${slice_bytes:-0} ))}
+      a=${a//@S/$(( target * ${slice_bytes:-0} ))}
       args+=("$a")
     done
     "$bbctl" exec --node "$n" -- fio --output-format=json "${args[@]}" > "$work/fio.$n.json" &

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The four layout modes on a 4-node emulated cluster (1 Gbit/s links, UCX over TCP): one
+# workspace per mode side by side, each checked for what its mode promises, with the daemons'
+# statistics saying where the work went. Needs root. Always tears the cluster down.
+set -euo pipefail
+bin=${1:?usage: emulated_modes.sh BUILD_BIN_DIR SOURCE_DIR}
+src=${2:?usage: emulated_modes.sh BUILD_BIN_DIR SOURCE_DIR}
+bbctl=$bin/bbctl
+tmp=$(mktemp -d /tmp/bb-modes-XXXXXX)
+root=$tmp/root
+mnt=$tmp/mnt
+fails=0
+
+finish() {
+  local rc=$?
+  "$bbctl" emulate down >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "emulated_modes: all passed"; else echo "emulated_modes: FAILED"; exit 1; fi
+}
+trap finish EXIT
+
+check() {  # check "what" command...
+  local what=$1; shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+on() { local n=$1; shift; "$bbctl" exec --node "$n" -- "$@"; }
+md5() { md5sum | cut -d' ' -f1; }
+# stat NODE PYTHON-EXPRESSION: evaluates the expression over node NODE's statistics `s`.
+stat() { "$bbctl" stats --node "$1" --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($2)"; }
+# Metadata requests node N sent to each node, as "a b c d".
+meta_to() { stat "$1" '" ".join(str(t["meta_requests"]) for t in s["to"])'; }
+
+"$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 3000 >/dev/null
+
+# Bad mode files are rejected, naming the field and the line, and change nothing.
+before=$("$bbctl" job list)
+printf 'mode: 2\nmetadata_server_ratio: 1.5\n' > "$tmp/bad1.yaml"
+printf 'mode: 3\nchunk_size: 3000\n' > "$tmp/bad2.yaml"
+printf 'mode: 3\nstripe: 4\n' > "$tmp/bad3.yaml"
+printf 'mode: 7\n' > "$tmp/bad4.yaml"
+for f in bad1:"2: field 'metadata_server_ratio'" bad2:"2: field 'chunk_size'" bad3:"2: unknown field 'stripe'" bad4:"1: field 'mode'"; do
+  name=${f%%:*}; want=${f#*:}
+  out=$("$bbctl" job start --name "$name" --mode-file "$tmp/$name.yaml" 2>&1) && rc=0 || rc=$?
+  check "bad mode file $name.yaml is rejected: $out" test $rc -ne 0 -a -n "$(echo "$out" | grep -F "$name.yaml:$want")"
+done
+check "rejected mode files changed nothing" test "$("$bbctl" job list)" = "$before" -a -z "$(on 1 ls "$mnt")"
+
+# One workspace per mode, side by side.
+for m in 1 2 3 4; do "$bbctl" job start --name "m$m" --mode-file "$src/configs/modes/mode$m.yaml" >/dev/null; done
+check "four workspaces with different modes side by side on every node" \
+  test "$(for n in 0 1 2 3; do on $n ls "$mnt"; done | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "4m1 4m2 4m3 4m4 "
+
+for n in 0 1 2 3; do head -c $((1024 * 1024 + 777 * n)) /dev/urandom > "$tmp/data$n"; done
+for m in 1 2 3 4; do
+  ws=$mnt/m$m
+  w_before=$(stat 0 's["to"][0]["write_bytes"]')
+  o_before=$(stat 0 's["to"][1]["write_bytes"] + s["to"][2]["write_bytes"] + s["to"][3]["write_bytes"]')
+  # N-N: each node writes its own file and reads it back.
+  for n in 0 1 2 3; do on $n cp "$tmp/data$n" "$ws/n$n.dat" & done; wait
+  same=1
+  for n in 0 1 2 3; do [ "$(on $n cat "$ws/n$n.dat" | md5)" = "$(md5 < "$tmp/data$n")" ] || same=0; done
+  check "mode $m: N-N write then read back on the same node" test $same = 1
+
+  # Another node's file.
+  if [ $m = 1 ]; then
+    out=$(on 3 cat "$ws/n0.dat" 2>&1 >/dev/null) || true
+    check "mode 1: node 3 reading node 0's file gets ENOENT ($out)" test -n "$(echo "$out" | grep 'No such file')"
+  else
+    r0=$(stat 3 's["to"][0]["read_bytes"]'); r1=$(stat 3 's["to"][1]["read_bytes"]'); r2=$(stat 3 's["to"][2]["read_bytes"]')
+    check "mode $m: node 3 reads node 0's file correctly" test "$(on 3 cat "$ws/n0.dat" | md5)" = "$(md5 < "$tmp/data0")"
+    if [ $m = 4 ]; then
+      d0=$(( $(stat 3 's["to"][0]["read_bytes"]') - r0 ))
+      d12=$(( $(stat 3 's["to"][1]["read_bytes"]') - r1 + $(stat 3 's["to"][2]["read_bytes"]') - r2 ))
+      check "mode 4: node 3 read it from the writer, node 0 ($d0 bytes; $d12 from nodes 1-2)" \
+        test $d0 -ge $((1024 * 1024)) -a $d12 = 0
+      w=$(( $(stat 0 's["to"][0]["write_bytes"]') - w_before ))
+      o=$(( $(stat 0 's["to"][1]["write_bytes"] + s["to"][2]["write_bytes"] + s["to"][3]["write_bytes"]') - o_before ))
+      check "mode 4: node 0 wrote only to itself ($w local bytes, $o remote)" test "$o" = 0 -a "$w" -ge $((1024 * 1024))
+    fi
+  fi
+
+  # A shared file written by all nodes (interleaved records), read back on every node.
+  if [ $m != 1 ]; then
+    writer='import os, sys
+path, node, nodes, records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+for k in range(node, records, nodes):
+    os.pwrite(fd, bytes([(k * 7 + j) % 251 for j in range(47008)]), k * 47008)
+os.close(fd)'
+    on 0 touch "$ws/shared"
+    for n in 0 1 2 3; do on $n python3 -c "$writer" "$ws/shared" $n 4 48 & done; wait
+    [ -f "$tmp/shared" ] || python3 -c "$writer" "$tmp/shared" 0 1 48
+    same=1
+    for n in 0 1 2 3; do [ "$(on $n cat "$ws/shared" | md5)" = "$(md5 < "$tmp/shared")" ] || same=0; done
+    check "mode $m: a shared file written by all nodes reads back on every node" test $same = 1
+  fi
+
+  # 10,000 creates, stats and removes (2,500 per node, each in its own directory).
+  before=(); for n in 0 1 2 3; do before+=("$(meta_to $n)"); done
+  meta='import os, sys
+d, count = sys.argv[1], int(sys.argv[2])
+os.mkdir(d)
+for i in range(count): os.close(os.open(f"{d}/f{i}", os.O_CREAT | os.O_WRONLY, 0o644))
+ok = sum(1 for i in range(count) if os.stat(f"{d}/f{i}").st_size == 0)
+for i in range(count): os.unlink(f"{d}/f{i}")
+os.rmdir(d)
+print(ok)'
+  for n in 0 1 2 3; do on $n python3 -c "$meta" "$ws/md$n" 2500 > "$tmp/md$n" & done; wait
+  check "mode $m: 10,000 creates, stats and removes over 4 nodes" test "$(awk '{s += $1} END {print s}' "$tmp"/md?)" = 10000
+  if [ $m = 2 ]; then
+    # ratio 0.25 of 4 nodes: node 0 is the only metadata server.
+    elsewhere=0; to0=0
+    for n in 0 1 2 3; do
+      read -r a b c d <<< "$(meta_to $n)"; read -r a0 b0 c0 d0 <<< "${before[$n]}"
+      to0=$((to0 + a - a0)); elsewhere=$((elsewhere + b - b0 + c - c0 + d - d0))
+    done
+    check "mode 2 (ratio 0.25): all $to0 metadata requests went to node 0, $elsewhere elsewhere" test $elsewhere = 0 -a $to0 -ge 30000
+  fi
+done
+
+# Workspaces survive a daemon restart: node 2 comes back routing them the same way.
+"$bbctl" emulate kill --node 2 >/dev/null
+"$bbctl" emulate restart --node 2 >/dev/null
+check "after a restart node 2 lists the four workspaces" test "$("$bbctl" job list --root "$root/node2" | tail -n +2 | awk '{print $1 $2}' | tr '\n' ' ')" = "m11 m22 m33 m44 "
+check "after a restart node 2 still sees its own mode 1 file" test "$(on 2 cat "$mnt/m1/n2.dat" | md5)" = "$(md5 < "$tmp/data2")"
+check "after a restart node 2 reads node 1's mode 4 file" test "$(on 2 cat "$mnt/m4/n1.dat" | md5)" = "$(md5 < "$tmp/data1")"
+
+# A workspace cannot be removed or renamed as a directory; bbctl job stop removes it everywhere.
+check "rmdir of a workspace is refused (EBUSY)" test -n "$(on 1 rmdir "$mnt/m3" 2>&1 | grep -i busy)"
+used() { du -sk "$root" | cut -f1; }
+u0=$(used)
+"$bbctl" job stop --name m3 >/dev/null
+"$bbctl" job stop --name m4 >/dev/null
+sleep 1  # removed chunk folders are deleted in the background
+gone=1; for n in 0 1 2 3; do [ "$(on $n ls "$mnt" | tr '\n' ' ')" = "m1 m2 " ] || gone=0; done
+check "job stop removes the workspaces from every node, data freed ($u0 KiB -> $(used) KiB)" test $gone = 1 -a "$(used)" -lt $((u0 - 4000))
+check "the other workspaces are intact" test "$(on 3 cat "$mnt/m2/n0.dat" | md5)" = "$(md5 < "$tmp/data0")"
