@@ -65,7 +65,11 @@ run_mode() {
   rec "$m" "IOR-A N-N write" "$(on_all_nodes bw 0 --name=nn --filename="$ws/nn/f@N" --rw=write --bs=1M --size="${size}M" --end_fsync=1)" MiB/s
   if [ "$m" != 1 ]; then
     rec "$m" "IOR-A N-N read on another node" "$(on_all_nodes bw 1 --name=nn --filename="$ws/nn/f@T" --rw=read --bs=1M --size="${size}M")" MiB/s
-    # IOR-B: one shared file, written in slices, each node reads another node's slice.
+    # IOR-B: one shared file, written in slices, each node reads another node's slice. Shared
+    # files are made at full size first: fio lays out (re-creates) a file it finds too short,
+    # which would race with the other nodes' fio.
+    on 0 truncate -s $((nodes * size))M "$ws/shared"
+    on 0 truncate -s $((nodes * 32))M "$ws/small"
     on_all_nodes bw 0 --name=n1 --filename="$ws/shared" --rw=write --bs=1M --offset=@O --size="${size}M" --end_fsync=1 >/dev/null
     rec "$m" "IOR-B N-1 read" "$(on_all_nodes bw 1 --name=n1 --filename="$ws/shared" --rw=read --bs=1M --offset=@S --size="${size}M")" MiB/s
     # IOR-C: small (47,008-byte) segmented writes and reads of one shared file.
@@ -94,7 +98,7 @@ run_mode() {
   md_all remove "$ws/mdD/d@N" 0 >/dev/null
   # FIO random 4 KiB, 10/50/90 % reads, a file per node.
   for mix in 10 50 90; do
-    rec "$m" "FIO random 4 KiB, ${mix}% reads" "$(on_all_nodes iops_rw 0 --name=r --filename="$ws/rnd/r@N" --rw=randrw --rwmixread="$mix" --bs=4k --size=64M --time_based --runtime="$runtime")" IOPS
+    rec "$m" "FIO random 4 KiB ${mix}% reads" "$(on_all_nodes iops_rw 0 --name=r --filename="$ws/rnd/r@N" --rw=randrw --rwmixread="$mix" --bs=4k --size=64M --time_based --runtime="$runtime")" IOPS
   done
   if [ $mpi_tools = 1 ]; then
     local mpi=(mpirun --allow-run-as-root --oversubscribe -np "$nodes" "$bbctl" exec --by-rank --)

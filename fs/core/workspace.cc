@@ -171,6 +171,13 @@ uint32_t WorkspaceRouter::NewDataLocation(std::string_view path) const {
 }
 
 bool WorkspaceRouter::NodePrivate(std::string_view path) const {
+  // The root of a node-local workspace counts as private too: its name never changes while
+  // the workspace exists and its entries are this node's own; only a chmod/chown of it on
+  // another node reaches this node's kernel late (within private_cache_timeout).
+  if (path.size() > 1 && Replicated(path)) {
+    auto spec = Find(path.substr(1));
+    return spec && spec->layout.mode == LayoutMode::kNodeLocal;
+  }
   return SpecFor(path).layout.mode == LayoutMode::kNodeLocal;
 }
 

@@ -144,6 +144,9 @@ TEST_CASE("the router places each workspace by its own mode and the rest by the 
   CHECK(r.NewDataLocation("/hybrid/f") == 2);
   CHECK(r.NewDataLocation("/local/f") == kNoNode);
   CHECK(r.NodePrivate("/local/f"));
+  CHECK(r.NodePrivate("/local"));  // the workspace's root entry too
+  CHECK_FALSE(r.NodePrivate("/hybrid"));
+  CHECK_FALSE(r.NodePrivate("/"));
   CHECK_FALSE(r.NodePrivate("/hybrid/f"));
   r.Erase("local");
   CHECK_FALSE(r.Replicated("/local"));
