@@ -102,6 +102,9 @@ int main(int argc, char** argv) {
       {"listen", "IP:PORT to serve the other nodes on"},
       {"nodes", "number of nodes to wait for"},
       {"rpc_timeout", "deadline of calls to other nodes, ms"},
+      {"qos_stage", "auto|on|off: the per-job QoS stage"},
+      {"qos_controller", "IP:PORT of the QoS controller"},
+      {"qos_threads", "threads running requests that waited for QoS tokens"},
   };
   auto flag_of = [](std::string field) {
     std::replace(field.begin(), field.end(), '_', '-');
@@ -171,7 +174,8 @@ int main(int argc, char** argv) {
   if (!daemon) return Fail(launcher, daemon.error());
 
   AdapterContext ctx{&(*daemon)->fs(),
-                     AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout}};
+                     AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout},
+                     (*daemon)->stage(), (*daemon)->jobs()};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
       "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" +

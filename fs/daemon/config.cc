@@ -68,6 +68,43 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       if (!(cfg.private_cache_timeout >= 0 && cfg.private_cache_timeout <= 3600)) {
         return YamlError(source, v.Mark(), "field 'private_cache_timeout' must be 0..3600 seconds");
       }
+    } else if (field == "qos_stage") {
+      BB_ASSIGN_OR_RETURN(cfg.qos_stage, YamlScalar<std::string>(source, field, v, "auto, on or off"));
+      if (cfg.qos_stage != "auto" && cfg.qos_stage != "on" && cfg.qos_stage != "off") {
+        return YamlError(source, v.Mark(), "field 'qos_stage' must be auto, on or off");
+      }
+    } else if (field == "qos_controller") {
+      BB_ASSIGN_OR_RETURN(cfg.qos_controller, YamlScalar<std::string>(source, field, v, "ip:port"));
+      if (auto hp = ParseHostPort(cfg.qos_controller); !hp) {
+        return YamlError(source, v.Mark(), "field 'qos_controller': " + hp.error().message());
+      }
+    } else if (field == "qos_threads") {
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 256) return YamlError(source, v.Mark(), "field 'qos_threads' must be 1..256");
+      cfg.qos_threads = static_cast<uint32_t>(n);
+    } else if (field == "qos_limits") {
+      if (!v.IsMap()) return YamlError(source, v.Mark(), "field 'qos_limits' must map job ids to limits");
+      for (const auto& j : v) {
+        std::string job = j.first.Scalar();
+        if (!j.second.IsMap()) return YamlError(source, j.second.Mark(), "qos_limits." + job + " must be a mapping");
+        DaemonConfig::QosLimit lim;
+        for (const auto& f : j.second) {
+          std::string name = f.first.Scalar();
+          std::string full = "qos_limits." + job + "." + name;
+          if (name == "metadata") {
+            BB_ASSIGN_OR_RETURN(double ops, YamlScalar<double>(source, full, f.second, "operations per second"));
+            if (!(ops > 0)) return YamlError(source, f.second.Mark(), "field '" + full + "' must be above 0");
+            lim.metadata = ops;
+          } else if (name == "data") {
+            BB_ASSIGN_OR_RETURN(uint64_t bytes, YamlSize(source, full, f.second));
+            if (bytes == 0) return YamlError(source, f.second.Mark(), "field '" + full + "' must be above 0");
+            lim.data = static_cast<double>(bytes);
+          } else {
+            return YamlError(source, f.first.Mark(), "unknown field '" + full + "' (known: metadata, data)");
+          }
+        }
+        cfg.qos_limits[job] = lim;
+      }
     } else if (field == "hosts_file") {
       BB_ASSIGN_OR_RETURN(cfg.hosts_file, YamlScalar<std::string>(source, field, v, "a path"));
     } else if (field == "node_name") {
@@ -92,7 +129,7 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       return YamlError(source, kv.first.Mark(),
                  "unknown field '" + field +
                      "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
-                     "private_cache_timeout, "
+                     "private_cache_timeout, qos_stage, qos_limits, qos_controller, qos_threads, "
                      "reserve, hosts_file, node_name, listen, nodes, rpc_timeout)");
     }
   }
@@ -118,6 +155,9 @@ Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string
     else if (field == "listen") cfg->listen = one.listen;
     else if (field == "nodes") cfg->nodes = one.nodes;
     else if (field == "rpc_timeout") cfg->rpc_timeout_ms = one.rpc_timeout_ms;
+    else if (field == "qos_stage") cfg->qos_stage = one.qos_stage;
+    else if (field == "qos_controller") cfg->qos_controller = one.qos_controller;
+    else if (field == "qos_threads") cfg->qos_threads = one.qos_threads;
   }
   return Status::Ok();
 }

@@ -17,6 +17,13 @@
 //   listen: IP:PORT      where this daemon serves the other nodes
 //   nodes: N             how many nodes the instance has (the daemon waits for all)
 //   rpc_timeout: MS      deadline of every call to another node (default 5000)
+// QoS (qos/stage.h; all optional):
+//   qos_stage: auto|on|off     the per-job stage every request passes; auto = on when limits
+//                              or a controller are configured (else a plain pass-through)
+//   qos_limits:                static limits per job, until a controller says otherwise:
+//     JOB: {metadata: OPS_PER_S, data: SIZE_PER_S}
+//   qos_controller: IP:PORT    the bb-controller to report to and take rates from
+//   qos_threads: N             threads that run requests which had to wait (1..256, default 4)
 // cache_timeout defaults to 1 s on one node and to 0 on several, where another node may
 // change what the kernel would cache.
 // An unknown field, a wrong type or a value out of range is an error naming the file, line and
@@ -27,6 +34,8 @@
 
 #include <cstdint>
 #include <string>
+#include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -48,6 +57,18 @@ struct DaemonConfig {
   std::string listen;
   uint32_t nodes = 1;
   uint32_t rpc_timeout_ms = 5000;
+  std::string qos_stage = "auto";
+  struct QosLimit {
+    std::optional<double> metadata;  // ops/s
+    std::optional<double> data;      // bytes/s
+  };
+  std::map<std::string, QosLimit> qos_limits;
+  std::string qos_controller;
+  uint32_t qos_threads = 4;
+
+  bool QosActive() const {
+    return qos_stage == "on" || (qos_stage == "auto" && (!qos_limits.empty() || !qos_controller.empty()));
+  }
 
   bool cluster() const { return !hosts_file.empty(); }
   double EffectiveCacheTimeout() const { return cache_timeout >= 0 ? cache_timeout : (cluster() ? 0 : 1.0); }

@@ -20,6 +20,24 @@ TEST_CASE("a full configuration parses", "[config]") {
   CHECK(c->reserve_bytes == 16 << 20);
 }
 
+TEST_CASE("QoS and caching fields parse", "[config]") {
+  auto c = ParseDaemonConfig(
+      "qos_stage: on\nqos_controller: 10.0.0.1:7600\nqos_threads: 8\nprivate_cache_timeout: 5\n"
+      "qos_limits:\n  A: {metadata: 2000}\n  '42': {metadata: 100, data: 50MiB}\n",
+      "bbd.yaml");
+  REQUIRE(c.has_value());
+  CHECK(c->QosActive());
+  CHECK(c->qos_controller == "10.0.0.1:7600");
+  CHECK(c->qos_threads == 8);
+  CHECK(c->private_cache_timeout == 5);
+  CHECK(*c->qos_limits.at("A").metadata == 2000);
+  CHECK_FALSE(c->qos_limits.at("A").data.has_value());
+  CHECK(*c->qos_limits.at("42").data == 50.0 * 1048576);
+  CHECK_FALSE(ParseDaemonConfig("", "x")->QosActive());
+  CHECK(ParseDaemonConfig("qos_limits: {A: {metadata: 1}}\n", "x")->QosActive());
+  CHECK_FALSE(ParseDaemonConfig("qos_stage: off\nqos_limits: {A: {metadata: 1}}\n", "x")->QosActive());
+}
+
 TEST_CASE("an empty file gives the defaults", "[config]") {
   auto c = ParseDaemonConfig("", "empty.yaml");
   REQUIRE(c.has_value());
@@ -43,6 +61,12 @@ TEST_CASE("bad configurations name the file, line and field", "[config]") {
       {"- a\n- b\n", "bbd.yaml:1: the configuration must be a mapping"},
       {"root: /a\n  mount: : :\n", "bbd.yaml:2:"},
       {"{a: 1}: 2\n", "bbd.yaml:1: field names must be plain words"},
+      {"qos_stage: maybe\n", "bbd.yaml:1: field 'qos_stage' must be auto, on or off"},
+      {"qos_controller: nowhere\n", "bbd.yaml:1: field 'qos_controller'"},
+      {"qos_limits:\n  A: {metadata: -5}\n", "bbd.yaml:2: field 'qos_limits.A.metadata' must be above 0"},
+      {"qos_limits:\n  A: {iops: 5}\n", "bbd.yaml:2: unknown field 'qos_limits.A.iops'"},
+      {"qos_limits: 5\n", "bbd.yaml:1: field 'qos_limits' must map job ids to limits"},
+      {"private_cache_timeout: 9000\n", "bbd.yaml:1: field 'private_cache_timeout' must be 0..3600"},
   };
   for (const Row& r : rows) {
     INFO(r.text);

@@ -22,6 +22,8 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
 
 Daemon::~Daemon() {
   control_.reset();
+  qos_client_.reset();
+  stage_.reset();  // runs what still waits, while the file system is there
   fs_.reset();
   transport_.reset();  // stops serving before the stores go
   remotes_.clear();
@@ -106,6 +108,21 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   }
   BB_RETURN_IF_ERROR(init.Annotate("cannot create the root directory"));
   mount_ = cfg.mount;
+  if (cfg.QosActive()) {
+    jobs_ = std::make_unique<qos::JobResolver>(&clock_);
+    stage_ = std::make_unique<qos::Stage>(&clock_, cfg.qos_threads);
+    for (const auto& [job, lim] : cfg.qos_limits) {
+      if (lim.metadata) stage_->SetLimit(job, qos::Class::kMetadata, qos::Limit{*lim.metadata, 0});
+      if (lim.data) stage_->SetLimit(job, qos::Class::kData, qos::Limit{*lim.data, 0});
+    }
+    if (!cfg.qos_controller.empty()) {
+      BB_ASSIGN_OR_RETURN(auto hp, ParseHostPort(cfg.qos_controller));
+      std::string node = cfg.node_name.empty() ? "node" + std::to_string(self) : cfg.node_name;
+      qos_client_ = std::make_unique<qos::QosClient>(stage_.get(), node, hp.first, hp.second);
+    }
+    spdlog::info("QoS stage on: {} static limits{}", cfg.qos_limits.size(),
+                 cfg.qos_controller.empty() ? "" : ", controller " + cfg.qos_controller);
+  }
   auto control = ControlServer::Start(cfg.root + "/bbd.sock", [this](const nlohmann::json& r, const ControlPeer& p) {
     return Control(r, p);
   });
@@ -164,6 +181,7 @@ nlohmann::json Daemon::Control(const nlohmann::json& request, const ControlPeer&
       }
     }
     return {{"ok", true},
+            {"time_ns", clock_.MonotonicNs()},
             {"node", self()},
             {"nodes", nodes()},
             {"ops", ops},
@@ -175,7 +193,25 @@ nlohmann::json Daemon::Control(const nlohmann::json& request, const ControlPeer&
               {"read_bytes", sv.read_bytes.load()},
               {"write_bytes", sv.write_bytes.load()}}},
             {"peers", peers},
-            {"workspaces", router_->List().size()}};
+            {"workspaces", router_->List().size()},
+            {"qos", QosJson()}};
+  }
+  if (*cmd == "qos_set") {
+    if (!stage_) return Failure(Status(EINVAL, "the QoS stage is off on this node (qos_stage: off, or nothing configured; start bbd with --qos-stage on)"));
+    auto job = Field(request, "job");
+    if (!job) return Failure(job.error());
+    for (auto [key, cls] : {std::pair{"metadata", qos::Class::kMetadata}, std::pair{"data", qos::Class::kData}}) {
+      if (!request.contains(key)) continue;
+      const auto& v = request[key];
+      if (v.is_null() || (v.is_number() && v.get<double>() == 0)) {
+        stage_->SetLimit(*job, cls, std::nullopt);
+      } else if (v.is_number() && v.get<double>() > 0) {
+        stage_->SetLimit(*job, cls, qos::Limit{v.get<double>(), 0});
+      } else {
+        return Failure(Status(EINVAL, std::string("field '") + key + "' must be a rate above 0, or 0/null for no limit"));
+      }
+    }
+    return {{"ok", true}, {"qos", QosJson()}};
   }
   if (*cmd == "job_list") {
     nlohmann::json jobs = nlohmann::json::array();
@@ -212,7 +248,28 @@ nlohmann::json Daemon::Control(const nlohmann::json& request, const ControlPeer&
     spdlog::info("workspace {} removed", *name);
     return {{"ok", true}, {"name", *name}};
   }
-  return Failure(Status(EINVAL, "unknown command '" + *cmd + "' (known: stats, job_start, job_stop, job_list)"));
+  return Failure(Status(EINVAL, "unknown command '" + *cmd + "' (known: stats, job_start, job_stop, job_list, qos_set)"));
+}
+
+nlohmann::json Daemon::QosJson() {
+  nlohmann::json q = {{"stage", stage_ != nullptr}};
+  if (!stage_) return q;
+  q["controller"] = qos_client_ ? (qos_client_->connected() ? "connected" : "disconnected") : "none";
+  nlohmann::json channels = nlohmann::json::array();
+  for (const auto& c : stage_->Stats()) {
+    channels.push_back({{"job", c.job},
+                        {"class", qos::ClassName(c.cls)},
+                        {"limit", c.limit ? nlohmann::json(*c.limit) : nlohmann::json(nullptr)},
+                        {"ops", c.ops},
+                        {"units", c.units},
+                        {"rate", c.rate},
+                        {"queued", c.queued},
+                        {"waited", c.waited},
+                        {"wait_ms_total", c.wait_ms_total},
+                        {"wait_ms_max", c.wait_ms_max}});
+  }
+  q["channels"] = channels;
+  return q;
 }
 
 }  // namespace bb::fs

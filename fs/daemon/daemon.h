@@ -17,6 +17,9 @@
 #include "fs/daemon/control.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
+#include "qos/client.h"
+#include "qos/job_identity.h"
+#include "qos/stage.h"
 #include "transport/transport.h"
 
 namespace bb::fs {
@@ -30,6 +33,9 @@ class Daemon {
   ~Daemon();
 
   FileSystem& fs() { return *fs_; }
+  // The QoS stage and job resolver, or null when the stage is off.
+  qos::Stage* stage() { return stage_.get(); }
+  qos::JobResolver* jobs() { return jobs_.get(); }
   // Answers one request of the control socket (fs/daemon/control.h).
   nlohmann::json Control(const nlohmann::json& request, const ControlPeer& peer);
   NodeId self() const { return router_->self(); }
@@ -38,6 +44,7 @@ class Daemon {
  private:
   Daemon() = default;
   Status Open(const DaemonConfig& cfg);
+  nlohmann::json QosJson();
 
   int lock_fd_ = -1;
   std::unique_ptr<MetaStore> meta_;
@@ -53,6 +60,9 @@ class Daemon {
   SystemClock clock_;
   std::unique_ptr<FileSystem> fs_;
   std::string mount_;
+  std::unique_ptr<qos::JobResolver> jobs_;
+  std::unique_ptr<qos::Stage> stage_;
+  std::unique_ptr<qos::QosClient> qos_client_;
   std::unique_ptr<ControlServer> control_;  // last: stops before the rest goes
 };
 

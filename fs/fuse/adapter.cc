@@ -14,6 +14,12 @@ Caller CallerOf(fuse_req_t req) {
   return Caller{c->uid, c->gid, c->pid};
 }
 
+qos::Stage::Channel* JobChannel(fuse_req_t req, qos::Class cls) {
+  AdapterContext& c = Ctx(req);
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  return c.stage->Find(c.jobs->JobOf(ctx->pid, ctx->uid), cls);
+}
+
 int ToErrno(const Status& s) {
   if (s.ok()) return 0;
   int code = s.code();

@@ -10,7 +10,11 @@
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
+#include <utility>
+
 #include "fs/core/file_system.h"
+#include "qos/job_identity.h"
+#include "qos/stage.h"
 
 namespace bb::fs {
 
@@ -22,10 +26,14 @@ struct AdapterOptions {
   double private_cache_timeout = 60;
 };
 
-// The session's userdata. `fs` must outlive the session.
+// The session's userdata. `fs` (and `stage`, `jobs` when set) must outlive the session.
+// With a stage, every operation but forget/release passes it first (qos/stage.h), classified
+// by the calling process's job: reads and writes as data (bytes), the rest as metadata.
 struct AdapterContext {
   FileSystem* fs;
   AdapterOptions options;
+  qos::Stage* stage = nullptr;
+  qos::JobResolver* jobs = nullptr;
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.
@@ -42,6 +50,19 @@ void ReplyEntry(fuse_req_t req, const Entry& e);
 double CacheTimeout(fuse_req_t req, const Entry& e);
 void ReplyAttr(fuse_req_t req, const Entry& e);
 void SetFileHandle(fuse_file_info* fi, OpenFile* f);
+// The QoS channel of the request's job for class `cls`. REQUIRES: a stage.
+qos::Stage::Channel* JobChannel(fuse_req_t req, qos::Class cls);
+// Runs `body` now, or once the QoS stage admits the request — then on a stage thread, so
+// `body` must hold copies of everything it uses except `req`.
+template <class F>
+void Admit(fuse_req_t req, qos::Class cls, uint64_t units, F&& body) {
+  AdapterContext& c = Ctx(req);
+  if (c.stage == nullptr) {
+    body();
+    return;
+  }
+  c.stage->Submit(JobChannel(req, cls), units, std::forward<F>(body));
+}
 OpenFile* FileHandle(const fuse_file_info* fi);
 
 void Lookup(fuse_req_t, fuse_ino_t, const char*);

@@ -8,15 +8,17 @@
 
 namespace bb::fs::adapter {
 
-void OpenDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  auto d = Ctx(req).fs->OpenDir(ino);
-  if (!d) return ReplyError(req, d.error(), "opendir");
-  fi->fh = reinterpret_cast<uint64_t>(*d);
-  if (fuse_reply_open(req, fi) != 0) Ctx(req).fs->ReleaseDir(*d);
+void OpenDir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
+  Admit(req, qos::Class::kMetadata, 1, [req, ino, info = *fi_in]() mutable {
+    auto d = Ctx(req).fs->OpenDir(ino);
+    if (!d) return ReplyError(req, d.error(), "opendir");
+    info.fh = reinterpret_cast<uint64_t>(*d);
+    if (fuse_reply_open(req, &info) != 0) Ctx(req).fs->ReleaseDir(*d);
+  });
 }
 
-void ReadDir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  auto* dir = reinterpret_cast<DirHandle*>(fi->fh);
+namespace {
+void DoReadDir(fuse_req_t req, DirHandle* dir, size_t size, off_t off) {
   auto buf = std::make_unique<char[]>(size);
   size_t used = 0;
   for (uint64_t index = static_cast<uint64_t>(off);; ++index) {
@@ -38,6 +40,13 @@ void ReadDir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info*
     used += need;
   }
   fuse_reply_buf(req, buf.get(), used);
+}
+}  // namespace
+
+void ReadDir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  Admit(req, qos::Class::kMetadata, 1, [req, dir = reinterpret_cast<DirHandle*>(fi->fh), size, off] {
+    DoReadDir(req, dir, size, off);
+  });
 }
 
 void ReleaseDir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {

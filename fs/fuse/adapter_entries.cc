@@ -5,10 +5,14 @@
 
 namespace bb::fs::adapter {
 
+constexpr auto kMeta = qos::Class::kMetadata;
+
 void Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  auto e = Ctx(req).fs->Lookup(parent, name);
-  if (!e) return ReplyError(req, e.error(), "lookup");
-  ReplyEntry(req, *e);
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name)] {
+    auto e = Ctx(req).fs->Lookup(parent, name);
+    if (!e) return ReplyError(req, e.error(), "lookup");
+    ReplyEntry(req, *e);
+  });
 }
 
 void Forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
@@ -22,9 +26,11 @@ void ForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 }
 
 void GetAttr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
-  auto e = Ctx(req).fs->GetAttr(ino);
-  if (!e) return ReplyError(req, e.error(), "getattr");
-  ReplyAttr(req, *e);
+  Admit(req, kMeta, 1, [req, ino] {
+    auto e = Ctx(req).fs->GetAttr(ino);
+    if (!e) return ReplyError(req, e.error(), "getattr");
+    ReplyAttr(req, *e);
+  });
 }
 
 void SetAttr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
@@ -40,52 +46,69 @@ void SetAttr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse
   else if (to_set & FUSE_SET_ATTR_ATIME) r.atime_ns = ns(attr->st_atim);
   if (to_set & FUSE_SET_ATTR_MTIME_NOW) r.mtime_ns = ns(now);
   else if (to_set & FUSE_SET_ATTR_MTIME) r.mtime_ns = ns(attr->st_mtim);
-  auto e = Ctx(req).fs->SetAttr(ino, r, fi ? FileHandle(fi) : nullptr);
-  if (!e) return ReplyError(req, e.error(), "setattr");
-  ReplyAttr(req, *e);
+  Admit(req, kMeta, 1, [req, ino, r, file = fi ? FileHandle(fi) : nullptr] {
+    auto e = Ctx(req).fs->SetAttr(ino, r, file);
+    if (!e) return ReplyError(req, e.error(), "setattr");
+    ReplyAttr(req, *e);
+  });
 }
 
 void Readlink(fuse_req_t req, fuse_ino_t ino) {
-  auto target = Ctx(req).fs->Readlink(ino);
-  if (!target) return ReplyError(req, target.error(), "readlink");
-  fuse_reply_readlink(req, target->c_str());
+  Admit(req, kMeta, 1, [req, ino] {
+    auto target = Ctx(req).fs->Readlink(ino);
+    if (!target) return ReplyError(req, target.error(), "readlink");
+    fuse_reply_readlink(req, target->c_str());
+  });
 }
 
 void Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t) {
-  auto e = Ctx(req).fs->Mknod(parent, name, mode, CallerOf(req));
-  if (!e) return ReplyError(req, e.error(), "mknod");
-  ReplyEntry(req, *e);
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode] {
+    auto e = Ctx(req).fs->Mknod(parent, name, mode, CallerOf(req));
+    if (!e) return ReplyError(req, e.error(), "mknod");
+    ReplyEntry(req, *e);
+  });
 }
 
 void Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
-  auto e = Ctx(req).fs->Mkdir(parent, name, mode, CallerOf(req));
-  if (!e) return ReplyError(req, e.error(), "mkdir");
-  ReplyEntry(req, *e);
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode] {
+    auto e = Ctx(req).fs->Mkdir(parent, name, mode, CallerOf(req));
+    if (!e) return ReplyError(req, e.error(), "mkdir");
+    ReplyEntry(req, *e);
+  });
 }
 
 void Unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  Status s = Ctx(req).fs->Unlink(parent, name);
-  if (!s.ok()) return ReplyError(req, s, "unlink");
-  fuse_reply_err(req, 0);
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name)] {
+    Status s = Ctx(req).fs->Unlink(parent, name);
+    if (!s.ok()) return ReplyError(req, s, "unlink");
+    fuse_reply_err(req, 0);
+  });
 }
 
 void Rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  Status s = Ctx(req).fs->Rmdir(parent, name);
-  if (!s.ok()) return ReplyError(req, s, "rmdir");
-  fuse_reply_err(req, 0);
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name)] {
+    Status s = Ctx(req).fs->Rmdir(parent, name);
+    if (!s.ok()) return ReplyError(req, s, "rmdir");
+    fuse_reply_err(req, 0);
+  });
 }
 
 void Symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
-  auto e = Ctx(req).fs->Symlink(parent, name, link, CallerOf(req));
-  if (!e) return ReplyError(req, e.error(), "symlink");
-  ReplyEntry(req, *e);
+  Admit(req, kMeta, 1, [req, link = std::string(link), parent, name = std::string(name)] {
+    auto e = Ctx(req).fs->Symlink(parent, name, link, CallerOf(req));
+    if (!e) return ReplyError(req, e.error(), "symlink");
+    ReplyEntry(req, *e);
+  });
 }
 
 void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
             const char* new_name, unsigned int flags) {
-  Status s = Ctx(req).fs->Rename(parent, name, new_parent, new_name, flags);
-  if (!s.ok()) return ReplyError(req, s, "rename");
-  fuse_reply_err(req, 0);
+  Admit(req, kMeta, 1,
+        [req, parent, name = std::string(name), new_parent, new_name = std::string(new_name), flags] {
+          Status s = Ctx(req).fs->Rename(parent, name, new_parent, new_name, flags);
+          if (!s.ok()) return ReplyError(req, s, "rename");
+          fuse_reply_err(req, 0);
+        });
 }
 
 void Link(fuse_req_t req, fuse_ino_t, fuse_ino_t, const char*) {
@@ -93,17 +116,19 @@ void Link(fuse_req_t req, fuse_ino_t, fuse_ino_t, const char*) {
 }
 
 void StatFs(fuse_req_t req, fuse_ino_t) {
-  auto s = Ctx(req).fs->StatFs();
-  if (!s) return ReplyError(req, s.error(), "statfs");
-  struct statvfs st {};
-  st.f_bsize = s->block_size;
-  st.f_frsize = s->block_size;
-  st.f_blocks = s->total_blocks;
-  st.f_bfree = s->free_blocks;
-  st.f_bavail = s->avail_blocks;
-  st.f_files = st.f_ffree = st.f_favail = 1ULL << 40;  // the namespace has no inode table
-  st.f_namemax = 255;
-  fuse_reply_statfs(req, &st);
+  Admit(req, kMeta, 1, [req] {
+    auto s = Ctx(req).fs->StatFs();
+    if (!s) return ReplyError(req, s.error(), "statfs");
+    struct statvfs st {};
+    st.f_bsize = s->block_size;
+    st.f_frsize = s->block_size;
+    st.f_blocks = s->total_blocks;
+    st.f_bfree = s->free_blocks;
+    st.f_bavail = s->avail_blocks;
+    st.f_files = st.f_ffree = st.f_favail = 1ULL << 40;  // the namespace has no inode table
+    st.f_namemax = 255;
+    fuse_reply_statfs(req, &st);
+  });
 }
 
 }  // namespace bb::fs::adapter

@@ -1,58 +1,85 @@
 // File operations: create/open, read/write, flush/fsync/release, fallocate.
 #include <memory>
+#include <span>
+#include <string>
 
 #include "fs/fuse/adapter.h"
 
 namespace bb::fs::adapter {
 
-void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi) {
-  auto r = Ctx(req).fs->Create(parent, name, mode, fi->flags, CallerOf(req));
-  if (!r) return ReplyError(req, r.error(), "create");
-  SetFileHandle(fi, r->second);
-  fi->keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
-  fuse_entry_param p{};
-  p.ino = r->first.ino;
-  p.generation = 1;
-  p.attr_timeout = p.entry_timeout = CacheTimeout(req, r->first);
-  FillStat(r->first, &p.attr);
-  if (fuse_reply_create(req, &p, fi) != 0) {
-    // The opener is gone (interrupted): undo the open so nothing leaks.
-    (void)Ctx(req).fs->Release(r->second);
-  }
+constexpr auto kMeta = qos::Class::kMetadata;
+constexpr auto kData = qos::Class::kData;
+
+void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi_in) {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, info = *fi_in]() mutable {
+    auto r = Ctx(req).fs->Create(parent, name, mode, info.flags, CallerOf(req));
+    if (!r) return ReplyError(req, r.error(), "create");
+    SetFileHandle(&info, r->second);
+    info.keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
+    fuse_entry_param p{};
+    p.ino = r->first.ino;
+    p.generation = 1;
+    p.attr_timeout = p.entry_timeout = CacheTimeout(req, r->first);
+    FillStat(r->first, &p.attr);
+    if (fuse_reply_create(req, &p, &info) != 0) {
+      // The opener is gone (interrupted): undo the open so nothing leaks.
+      (void)Ctx(req).fs->Release(r->second);
+    }
+  });
 }
 
-void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  auto f = Ctx(req).fs->Open(ino, fi->flags);
-  if (!f) return ReplyError(req, f.error(), "open");
-  SetFileHandle(fi, *f);
-  fi->keep_cache = FileSystem::KeepCache(*f) && Ctx(req).options.private_cache_timeout > 0;
-  if (fuse_reply_open(req, fi) != 0) (void)Ctx(req).fs->Release(*f);
+void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
+  Admit(req, kMeta, 1, [req, ino, info = *fi_in]() mutable {
+    auto f = Ctx(req).fs->Open(ino, info.flags);
+    if (!f) return ReplyError(req, f.error(), "open");
+    SetFileHandle(&info, *f);
+    info.keep_cache = FileSystem::KeepCache(*f) && Ctx(req).options.private_cache_timeout > 0;
+    if (fuse_reply_open(req, &info) != 0) (void)Ctx(req).fs->Release(*f);
+  });
 }
 
 void Read(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  // One buffer per worker thread, grown to the largest read seen (max_read bounds it).
-  thread_local std::unique_ptr<char[]> buf;
-  thread_local size_t cap = 0;
-  if (cap < size) {
-    buf.reset(new char[size]);
-    cap = size;
-  }
-  auto n = Ctx(req).fs->Read(FileHandle(fi), static_cast<uint64_t>(off), {buf.get(), size});
-  if (!n) return ReplyError(req, n.error(), "read");
-  fuse_reply_buf(req, buf.get(), *n);
+  Admit(req, kData, size, [req, size, off, file = FileHandle(fi)] {
+    // One buffer per thread, grown to the largest read seen (max_read bounds it).
+    thread_local std::unique_ptr<char[]> buf;
+    thread_local size_t cap = 0;
+    if (cap < size) {
+      buf.reset(new char[size]);
+      cap = size;
+    }
+    auto n = Ctx(req).fs->Read(file, static_cast<uint64_t>(off), {buf.get(), size});
+    if (!n) return ReplyError(req, n.error(), "read");
+    fuse_reply_buf(req, buf.get(), *n);
+  });
 }
 
-void Write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off,
-           fuse_file_info* fi) {
-  auto n = Ctx(req).fs->Write(FileHandle(fi), static_cast<uint64_t>(off), {data, size});
+namespace {
+void DoWrite(fuse_req_t req, OpenFile* file, off_t off, std::span<const char> data) {
+  auto n = Ctx(req).fs->Write(file, static_cast<uint64_t>(off), data);
   if (!n) return ReplyError(req, n.error(), "write");
   fuse_reply_write(req, *n);
 }
+}  // namespace
+
+void Write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off,
+           fuse_file_info* fi) {
+  AdapterContext& c = Ctx(req);
+  OpenFile* file = FileHandle(fi);
+  if (c.stage == nullptr) return DoWrite(req, file, off, {data, size});
+  qos::Stage::Channel* ch = JobChannel(req, kData);
+  if (c.stage->Admit(ch, size)) return DoWrite(req, file, off, {data, size});
+  // The request buffer is libfuse's until this callback returns: a waiting write keeps a copy.
+  c.stage->Wait(ch, size, [req, file, off, copy = std::string(data, size)] {
+    DoWrite(req, file, off, {copy.data(), copy.size()});
+  });
+}
 
 void Flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  Status s = Ctx(req).fs->Flush(FileHandle(fi));
-  if (!s.ok()) return ReplyError(req, s, "flush");
-  fuse_reply_err(req, 0);
+  Admit(req, kMeta, 1, [req, file = FileHandle(fi)] {
+    Status s = Ctx(req).fs->Flush(file);
+    if (!s.ok()) return ReplyError(req, s, "flush");
+    fuse_reply_err(req, 0);
+  });
 }
 
 void Release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
@@ -62,16 +89,19 @@ void Release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 }
 
 void Fsync(fuse_req_t req, fuse_ino_t, int, fuse_file_info* fi) {
-  Status s = Ctx(req).fs->Fsync(FileHandle(fi));
-  if (!s.ok()) return ReplyError(req, s, "fsync");
-  fuse_reply_err(req, 0);
+  Admit(req, kMeta, 1, [req, file = FileHandle(fi)] {
+    Status s = Ctx(req).fs->Fsync(file);
+    if (!s.ok()) return ReplyError(req, s, "fsync");
+    fuse_reply_err(req, 0);
+  });
 }
 
 void Fallocate(fuse_req_t req, fuse_ino_t, int mode, off_t off, off_t len, fuse_file_info* fi) {
-  Status s = Ctx(req).fs->Fallocate(FileHandle(fi), mode, static_cast<uint64_t>(off),
-                                    static_cast<uint64_t>(len));
-  if (!s.ok()) return ReplyError(req, s, "fallocate");
-  fuse_reply_err(req, 0);
+  Admit(req, kMeta, 1, [req, mode, off, len, file = FileHandle(fi)] {
+    Status s = Ctx(req).fs->Fallocate(file, mode, static_cast<uint64_t>(off), static_cast<uint64_t>(len));
+    if (!s.ok()) return ReplyError(req, s, "fallocate");
+    fuse_reply_err(req, 0);
+  });
 }
 
 }  // namespace bb::fs::adapter

@@ -51,5 +51,11 @@ Status JobStop(const std::string& root, const std::string& name);
 Status JobList(const std::string& root);
 // node < 0: every node.
 Status Stats(const std::string& root, int node, bool as_json);
+// The daemons' control sockets, by node (see Stats for `root`).
+Result<std::vector<std::string>> DaemonSockets(const std::string& root);
+
+// QoS: the controller's view, and per-daemon limits (< 0: leave as is; 0: no limit).
+Status QosStatus(const std::string& controller, bool as_json);
+Status QosSet(const std::string& root, int node, const std::string& job, double metadata, double data);
 
 }  // namespace bb::ctl

@@ -20,7 +20,9 @@ constexpr int kLongMs = 600000;  // removing a large workspace takes a while
 
 // The daemons' control sockets, by node: <root>/bbd.sock of one daemon, the nodes of a cluster
 // that `bbctl start --root` started, or the emulated cluster's nodes when no root is given.
-Result<std::vector<std::string>> Sockets(const std::string& root) {
+}  // namespace
+
+Result<std::vector<std::string>> DaemonSockets(const std::string& root) {
   if (root.empty()) {
     BB_ASSIGN_OR_RETURN(auto cluster, EmulatedCluster());
     std::vector<std::string> out;
@@ -36,6 +38,8 @@ Result<std::vector<std::string>> Sockets(const std::string& root) {
   for (int i = 0; i < *n; ++i) out.push_back(root + "/node" + std::to_string(i) + "/bbd.sock");
   return out;
 }
+
+namespace {
 
 Result<json> Ask(const std::string& socket, const json& request, int timeout_ms) {
   BB_ASSIGN_OR_RETURN(json reply, fs::ControlCall(socket, request, timeout_ms));
@@ -53,7 +57,7 @@ Status JobStart(const std::string& root, const std::string& name, const std::str
   BB_ASSIGN_OR_RETURN(std::string text, fs::ReadTextFile(mode_file, "mode file"));
   BB_ASSIGN_OR_RETURN(fs::ModeFile mode, fs::ParseModeFile(text, mode_file));
   BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(name));
-  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(),
                                       {{"cmd", "job_start"}, {"name", name}, {"mode_file", text}, {"source", mode_file}},
                                       kLongMs));
@@ -65,14 +69,14 @@ Status JobStart(const std::string& root, const std::string& name, const std::str
 }
 
 Status JobStop(const std::string& root, const std::string& name) {
-  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   BB_RETURN_IF_ERROR(Ask(sockets.front(), {{"cmd", "job_stop"}, {"name", name}}, kLongMs).status());
   std::printf("bbctl: workspace %s removed\n", name.c_str());
   return Status::Ok();
 }
 
 Status JobList(const std::string& root) {
-  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), {{"cmd", "job_list"}}, kQuickMs));
   std::printf("%-20s %-5s %-11s %-6s %s\n", "name", "mode", "chunk_size", "ratio", "path");
   for (const auto& j : reply["jobs"]) {
@@ -84,7 +88,7 @@ Status JobList(const std::string& root) {
 }
 
 Status Stats(const std::string& root, int node, bool as_json) {
-  BB_ASSIGN_OR_RETURN(auto sockets, Sockets(root));
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   if (node >= static_cast<int>(sockets.size())) {
     return Status(EINVAL, "no node " + std::to_string(node) + " (there are " + std::to_string(sockets.size()) + ")");
   }

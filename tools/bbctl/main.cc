@@ -9,10 +9,13 @@
 //   bbctl job start --name JOB --mode-file FILE [--root DIR]   a workspace <mount>/JOB
 //   bbctl job stop --name JOB [--root DIR] | bbctl job list [--root DIR]
 //   bbctl stats [--node I] [--json] [--root DIR]
+//   bbctl qos status [--controller IP:PORT] [--json]
+//   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
 // Without --root, job and stats talk to the emulated cluster.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "fs/daemon/config.h"
 #include "tools/bbctl/cluster.h"
 
 using namespace bb::ctl;
@@ -83,7 +86,31 @@ int main(int argc, char** argv) {
   stats->add_option("--node", node, "only this node");
   stats->add_flag("--json", as_json, "print JSON");
   stats->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  std::string controller = "127.0.0.1:7600", qos_job, data_rate;
+  double meta_rate = -1;
+  auto* qos = app.add_subcommand("qos", "QoS: the controller's rates, and per-daemon limits");
+  qos->require_subcommand(1);
+  auto* qstatus = qos->add_subcommand("status", "each job's demand, assigned rate and measured usage");
+  qstatus->add_option("--controller", controller, "the controller's IP:PORT");
+  qstatus->add_flag("--json", as_json, "print JSON");
+  auto* qset = qos->add_subcommand("set", "limit a job on the daemons (0 = no limit)");
+  qset->add_option("--job", qos_job, "job id (BB_JOB_ID or SLURM_JOB_ID of its processes)")->required();
+  qset->add_option("--metadata", meta_rate, "metadata operations per second");
+  qset->add_option("--data", data_rate, "data bytes per second, e.g. 50MiB");
+  qset->add_option("--node", node, "only this node");
+  qset->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   CLI11_PARSE(app, argc, argv);
+
+  if (*qstatus) return Report(QosStatus(controller, as_json));
+  if (*qset) {
+    double data = -1;
+    if (!data_rate.empty()) {
+      auto bytes = bb::fs::ParseByteSize(data_rate);
+      if (!bytes) return Report(bytes.error());
+      data = static_cast<double>(*bytes);
+    }
+    return Report(QosSet(ctl_root, node, qos_job, meta_rate, data));
+  }
 
   if (*jstart) return Report(JobStart(ctl_root, job_name, mode_file));
   if (*jstop) return Report(JobStop(ctl_root, job_name));

@@ -1,0 +1,167 @@
+#include "qos/client.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "qos/controller.h"
+
+namespace bb::qos {
+namespace {
+
+[[maybe_unused]] int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Connects within `timeout_ms`; -1 on failure.
+int Connect(const std::string& host, uint16_t port, int timeout_ms) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return -1;
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && errno != EINPROGRESS) {
+    ::close(fd);
+    return -1;
+  }
+  pollfd p{fd, POLLOUT, 0};
+  int err = 0;
+  socklen_t len = sizeof(err);
+  if (::poll(&p, 1, timeout_ms) != 1 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    ::close(fd);
+    return -1;
+  }
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
+bool SendAll(int fd, const std::string& data) {
+  size_t done = 0;
+  int64_t deadline = NowMs() + 5000;
+  while (done < data.size()) {
+    ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
+    pollfd p{fd, POLLOUT, 0};
+    if (NowMs() > deadline || ::poll(&p, 1, 100) < 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t port)
+    : stage_(stage), node_(std::move(node)), host_(std::move(host)), port_(port) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+QosClient::~QosClient() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void QosClient::Loop() {
+  for (;;) {
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) return;
+    }
+    int fd = Connect(host_, port_, 1000);
+    if (fd >= 0) {
+      connected_ = true;
+      Serve(fd);
+      connected_ = false;
+      ::close(fd);
+    }
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_; });
+  }
+}
+
+void QosClient::Serve(int fd) {
+  if (!SendAll(fd, Frame({{"type", "hello"}, {"node", node_}}))) return;
+  (void)stage_->TakeUsage();  // start measuring now
+  std::string in;
+  for (;;) {
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) return;
+    }
+    pollfd p{fd, POLLIN, 0};
+    int r = ::poll(&p, 1, 200);
+    if (r < 0 && errno != EINTR) return;
+    if (r <= 0) continue;
+    char buf[65536];
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n == 0) return;  // the controller went away
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return;
+    }
+    in.append(buf, static_cast<size_t>(n));
+    while (in.size() >= 4) {
+      uint32_t len = (static_cast<uint32_t>(static_cast<uint8_t>(in[0])) << 24) |
+                     (static_cast<uint32_t>(static_cast<uint8_t>(in[1])) << 16) |
+                     (static_cast<uint32_t>(static_cast<uint8_t>(in[2])) << 8) | static_cast<uint8_t>(in[3]);
+      if (len > kMaxMessage) return;  // not a controller: drop the connection
+      if (in.size() < 4 + len) break;
+      std::string body = in.substr(4, len);
+      in.erase(0, 4 + len);
+      auto msg = ParseMessage(body);
+      if (!msg) continue;  // ignored
+      if ((*msg)["type"] == "collect") {
+        // The controller's collect phase: usage since the last report, per job and class.
+        Stage::Usage u = stage_->TakeUsage();
+        nlohmann::json usage = nlohmann::json::object();
+        for (const auto& [key, units] : u.units) {
+          usage[key.first][ClassName(key.second)] = u.seconds > 0 ? static_cast<double>(units) / u.seconds : 0;
+        }
+        if (!SendAll(fd, Frame({{"type", "report"}, {"node", node_}, {"usage", usage}}))) return;
+      } else if ((*msg)["type"] == "rates") {
+        Apply(*msg);
+      }
+    }
+  }
+}
+
+void QosClient::Apply(const nlohmann::json& msg) {
+  if (!msg.contains("rates") || !msg["rates"].is_object()) return;  // ignored
+  std::set<std::pair<std::string, Class>> now_limited;
+  for (const auto& [job, r] : msg["rates"].items()) {
+    if (!r.is_object()) continue;
+    for (Class cls : {Class::kMetadata, Class::kData}) {
+      auto it = r.find(ClassName(cls));
+      if (it == r.end() || !it->is_number()) continue;
+      double rate = it->get<double>();
+      // A rate of 0 would stop the job on this node for good (no usage, so no share next
+      // cycle): a trickle of one unit per second keeps it visible.
+      stage_->SetLimit(job, cls, Limit{std::max(rate, 1.0), 0});
+      now_limited.insert({job, cls});
+    }
+  }
+  // What the controller no longer limits is free again.
+  for (const auto& [job, cls] : limited_) {
+    if (!now_limited.count({job, cls})) stage_->SetLimit(job, cls, std::nullopt);
+  }
+  limited_ = std::move(now_limited);
+  updates_++;
+}
+
+}  // namespace bb::qos

@@ -1,0 +1,86 @@
+// The QoS controller's logic (DESIGN.md §7): its policy file, the messages it exchanges with
+// daemons and bbctl, and one control cycle (collect -> compute -> enforce). The network side
+// (Boost.Asio) is tools/bb-controller; the daemon side is qos/client.h.
+//
+// Policy file (YAML):
+//   algorithm: psfa            # static | priority | proportional | psfa
+//   interval_ms: 1000          # control cycle, 10..60000
+//   max_rate:                  # Max_R per class, cluster-wide
+//     metadata: 110000         #   operations/s
+//     data: 1GiB               #   bytes/s
+//   jobs:                      # managed jobs; any other job is not limited
+//     A: {metadata: 40000, data: 200MiB, weight: 2}
+// An unknown field, a wrong type or a value out of range is an error naming the file, line
+// and field.
+//
+// Messages: a 4-byte big-endian length, then that many bytes of JSON (at most 16 MiB).
+//   daemon -> controller  {"type":"hello","node":N}                          (on connecting)
+//   controller -> daemon  {"type":"collect"}                                  (each cycle)
+//   daemon -> controller  {"type":"report","node":N,"usage":{JOB:{"metadata":ops/s,"data":B/s}}}
+//   controller -> daemon  {"type":"rates","interval_ms":I,"rates":{JOB:{"metadata":r,"data":r}}}
+//   bbctl -> controller   {"type":"status"}  ->  {"type":"status", ...}
+// A cycle: collect (wait for every daemon's report, at most a quarter of the interval), compute,
+// enforce (send the rates), sleep. A job or class missing from "rates" is not limited by that
+// daemon.
+//
+// Thread-safety: pure functions and value types.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fs/base/status.h"
+
+namespace bb::qos {
+
+struct JobPolicy {
+  double metadata = 0;  // demand, ops/s
+  double data = 0;      // demand, bytes/s
+  double weight = 1;
+};
+
+struct Policy {
+  std::string algorithm = "psfa";
+  int interval_ms = 1000;
+  double max_metadata = 0;
+  double max_data = 0;
+  std::map<std::string, JobPolicy> jobs;
+};
+
+Result<Policy> ParsePolicy(const std::string& text, const std::string& source);
+Result<Policy> LoadPolicy(const std::string& path);
+
+// Usage one daemon reported: job -> (metadata ops/s, data bytes/s).
+using NodeUsage = std::map<std::string, std::pair<double, double>>;
+
+struct JobState {
+  double demand[2] = {0, 0};
+  double weight = 1;
+  double rate[2] = {0, 0};   // assigned, cluster-wide
+  double usage[2] = {0, 0};  // measured, cluster-wide
+};
+
+struct CycleResult {
+  std::map<std::string, JobState> jobs;
+  // node -> job -> (metadata rate, data rate) for that node.
+  std::map<std::string, std::map<std::string, std::pair<double, double>>> node_rates;
+};
+
+// One cycle: per class, the policy's per-job rates from demands, weights and the usage summed
+// over nodes (`previous`: the last cycle's result, for PSFA's hysteresis), each split over the
+// nodes — 5 % evenly, so a node where the job is just starting is never stuck at zero, and
+// 95 % by where the job's usage is.
+CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeUsage>& usage,
+                         const CycleResult* previous);
+
+// Framing.
+inline constexpr uint32_t kMaxMessage = 16u << 20;
+std::string Frame(const nlohmann::json& message);
+// Parses a message body; EPROTO naming what is wrong.
+Result<nlohmann::json> ParseMessage(std::string_view body);
+
+}  // namespace bb::qos

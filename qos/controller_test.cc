@@ -1,0 +1,120 @@
+// The controller's policy file, framing and control cycle (pure; the network side is tested
+// through the real programs in test/qos.sh).
+#include <catch2/catch.hpp>
+
+#include "qos/controller.h"
+
+namespace bb::qos {
+namespace {
+
+const char* kPolicy = R"(algorithm: psfa
+interval_ms: 500
+max_rate:
+  metadata: 9000
+  data: 300MiB
+jobs:
+  A: {metadata: 6000, data: 200MiB, weight: 2}
+  B: {metadata: 6000}
+  C: {metadata: 6000}
+)";
+
+TEST_CASE("policy files parse, and bad ones name the field and the line", "[qos][controller]") {
+  auto p = ParsePolicy(kPolicy, "policy.yaml");
+  REQUIRE(p.has_value());
+  CHECK(p->algorithm == "psfa");
+  CHECK(p->interval_ms == 500);
+  CHECK(p->max_data == 300.0 * 1048576);
+  CHECK(p->jobs.at("A").weight == 2);
+  CHECK(p->jobs.at("A").data == 200.0 * 1048576);
+  struct Row {
+    std::string text, error;
+  };
+  const Row rows[] = {
+      {"algorithm: fifo\nmax_rate: {metadata: 1}\n", "policy.yaml:1: field 'algorithm'"},
+      {"max_rate: {metadata: 1}\ninterval_ms: 5\n", "policy.yaml:2: field 'interval_ms' must be 10..60000"},
+      {"max_rate: {metadata: -3}\n", "policy.yaml:1: field 'max_rate.metadata'"},
+      {"max_rate: {meta: 3}\n", "unknown field 'max_rate.meta'"},
+      {"max_rate: {data: 3XB}\n", "unknown unit 'XB'"},
+      {"max_rate: {metadata: 1}\njobs:\n  A: {metadata: 1, speed: 2}\n", "policy.yaml:3: unknown field 'jobs.A.speed'"},
+      {"max_rate: {metadata: 1}\njobs:\n  A: {weight: 0}\n", "field 'jobs.A.weight' must be above 0"},
+      {"algorithm: psfa\n", "field 'max_rate' is required"},
+      {"max_rate: [1\n", "policy.yaml:"},
+      {"colour: blue\nmax_rate: {metadata: 1}\n", "policy.yaml:1: unknown field 'colour'"},
+  };
+  for (const Row& r : rows) {
+    INFO(r.text);
+    auto bad = ParsePolicy(r.text, "policy.yaml");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().code() == EINVAL);
+    CHECK_THAT(bad.error().message(), Catch::Contains(r.error));
+  }
+}
+
+TEST_CASE("messages are framed with a big-endian length and must be JSON objects with a type", "[qos][controller]") {
+  std::string f = Frame({{"type", "hello"}, {"node", "n1"}});
+  uint32_t len = (uint32_t{static_cast<uint8_t>(f[0])} << 24) | (uint32_t{static_cast<uint8_t>(f[1])} << 16) |
+                 (uint32_t{static_cast<uint8_t>(f[2])} << 8) | static_cast<uint8_t>(f[3]);
+  CHECK(len == f.size() - 4);
+  auto m = ParseMessage(f.substr(4));
+  REQUIRE(m.has_value());
+  CHECK((*m)["node"] == "n1");
+  CHECK(ParseMessage("[1,2]").error().code() == EPROTO);
+  CHECK(ParseMessage("{\"node\":1}").error().code() == EPROTO);
+  CHECK(ParseMessage("\x01\x02garbage").error().code() == EPROTO);
+}
+
+TEST_CASE("a control cycle keeps the cluster under Max_R and splits rates by where the load is", "[qos][controller]") {
+  Policy p = *ParsePolicy(kPolicy, "p");
+  // What each node would do unthrottled: A and B busy on two nodes, C idle.
+  const std::map<std::string, NodeUsage> load = {
+      {"n0", {{"A", {3000, 50e6}}, {"B", {1000, 0}}}},
+      {"n1", {{"A", {1000, 50e6}}, {"B", {2500, 0}}}},
+  };
+  std::map<std::string, NodeUsage> usage = load;
+  CycleResult prev;
+  const CycleResult* last = nullptr;
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    CycleResult r = ComputeCycle(p, usage, last);
+    double sum = 0;
+    for (const auto& [job, s] : r.jobs) {
+      CHECK(s.rate[0] >= 0);
+      sum += s.rate[0];
+      // The nodes' shares add up to the job's rate.
+      double split = 0;
+      for (const auto& [node, rates] : r.node_rates) split += rates.at(job).first;
+      CHECK(split == Approx(s.rate[0]).epsilon(1e-9));
+    }
+    CHECK(sum <= 9000 * 1.000001);
+    // Node n0 carries 3/4 of A's metadata load, so it gets most of A's rate.
+    CHECK(r.node_rates["n0"]["A"].first > 1.5 * r.node_rates["n1"]["A"].first);
+    prev = r;
+    last = &prev;
+    // Each job on each node uses what it was given, up to its load there.
+    for (auto& [node, u] : usage) {
+      for (auto& [job, v] : u) v.first = std::min(load.at(node).at(job).first, r.node_rates[node][job].first);
+    }
+  }
+  // C is idle, so after a few cycles nearly all of Max_R is with A and B.
+  CHECK(prev.jobs["A"].rate[0] + prev.jobs["B"].rate[0] > 0.8 * 9000);
+  CHECK(prev.jobs["C"].rate[0] < 0.2 * 9000);
+  // Data: only A has a data demand.
+  CHECK(prev.jobs["A"].rate[1] <= 300.0 * 1048576 * 1.000001);
+  CHECK(prev.jobs["B"].rate[1] == 0);
+}
+
+TEST_CASE("every algorithm of the controller keeps the sum at or under Max_R", "[qos][controller]") {
+  for (const char* algo : {"static", "priority", "proportional", "psfa"}) {
+    INFO(algo);
+    Policy p = *ParsePolicy(kPolicy, "p");
+    p.algorithm = algo;
+    std::map<std::string, NodeUsage> usage = {{"n0", {{"A", {9000, 1e9}}, {"B", {9000, 0}}, {"C", {9000, 0}}}}};
+    CycleResult r = ComputeCycle(p, usage, nullptr);
+    double sum = 0;
+    for (const auto& [job, s] : r.jobs) sum += s.rate[0];
+    CHECK(sum <= 9000 * 1.000001);
+    CHECK(sum > 0);
+  }
+}
+
+}  // namespace
+}  // namespace bb::qos

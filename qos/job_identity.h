@@ -1,0 +1,48 @@
+// JobResolver: which job a calling process belongs to (DESIGN.md §7).
+//
+// In order: BB_JOB_ID, then SLURM_JOB_ID in the process's environment (/proc/PID/environ); else
+// its cgroup (the last path of /proc/PID/cgroup, as "cgroup:<path>"); else its user
+// ("uid:<n>"). The answer is cached per pid together with the process's start time, and the
+// start time is checked again when the entry is older than `recheck_ns`: a pid reused by a
+// new process gets a fresh answer.
+//
+// Thread-safety: JobOf may be called concurrently.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "fs/base/clock.h"
+
+namespace bb::qos {
+
+class JobResolver {
+ public:
+  // `proc` is the procfs root (tests point it at a fake tree); `clock` must outlive this.
+  JobResolver(const Clock* clock, std::string proc = "/proc", int64_t recheck_ns = 1'000'000'000,
+              size_t max_entries = 65536);
+
+  std::string JobOf(pid_t pid, uid_t uid);
+
+ private:
+  struct Entry {
+    std::string job;
+    uint64_t start_time;
+    int64_t checked_ns;
+  };
+  uint64_t StartTime(pid_t pid) const;
+  std::string Resolve(pid_t pid, uid_t uid) const;
+
+  const Clock* const clock_;
+  const std::string proc_;
+  const int64_t recheck_ns_;
+  const size_t max_entries_;
+  std::mutex mu_;  // guards cache_
+  std::unordered_map<pid_t, Entry> cache_;
+};
+
+}  // namespace bb::qos

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# QoS through real daemons, real FUSE mounts and the real controller: per-job limits enforced
+# by the stage (metadata ops/s and data bytes/s, measured by the stage's own counters over
+# 5-second windows), an unlimited job beside a limited one, the controller keeping a 2-node
+# cluster under Max_R with PSFA, an idle job's share flowing to the busy ones, a controller
+# restart, and garbage/bad policies rejected. Needs root and /dev/fuse. Cleans up always.
+set -euo pipefail
+bin=${1:?usage: qos.sh BUILD_BIN_DIR}
+bbctl=$bin/bbctl
+tmp=$(mktemp -d /tmp/bb-qos-XXXXXX)
+port=$((7600 + RANDOM % 300))
+fails=0
+pids=()
+
+finish() {
+  local rc=$?
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [ -f "$tmp/r1/bbd.lock" ] && kill "$(cat "$tmp/r1/bbd.lock" 2>/dev/null)" 2>/dev/null || true
+  "$bbctl" stop --root "$tmp/c" >/dev/null 2>&1 || true
+  sleep 0.5
+  grep -q " $tmp/m1 " /proc/self/mountinfo && umount -l "$tmp/m1"
+  rm -rf "$tmp"
+  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "qos: all passed"; else echo "qos: FAILED"; exit 1; fi
+}
+trap finish EXIT
+
+check() {
+  local what=$1; shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+now() { date +%s.%N; }
+# units ROOT NODE CLASS JOB...: "UNITS TIME" — what the stage admitted for the jobs so far, and
+# the daemon's own clock (s) when it counted, so that rates do not depend on how long bbctl took.
+units() {
+  local root=$1 node=$2 cls=$3; shift 3
+  "$bbctl" stats --root "$root" --node "$node" --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(sum(c["units"] for c in s["qos"]["channels"] if c["job"] in sys.argv[2:] and c["class"] == sys.argv[1]),
+      s["time_ns"] / 1e9)' "$cls" "$@"
+}
+within() { python3 -c "import sys; v, want, tol = map(float, sys.argv[1:]); sys.exit(0 if abs(v - want) <= tol * want else 1)" "$@"; }
+# rate "UNITS0 TIME0" "UNITS1 TIME1": units per second between two samples.
+rate() { python3 -c "import sys; a, t0 = map(float, sys.argv[1].split()); b, t1 = map(float, sys.argv[2].split()); print(round((b - a) / (t1 - t0)))" "$@"; }
+
+# ---- one daemon with static limits: A at 2,000 metadata ops/s, D at 50 MiB/s, B unlimited ----
+mkdir -p "$tmp/m1"
+cat > "$tmp/bbd.yaml" <<YAML
+qos_limits:
+  A: {metadata: 2000}
+  D: {data: 50MiB}
+YAML
+"$bin/bbd" --root "$tmp/r1" --mount "$tmp/m1" --config "$tmp/bbd.yaml" >/dev/null
+mkdir "$tmp/m1/a" "$tmp/m1/b"
+BB_JOB_ID=A "$bin/bb-replay" --dir "$tmp/m1/a" --threads 8 --rate 0 --duration 25 > "$tmp/a.csv" 2>/dev/null & pa=$!; pids+=($pa)
+BB_JOB_ID=B "$bin/bb-replay" --dir "$tmp/m1/b" --threads 2 --rate 0 --duration 25 > "$tmp/b.csv" 2>/dev/null & pb=$!; pids+=($pb)
+sleep 2
+a0=$(units "$tmp/r1" 0 metadata A); b0=$(units "$tmp/r1" 0 metadata B)
+sleep 5
+a1=$(units "$tmp/r1" 0 metadata A); b1=$(units "$tmp/r1" 0 metadata B)
+sleep 5
+a2=$(units "$tmp/r1" 0 metadata A)
+kill -TERM $pa $pb 2>/dev/null || true; wait $pa $pb 2>/dev/null || true; pids=()
+ra1=$(rate "$a0" "$a1"); ra2=$(rate "$a1" "$a2"); rb=$(rate "$b0" "$b1")
+check "job A limited to 2000 metadata ops/s: $ra1 and $ra2 ops/s in two 5-s windows (within 5 %)" \
+  sh -c "$(declare -f within); within $ra1 2000 0.05 && within $ra2 2000 0.05"
+waited_b=$("$bbctl" stats --root "$tmp/r1" --json | python3 -c 'import json,sys; s=json.load(sys.stdin)[0]; print(sum(c["waited"] for c in s["qos"]["channels"] if c["job"]=="B"))')
+check "job B, unlimited, ran beside it at $rb ops/s and never waited" test "$rb" -gt 500 -a "$waited_b" = 0
+
+
+BB_JOB_ID=D timeout 20 dd if=/dev/zero of="$tmp/m1/d.dat" bs=1M count=100000 status=none & pids+=($!)
+sleep 2
+d0=$(units "$tmp/r1" 0 data D)
+sleep 5
+d1=$(units "$tmp/r1" 0 data D)
+sleep 5
+d2=$(units "$tmp/r1" 0 data D)
+kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; pids=()
+rd1=$(rate "$d0" "$d1"); rd2=$(rate "$d1" "$d2")
+check "job D limited to 50 MiB/s: $((rd1 >> 20)) and $((rd2 >> 20)) MiB/s in two 5-s windows (within 5 %)" \
+  sh -c "$(declare -f within); within $rd1 52428800 0.05 && within $rd2 52428800 0.05"
+check "a limited write loses nothing: the file has every byte dd wrote" test "$(stat -c %s "$tmp/m1/d.dat")" -gt $((500 << 20))
+"$bbctl" qos set --root "$tmp/r1" --job A --metadata 0 >/dev/null
+check "bbctl qos set 0 lifts the limit" test "$("$bbctl" stats --root "$tmp/r1" --json | python3 -c 'import json,sys; s=json.load(sys.stdin)[0]; print([c["limit"] for c in s["qos"]["channels"] if c["job"]=="A" and c["class"]=="metadata"][0])')" = None
+kill "$(cat "$tmp/r1/bbd.lock")"; sleep 1
+
+# ---- the controller: 2 nodes, 3 jobs under PSFA, Max_R 3,000 metadata ops/s ----
+cat > "$tmp/policy.yaml" <<YAML
+algorithm: psfa
+interval_ms: 1000
+max_rate: {metadata: 3000, data: 1GiB}
+jobs:
+  A: {metadata: 2500}
+  B: {metadata: 2500}
+  C: {metadata: 2500}
+YAML
+"$bin/bb-controller" --policy "$tmp/policy.yaml" --listen "127.0.0.1:$port" > "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
+"$bbctl" start --nodes 2 --root "$tmp/c" --mount "$tmp/cm" --base-port $((port + 400)) -- \
+  --qos-controller "127.0.0.1:$port" --rpc-timeout 3000 >/dev/null
+for n in 0 1; do mkdir -p "$tmp/cm/node$n/w$n"; done
+cpids=()
+for job in A B C; do
+  for n in 0 1; do
+    dur=40
+    BB_JOB_ID=$job "$bin/bb-replay" --dir "$tmp/cm/node$n/w$n" --threads 3 --rate 0 --duration $dur >/dev/null 2>&1 & pids+=($!)
+    [ $job = C ] && cpids+=($!)
+  done
+done
+sleep 4  # the daemons connect and get their first rates
+worst=0; over=0; windows=""
+p0=$(units "$tmp/c" 0 metadata A B C); p1=$(units "$tmp/c" 1 metadata A B C)
+for i in $(seq 8); do
+  sleep 1
+  c0=$(units "$tmp/c" 0 metadata A B C); c1=$(units "$tmp/c" 1 metadata A B C)
+  r=$(( $(rate "$p0" "$c0") + $(rate "$p1" "$c1") ))
+  windows+=" $r"
+  [ "$r" -gt "$worst" ] && worst=$r
+  [ "$r" -gt 3060 ] && over=$((over + 1))
+  p0=$c0; p1=$c1
+done
+check "3 jobs on 2 nodes under PSFA stay at or below Max_R 3000 (+2 %) in every 1-s window:$windows ops/s" test $over = 0 -a $worst -gt 1500
+# "A+B CYCLES": the rate the controller gives A and B together, and how many cycles it ran.
+ab() { "$bbctl" qos status --controller "127.0.0.1:$port" --json | python3 -c '
+import json, sys
+st = json.load(sys.stdin)
+s = {j["job"]: j for j in st["jobs"]}
+print(round(s["A"]["rate"]["metadata"] + s["B"]["rate"]["metadata"]), st["cycles"])'; }
+read -r before c0 <<< "$(ab)"
+kill -TERM "${cpids[@]}"; wait "${cpids[@]}" 2>/dev/null || true  # job C's work ends: C goes idle
+after=$before; c1=$c0; series=""
+while [ "$after" -le $((before * 105 / 100)) ] && [ $((c1 - c0)) -le 6 ]; do
+  sleep 0.1; read -r after c1 <<< "$(ab)"; series+=" $after@$((c1 - c0))"
+done
+echo "     A+B rate @ cycles since C stopped:$series"
+# The first cycle after C stops still sees C's usage of the part of the interval it ran; the
+# next one sees it idle.
+check "when C goes idle its share flows to A and B within two cycles ($before -> $after ops/s, $((c1 - c0)) cycles)" \
+  test "$after" -gt $((before * 105 / 100)) -a $((c1 - c0)) -le 2
+check "bbctl qos status shows each job's demand, rate and usage" sh -c "'$bbctl' qos status --controller 127.0.0.1:$port | grep -q '^A .*metadata'"
+
+# Garbage on the controller's socket is dropped; the controller goes on.
+exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '\xff\xff\xff\xffgarbage' >&3; exec 3>&-
+exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '\x00\x00\x00\x03abc' >&3; exec 3>&-
+sleep 0.3
+check "garbage messages are dropped and the controller keeps running" "$bbctl" qos status --controller "127.0.0.1:$port" >/dev/null
+# A bad policy on SIGHUP changes nothing; a good one is taken.
+cp "$tmp/policy.yaml" "$tmp/good.yaml"
+printf 'algorithm: fifo\nmax_rate: {metadata: 1}\n' > "$tmp/policy.yaml"; kill -HUP $ctl; sleep 0.5
+check "a bad policy on reload is rejected, the old one stays ($(grep -c 'not reloaded' "$tmp/controller.log") error logged)" \
+  sh -c "'$bbctl' qos status --controller 127.0.0.1:$port --json | grep -q '\"algorithm\": \"psfa\"'"
+sed 's/algorithm: psfa/algorithm: proportional/' "$tmp/good.yaml" > "$tmp/policy.yaml"; kill -HUP $ctl; sleep 0.5
+check "a good policy on reload is taken" sh -c "'$bbctl' qos status --controller 127.0.0.1:$port --json | grep -q '\"algorithm\": \"proportional\"'"
+
+# The controller dies: the daemons keep their last rates, then reconnect to a new one.
+limit_a() { "$bbctl" stats --root "$tmp/c" --node 0 --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print([c["limit"] for c in s["qos"]["channels"] if c["job"]=="A" and c["class"]=="metadata"][0])'; }
+kill -9 $ctl
+sleep 2.5
+l=$(limit_a)
+state=$("$bbctl" stats --root "$tmp/c" --node 0 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["qos"]["controller"])')
+check "without the controller node 0 keeps limiting A (limit $l ops/s, controller $state)" sh -c "[ '$l' != None ] && [ '$state' = disconnected ]"
+"$bin/bb-controller" --policy "$tmp/good.yaml" --listen "127.0.0.1:$port" >> "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
+sleep 3
+state=$("$bbctl" stats --root "$tmp/c" --json | python3 -c 'import json,sys; print(" ".join(s["qos"]["controller"] for s in json.load(sys.stdin)))')
+check "both daemons reconnect to the restarted controller ($state)" test "$state" = "connected connected"

@@ -1,0 +1,111 @@
+// bbctl qos: the controller's view (status) and per-daemon limits (set).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "fs/daemon/control.h"
+#include "fs/daemon/hosts_file.h"
+#include "qos/controller.h"
+#include "tools/bbctl/cluster.h"
+
+namespace bb::ctl {
+namespace {
+
+using nlohmann::json;
+
+// One request/reply with the controller, within `timeout_ms`.
+Result<json> AskController(const std::string& address, const json& request, int timeout_ms) {
+  BB_ASSIGN_OR_RETURN(auto hp, fs::ParseHostPort(address));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(hp.second);
+  if (::inet_pton(AF_INET, hp.first.c_str(), &addr.sin_addr) != 1) return Status(EINVAL, "bad address " + address);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status(errno, "socket");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    return Status(errno, "no controller answers on " + address + ": " + std::strerror(errno));
+  }
+  std::string out = qos::Frame(request);
+  if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out.size())) {
+    return Status(EIO, "cannot send to the controller");
+  }
+  std::string in;
+  char buf[65536];
+  for (;;) {
+    if (in.size() >= 4) {
+      uint32_t len = (uint32_t{static_cast<uint8_t>(in[0])} << 24) | (uint32_t{static_cast<uint8_t>(in[1])} << 16) |
+                     (uint32_t{static_cast<uint8_t>(in[2])} << 8) | static_cast<uint8_t>(in[3]);
+      if (len > qos::kMaxMessage) return Status(EPROTO, "the controller's reply is too long");
+      if (in.size() >= 4 + len) return qos::ParseMessage(in.substr(4, len));
+    }
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) return Status(n == 0 ? EPROTO : ETIMEDOUT, "no reply from the controller at " + address);
+    in.append(buf, static_cast<size_t>(n));
+  }
+}
+
+std::string Human(double v, bool bytes) {
+  char out[32];
+  if (bytes) {
+    std::snprintf(out, sizeof out, "%.1f MiB/s", v / 1048576);
+  } else {
+    std::snprintf(out, sizeof out, "%.0f op/s", v);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status QosStatus(const std::string& controller, bool as_json) {
+  BB_ASSIGN_OR_RETURN(json s, AskController(controller, {{"type", "status"}}, 5000));
+  if (as_json) {
+    std::cout << s.dump(2) << "\n";
+    return Status::Ok();
+  }
+  std::printf("controller %s: %s, every %d ms, Max_R %s and %s; %zu node(s) connected; last cycle %.0f us\n",
+              controller.c_str(), s.value("algorithm", std::string("?")).c_str(), s.value("interval_ms", 0),
+              Human(s["max_rate"].value("metadata", 0.0), false).c_str(),
+              Human(s["max_rate"].value("data", 0.0), true).c_str(), s["nodes"].size(), s.value("cycle_us", 0.0));
+  std::printf("%-16s %-9s %16s %16s %16s %7s\n", "job", "class", "demand", "rate", "usage", "weight");
+  for (const auto& j : s["jobs"]) {
+    for (auto [cls, bytes] : {std::pair{"metadata", false}, std::pair{"data", true}}) {
+      if (j["demand"].value(cls, 0.0) == 0 && j["usage"].value(cls, 0.0) == 0) continue;
+      std::printf("%-16s %-9s %16s %16s %16s %7.1f\n", j.value("job", std::string()).c_str(), cls,
+                  Human(j["demand"].value(cls, 0.0), bytes).c_str(), Human(j["rate"].value(cls, 0.0), bytes).c_str(),
+                  Human(j["usage"].value(cls, 0.0), bytes).c_str(), j.value("weight", 1.0));
+    }
+  }
+  for (const auto& job : s["unmanaged"]) std::printf("%-16s not in the policy: not limited\n", job.get<std::string>().c_str());
+  return Status::Ok();
+}
+
+Status QosSet(const std::string& root, int node, const std::string& job, double metadata, double data) {
+  json req = {{"cmd", "qos_set"}, {"job", job}};
+  if (metadata >= 0) req["metadata"] = metadata;
+  if (data >= 0) req["data"] = data;
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
+  for (size_t i = 0; i < sockets.size(); ++i) {
+    if (node >= 0 && static_cast<int>(i) != node) continue;
+    BB_ASSIGN_OR_RETURN(json reply, fs::ControlCall(sockets[i], req, 10000));
+    if (!reply.value("ok", false)) {
+      return Status(reply.value("errno", EIO), "node " + std::to_string(i) + ": " + reply.value("error", std::string("failed")));
+    }
+  }
+  std::printf("bbctl: job %s limited%s\n", job.c_str(), node >= 0 ? (" on node " + std::to_string(node)).c_str() : " on every node");
+  return Status::Ok();
+}
+
+}  // namespace bb::ctl

@@ -1,0 +1,323 @@
+// bb-controller: the QoS controller (DESIGN.md §7). Daemons connect over TCP and report each
+// job's usage every interval; each cycle the controller computes every job's rate with the
+// policy's algorithm (collect -> compute -> enforce -> sleep), splits it over the nodes where
+// the job runs, and sends every daemon its rates. `bbctl qos status` asks it what it decided.
+//
+//   bb-controller --policy FILE [--listen IP:PORT] [--foreground]
+//
+// SIGHUP reloads the policy (a bad file is reported and changes nothing); SIGTERM/SIGINT stop.
+// Messages and the policy file are described in qos/controller.h.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <set>
+
+#include "qos/controller.h"
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using bb::qos::CycleResult;
+using bb::qos::Policy;
+using nlohmann::json;
+
+namespace {
+
+class Controller;
+
+// One connection: a daemon (after its hello) or a one-off client such as bbctl.
+class Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(tcp::socket s, Controller* c) : sock_(std::move(s)), ctl_(c) {}
+  void Start() { ReadHeader(); }
+  void Send(std::string frame);
+  void Close() {
+    boost::system::error_code ec;
+    sock_.close(ec);
+  }
+  std::string node;  // set by hello
+  std::string peer() const {
+    boost::system::error_code ec;
+    auto ep = sock_.remote_endpoint(ec);
+    return ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
+  }
+
+ private:
+  void ReadHeader();
+  void ReadBody(uint32_t len);
+  void Write();
+
+  tcp::socket sock_;
+  Controller* ctl_;
+  std::array<unsigned char, 4> header_{};
+  std::string body_;
+  std::deque<std::string> out_;
+};
+
+class Controller {
+ public:
+  Controller(asio::io_context& io, tcp::endpoint listen, std::string policy_path, Policy policy)
+      : io_(io), acceptor_(io, listen), timer_(io), signals_(io, SIGHUP, SIGTERM, SIGINT),
+        policy_path_(std::move(policy_path)), policy_(std::move(policy)) {}
+
+  void Start() {
+    Accept();
+    WaitSignal();
+    Schedule();
+    spdlog::info("bb-controller: listening on {}, algorithm {}, interval {} ms, Max_R metadata {} ops/s, data {} B/s",
+                 acceptor_.local_endpoint().port(), policy_.algorithm, policy_.interval_ms, policy_.max_metadata,
+                 policy_.max_data);
+  }
+
+  void OnMessage(const std::shared_ptr<Conn>& c, const json& m) {
+    const std::string type = m["type"];
+    if (type == "hello") {
+      if (!m.contains("node") || !m["node"].is_string()) return Drop(c, "hello without a node name");
+      c->node = m["node"];
+      daemons_.insert(c);
+      spdlog::info("node {} connected from {}", c->node, c->peer());
+    } else if (type == "report") {
+      if (c->node.empty()) return Drop(c, "report before hello");
+      if (!m.contains("usage") || !m["usage"].is_object()) return Drop(c, "report without usage");
+      bb::qos::NodeUsage u;
+      for (const auto& [job, v] : m["usage"].items()) {
+        if (!v.is_object()) return Drop(c, "usage of job " + job + " is not an object");
+        u[job] = {v.value("metadata", 0.0), v.value("data", 0.0)};
+      }
+      usage_[c->node] = std::move(u);
+      seen_[c->node] = Now();
+      if (collecting_ && waiting_.erase(c) > 0 && waiting_.empty()) Compute();
+    } else if (type == "status") {
+      c->Send(bb::qos::Frame(Status()));
+    } else {
+      Drop(c, "unknown message type '" + type + "'");
+    }
+  }
+
+  void Drop(const std::shared_ptr<Conn>& c, const std::string& why) {
+    spdlog::warn("dropping connection {}{}: {}", c->peer(), c->node.empty() ? "" : " (node " + c->node + ")", why);
+    Gone(c);
+    c->Close();
+  }
+  void Gone(const std::shared_ptr<Conn>& c) {
+    daemons_.erase(c);
+    if (collecting_ && waiting_.erase(c) > 0 && waiting_.empty()) Compute();
+  }
+
+ private:
+  static int64_t Now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  void Accept() {
+    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket s) {
+      if (!ec) {
+        s.set_option(tcp::no_delay(true));
+        std::make_shared<Conn>(std::move(s), this)->Start();
+      }
+      if (acceptor_.is_open()) Accept();
+    });
+  }
+
+  void WaitSignal() {
+    signals_.async_wait([this](boost::system::error_code ec, int sig) {
+      if (ec) return;
+      if (sig == SIGHUP) {
+        auto p = bb::qos::LoadPolicy(policy_path_);
+        if (p) {
+          policy_ = std::move(*p);
+          spdlog::info("policy reloaded from {}: algorithm {}, {} jobs", policy_path_, policy_.algorithm,
+                       policy_.jobs.size());
+        } else {
+          spdlog::error("policy not reloaded, keeping the old one: {}", p.error().message());
+        }
+        WaitSignal();
+        return;
+      }
+      spdlog::info("bb-controller: stopping");
+      io_.stop();
+    });
+  }
+
+  void Schedule() {
+    timer_.expires_after(std::chrono::milliseconds(policy_.interval_ms));
+    timer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      Collect();
+      Schedule();
+    });
+  }
+
+  // collect: every daemon reports its usage of the interval that just ended; compute once all
+  // have (or a quarter of the interval passed).
+  void Collect() {
+    if (collecting_) Compute();  // the previous collect never completed
+    cycle_start_ = Now();
+    collecting_ = true;
+    waiting_ = daemons_;
+    if (waiting_.empty()) return Compute();
+    for (const auto& c : daemons_) c->Send(bb::qos::Frame({{"type", "collect"}}));
+    collect_timer_.expires_after(std::chrono::milliseconds(std::max(policy_.interval_ms / 4, 1)));
+    collect_timer_.async_wait([this](boost::system::error_code ec) {
+      if (!ec && collecting_) Compute();
+    });
+  }
+
+  // compute -> enforce.
+  void Compute() {
+    collecting_ = false;
+    waiting_.clear();
+    collect_timer_.cancel();
+    int64_t start = cycle_start_;
+    int64_t stale = 3LL * policy_.interval_ms * 1'000'000;
+    for (auto it = usage_.begin(); it != usage_.end();) {
+      bool live = Now() - seen_[it->first] < stale;
+      it = live ? std::next(it) : usage_.erase(it);
+    }
+    CycleResult r = bb::qos::ComputeCycle(policy_, usage_, have_last_ ? &last_ : nullptr);
+    for (const auto& c : daemons_) {
+      // Only the classes a job has a demand for are limited; the others stay unlimited.
+      json rates = json::object();
+      auto it = r.node_rates.find(c->node);
+      double n = static_cast<double>(std::max<size_t>(daemons_.size(), 1));
+      for (const auto& [job, s] : r.jobs) {
+        std::pair<double, double> rr = {s.rate[0] / n, s.rate[1] / n};  // a node that has not reported yet
+        if (it != r.node_rates.end() && it->second.count(job)) rr = it->second.at(job);
+        json j = json::object();
+        if (s.demand[0] > 0) j["metadata"] = rr.first;
+        if (s.demand[1] > 0) j["data"] = rr.second;
+        if (!j.empty()) rates[job] = j;
+      }
+      c->Send(bb::qos::Frame({{"type", "rates"}, {"interval_ms", policy_.interval_ms}, {"rates", rates}}));
+    }
+    last_ = std::move(r);
+    have_last_ = true;
+    cycle_us_ = static_cast<double>(Now() - start) / 1e3;
+    cycle_us_max_ = std::max(cycle_us_max_, cycle_us_);
+    cycles_++;
+  }
+
+  json Status() const {
+    json jobs = json::array();
+    for (const auto& [job, s] : last_.jobs) {
+      jobs.push_back({{"job", job},
+                      {"weight", s.weight},
+                      {"demand", {{"metadata", s.demand[0]}, {"data", s.demand[1]}}},
+                      {"rate", {{"metadata", s.rate[0]}, {"data", s.rate[1]}}},
+                      {"usage", {{"metadata", s.usage[0]}, {"data", s.usage[1]}}}});
+    }
+    // Jobs that report usage but are not in the policy run unlimited.
+    std::set<std::string> unmanaged;
+    for (const auto& [node, u] : usage_) {
+      for (const auto& [job, v] : u) {
+        if (!policy_.jobs.count(job)) unmanaged.insert(job);
+      }
+    }
+    json nodes = json::array();
+    for (const auto& c : daemons_) nodes.push_back(c->node);
+    return {{"type", "status"},
+            {"algorithm", policy_.algorithm},
+            {"interval_ms", policy_.interval_ms},
+            {"max_rate", {{"metadata", policy_.max_metadata}, {"data", policy_.max_data}}},
+            {"nodes", nodes},
+            {"cycles", cycles_},
+            {"cycle_us", cycle_us_},
+            {"cycle_us_max", cycle_us_max_},
+            {"jobs", jobs},
+            {"unmanaged", unmanaged}};
+  }
+
+  asio::io_context& io_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer timer_;
+  asio::steady_timer collect_timer_{io_};
+  asio::signal_set signals_;
+  bool collecting_ = false;
+  std::set<std::shared_ptr<Conn>> waiting_;  // daemons whose report this cycle is due
+  int64_t cycle_start_ = 0;
+  std::string policy_path_;
+  Policy policy_;
+  std::set<std::shared_ptr<Conn>> daemons_;
+  std::map<std::string, bb::qos::NodeUsage> usage_;
+  std::map<std::string, int64_t> seen_;
+  CycleResult last_;
+  bool have_last_ = false;
+  double cycle_us_ = 0;      // the last cycle: collect sent -> every daemon's rates sent
+  double cycle_us_max_ = 0;
+  uint64_t cycles_ = 0;
+};
+
+void Conn::ReadHeader() {
+  auto self = shared_from_this();
+  asio::async_read(sock_, asio::buffer(header_), [this, self](boost::system::error_code ec, size_t) {
+    if (ec) return ctl_->Gone(self);
+    uint32_t len = (uint32_t{header_[0]} << 24) | (uint32_t{header_[1]} << 16) | (uint32_t{header_[2]} << 8) | header_[3];
+    if (len > bb::qos::kMaxMessage) return ctl_->Drop(self, "message of " + std::to_string(len) + " bytes is too long");
+    ReadBody(len);
+  });
+}
+
+void Conn::ReadBody(uint32_t len) {
+  auto self = shared_from_this();
+  body_.resize(len);
+  asio::async_read(sock_, asio::buffer(body_), [this, self](boost::system::error_code ec, size_t) {
+    if (ec) return ctl_->Gone(self);
+    auto m = bb::qos::ParseMessage(body_);
+    if (!m) return ctl_->Drop(self, m.error().message());
+    ctl_->OnMessage(self, *m);
+    if (sock_.is_open()) ReadHeader();
+  });
+}
+
+void Conn::Send(std::string frame) {
+  bool idle = out_.empty();
+  out_.push_back(std::move(frame));
+  if (idle) Write();
+}
+
+void Conn::Write() {
+  auto self = shared_from_this();
+  asio::async_write(sock_, asio::buffer(out_.front()), [this, self](boost::system::error_code ec, size_t) {
+    if (ec) return ctl_->Gone(self);
+    out_.pop_front();
+    if (!out_.empty()) Write();
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bb-controller: cluster-wide QoS rates for the burst buffer's jobs"};
+  std::string policy_path, listen = "127.0.0.1:7600";
+  app.add_option("--policy", policy_path, "policy file (YAML)")->required();
+  app.add_option("--listen", listen, "IP:PORT to listen on");
+  CLI11_PARSE(app, argc, argv);
+  auto policy = bb::qos::LoadPolicy(policy_path);
+  if (!policy) {
+    std::fprintf(stderr, "bb-controller: %s\n", policy.error().message().c_str());
+    return 1;
+  }
+  size_t colon = listen.rfind(':');
+  boost::system::error_code ec;
+  auto addr = asio::ip::make_address(listen.substr(0, colon), ec);
+  if (colon == std::string::npos || ec) {
+    std::fprintf(stderr, "bb-controller: --listen wants IP:PORT, got '%s'\n", listen.c_str());
+    return 1;
+  }
+  int port = std::atoi(listen.c_str() + colon + 1);
+  try {
+    asio::io_context io;
+    Controller c(io, tcp::endpoint(addr, static_cast<unsigned short>(port)), policy_path, std::move(*policy));
+    c.Start();
+    io.run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bb-controller: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
