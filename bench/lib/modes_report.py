@@ -46,9 +46,10 @@ def main() -> int:
         f.write(f"Command: `bench/modes.sh` as root (NODES={nodes}, RATE={rate}, SIZE={size} MiB per node, "
                 f"RUNTIME={runtime} s, FILES={files} per node and phase). UCX over TCP only, 512 KiB chunks; "
                 "one workspace per mode (`configs/modes/mode<N>.yaml`, mode 2 with metadata_server_ratio 0.25), "
-                "one client per node, all nodes at once. Figures are aggregates over the nodes: fio's bandwidth "
-                "or IOPS summed; metadata phases = all operations / the slowest node's time "
-                "(`bench/lib/md_phase.py`, one system call per operation).\n\n")
+                "one client per node, all nodes at once. Figures are aggregates over the nodes, as IOR computes "
+                "them: all bytes or operations / the slowest node's time (fio: `tools/lib/cluster_fio.sh`; "
+                "metadata phases: `bench/lib/md_phase.py`, one system call per operation). Page cache "
+                "dropped before each mode.\n\n")
         if mpi != "1":
             f.write("IOR and mdtest were not on PATH for this run, so only fio and the mdtest-style driver ran "
                     "(the script runs them too when `ior`, `mdtest` and `mpirun` are found).\n\n")
@@ -63,7 +64,8 @@ def main() -> int:
                     best, bestv = m, v
             f.write(f"| {w} | {unit[w]} | " + " | ".join(cells) + f" | mode {best} |\n")
         f.write("\nn/a: mode 1 keeps each node's files private, so no node can read another node's file or "
-                "share one (ENOENT by design). In mode 1 the mdtest-B \"shared\" directory is a separate "
+                "share one (ENOENT by design), and mdtest cannot run there (its rank 0 makes the directory "
+                "tree for every rank). In mode 1 the mdtest-B \"shared\" directory is a separate "
                 "directory on each node.\n\n")
         f.write("## Expectations from the design\n\n")
         checks = [

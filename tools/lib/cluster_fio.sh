@@ -1,22 +1,26 @@
 # Helpers to run fio on every node of an emulated cluster at once (sourced by tools/demo.sh and
 # bench/cluster_fio.sh). Needs: $bbctl, $nodes, $work (a scratch folder).
 
-# fio JSON on stdin -> MiB/s ("bw") or operations/s ("iops") of its one job group.
-fio_figure() {
+# Aggregate of several fio JSON outputs (files given as arguments), like IOR reports it: all
+# bytes (or operations) of every node divided by the slowest node's run time. KIND: "bw" MiB/s,
+# "iops" operations/s of the job's one direction, "iops_rw" reads plus writes.
+fio_aggregate() {
   python3 -c '
 import json, sys
-j = json.load(sys.stdin)["jobs"][0]
-s = j["write"] if j["write"]["total_ios"] > 0 else j["read"]
-if sys.argv[1] == "bw":
-    print(round(s["bw_bytes"] / 2**20))
-elif sys.argv[1] == "iops":
-    print(round(s["iops"]))
-else:  # "iops_rw": reads and writes of a mixed job
-    print(round(j["read"]["iops"] + j["write"]["iops"]))' "$1"
+kind, files = sys.argv[1], sys.argv[2:]
+total, longest = 0.0, 0.0
+for f in files:
+    j = json.load(open(f))["jobs"][0]
+    dirs = [j["read"], j["write"]] if kind == "iops_rw" else \
+           [j["write"] if j["write"]["total_ios"] > 0 else j["read"]]
+    for d in dirs:
+        total += d["io_bytes"] / 2**20 if kind == "bw" else d["total_ios"]
+        longest = max(longest, d["runtime"] / 1000.0)
+print(round(total / longest) if longest > 0 else 0)' "$@"
 }
 
-# on_all_nodes KIND OFFSET FIO-ARGS...: one fio per node at the same time; prints the sum of
-# their figures. In the arguments @N is the node number, @T node (N + OFFSET) mod nodes, @O the
+# on_all_nodes KIND OFFSET FIO-ARGS...: one fio per node at the same time; prints their
+# aggregate (fio_aggregate). In the arguments @N is the node number, @T node (N + OFFSET) mod nodes, @O the
 # node number times $slice_bytes (a byte offset for shared-file jobs) and @S the same for @T.
 on_all_nodes() {
   local kind=$1 offset=$2; shift 2
@@ -32,7 +36,7 @@ on_all_nodes() {
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
-  local total=0
-  for n in $(seq 0 $((nodes - 1))); do total=$((total + $(fio_figure "$kind" < "$work/fio.$n.json"))); done
-  echo "$total"
+  local files=()
+  for n in $(seq 0 $((nodes - 1))); do files+=("$work/fio.$n.json"); done
+  fio_aggregate "$kind" "${files[@]}"
 }
