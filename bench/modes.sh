@@ -8,6 +8,7 @@
 # are not Debian packages: build them from github.com/hpc/ior), else the results say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+./tools/install-deps.sh --bench >/dev/null  # fio, and matplotlib for the chart
 out=${1:-bench/results}
 nodes=${NODES:-4}
 rate=${RATE:-1gbit}
@@ -103,14 +104,15 @@ run_mode() {
     rec "$m" "FIO random 4 KiB ${mix}% reads" "$(on_all_nodes iops_rw 0 --name=r --filename="$ws/rnd/r@N" --rw=randrw --rwmixread="$mix" --bs=4k --size=64M --time_based --runtime="$runtime")" IOPS
   done
   if [ $mpi_tools = 1 ]; then
-    # Rank r runs on node r mod N. -C -Q 1: each rank reads back the file of the rank on the
-    # next node (all ranks share one host, so IOR's own notion of a node does not apply).
+    # Rank r runs on node r mod N. IOR's -C cannot make a rank read another rank's file here:
+    # it shifts by whole hosts, and all ranks share one host; so each rank reads its own file
+    # (the fio runs above read other nodes' files).
     local mpi=(mpirun --allow-run-as-root --oversubscribe -np "$nodes" "$bbctl" exec --by-rank --)
     for n in $(seq 0 $((nodes - 1))); do on "$n" mkdir -p "$ws/ior" "$ws/mdt"; done
     if [ "$m" != 1 ]; then
-      "${mpi[@]}" ior -a POSIX -F -e -C -Q 1 -w -r -t 1m -b "${size}m" -o "$ws/ior/f" > "$work/ior.txt" 2>&1 || true
+      "${mpi[@]}" ior -a POSIX -F -e -w -r -t 1m -b "${size}m" -o "$ws/ior/f" > "$work/ior.txt" 2>&1 || true
       rec "$m" "ior N-N write (-F -e)" "$(awk '/^write /{print int($2); exit}' "$work/ior.txt")" MiB/s
-      rec "$m" "ior N-N read of the next node's file (-C -Q 1)" "$(awk '/^read /{print int($2); exit}' "$work/ior.txt")" MiB/s
+      rec "$m" "ior N-N read of its own file" "$(awk '/^read /{print int($2); exit}' "$work/ior.txt")" MiB/s
       "${mpi[@]}" mdtest -F -u -n "$files" -d "$ws/mdt" > "$work/mdtest.txt" 2>&1 || true
       rec "$m" "mdtest -F -u create" "$(awk '/File creation/{print int($3); exit}' "$work/mdtest.txt")" ops/s
       rec "$m" "mdtest -F -u stat" "$(awk '/File stat/{print int($3); exit}' "$work/mdtest.txt")" ops/s
@@ -118,7 +120,7 @@ run_mode() {
       # Node-local: no rank may open another's file, and mdtest's rank 0 makes the tree for all.
       "${mpi[@]}" ior -a POSIX -F -e -w -t 1m -b "${size}m" -o "$ws/ior/f" > "$work/ior.txt" 2>&1 || true
       rec 1 "ior N-N write (-F -e)" "$(awk '/^write /{print int($2); exit}' "$work/ior.txt")" MiB/s
-      for w in "ior N-N read of the next node's file (-C -Q 1)" "mdtest -F -u create" "mdtest -F -u stat"; do rec 1 "$w" "" n/a; done
+      for w in "ior N-N read of its own file" "mdtest -F -u create" "mdtest -F -u stat"; do rec 1 "$w" "" n/a; done
     fi
   fi
   "$bbctl" stats --json > "$work/stats.m$m.json"

@@ -118,3 +118,18 @@ TEST_CASE("every algorithm of the controller keeps the sum at or under Max_R", "
 
 }  // namespace
 }  // namespace bb::qos
+
+namespace bb::qos {
+namespace {
+
+TEST_CASE("the example policy in configs/qos parses", "[qos][controller]") {
+  auto p = LoadPolicy(std::string(BB_SOURCE_DIR) + "/configs/qos/policy.yaml");
+  REQUIRE(p.has_value());
+  CHECK(p->algorithm == "psfa");
+  CHECK(p->jobs.size() == 3);
+  CHECK(p->max_metadata == 110000);
+  CHECK(LoadPolicy("/nonexistent/policy.yaml").error().code() == ENOENT);
+}
+
+}  // namespace
+}  // namespace bb::qos

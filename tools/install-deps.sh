@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that building, testing and running the burst buffer need.
-# Idempotent; run as root (or with sudo available).
+# With --bench, also what the benchmark scripts need to draw their charts. Idempotent; run as
+# root (or with sudo available).
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,9 @@ packages=(
   catch2
   fio iproute2 procps psmisc util-linux tar diffutils python3
 )
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(python3-matplotlib)
+fi
 
 as_root=()
 if [ "$(id -u)" -ne 0 ]; then

@@ -43,7 +43,7 @@ def main() -> int:
         f.write(f"# The four layout modes on a {nodes}-node emulated cluster, {rate} links\n\n")
         f.write(f"Recorded {datetime.date.today()} on one 2-core Debian 12 machine (all {nodes} daemons and all "
                 f"clients share its 2 cores and its one disk), kernel {platform.release()}.\n")
-        f.write(f"Command: `bench/modes.sh` as root (NODES={nodes}, RATE={rate}, SIZE={size} MiB per node, "
+        f.write(f"Command: `bench/modes.sh` as root{', with `ior`/`mdtest` built from github.com/hpc/ior on PATH' if mpi == '1' else ''} (NODES={nodes}, RATE={rate}, SIZE={size} MiB per node, "
                 f"RUNTIME={runtime} s, FILES={files} per node and phase). UCX over TCP only, 512 KiB chunks; "
                 "one workspace per mode (`configs/modes/mode<N>.yaml`, mode 2 with metadata_server_ratio 0.25), "
                 "one client per node, all nodes at once. Figures are aggregates over the nodes, as IOR computes "
@@ -98,9 +98,10 @@ def main() -> int:
                 ys.append(v / get("3", w))
         ax.bar(xs, ys, width, label=names[m], color=colors[m])
     ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
     ax.set_xticks(range(len(shown)))
     ax.set_xticklabels(shown, rotation=35, ha="right", fontsize=8)
-    ax.set_ylabel("relative to mode 3 (missing bar: n/a)")
+    ax.set_ylabel("relative to mode 3, log scale (missing bar: n/a)")
     ax.set_title(f"Layout modes on {nodes} emulated nodes, {rate} links (absolute figures in modes.md)")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -8,6 +8,7 @@
 // SIGHUP reloads the policy (a bad file is reported and changes nothing); SIGTERM/SIGINT stop.
 // Messages and the policy file are described in qos/controller.h.
 #include <signal.h>
+#include <sys/resource.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -199,6 +200,7 @@ class Controller {
     have_last_ = true;
     cycle_us_ = static_cast<double>(Now() - start) / 1e3;
     cycle_us_max_ = std::max(cycle_us_max_, cycle_us_);
+    cycle_us_sum_ += cycle_us_;
     cycles_++;
   }
 
@@ -228,6 +230,7 @@ class Controller {
             {"cycles", cycles_},
             {"cycle_us", cycle_us_},
             {"cycle_us_max", cycle_us_max_},
+            {"cycle_us_mean", cycles_ ? cycle_us_sum_ / static_cast<double>(cycles_) : 0.0},
             {"jobs", jobs},
             {"unmanaged", unmanaged}};
   }
@@ -249,6 +252,7 @@ class Controller {
   bool have_last_ = false;
   double cycle_us_ = 0;      // the last cycle: collect sent -> every daemon's rates sent
   double cycle_us_max_ = 0;
+  double cycle_us_sum_ = 0;
   uint64_t cycles_ = 0;
 };
 
@@ -297,6 +301,12 @@ int main(int argc, char** argv) {
   app.add_option("--policy", policy_path, "policy file (YAML)")->required();
   app.add_option("--listen", listen, "IP:PORT to listen on");
   CLI11_PARSE(app, argc, argv);
+  // One descriptor per daemon: allow as many as the hard limit does.
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &lim);
+  }
   auto policy = bb::qos::LoadPolicy(policy_path);
   if (!policy) {
     std::fprintf(stderr, "bb-controller: %s\n", policy.error().message().c_str());

@@ -1,0 +1,127 @@
+// bb-qos-sim: N simulated daemons in one process, connected to a real bb-controller; each
+// answers every collect with a report of J jobs' usage and takes its rates. After the run it
+// prints the controller's control-cycle latency (collect sent -> every daemon's rates sent).
+//   bb-qos-sim --controller IP:PORT --clients N [--jobs J] [--seconds S]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "qos/controller.h"
+
+namespace {
+
+int Connect(const std::string& host, int port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, host.c_str(), &a.sin_addr);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) return -1;
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
+void SendAll(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::send(fd, s.data() + done, s.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Pops every complete message from `in`.
+std::vector<std::string> Messages(std::string& in) {
+  std::vector<std::string> out;
+  while (in.size() >= 4) {
+    uint32_t len = (uint32_t{static_cast<uint8_t>(in[0])} << 24) | (uint32_t{static_cast<uint8_t>(in[1])} << 16) |
+                   (uint32_t{static_cast<uint8_t>(in[2])} << 8) | static_cast<uint8_t>(in[3]);
+    if (in.size() < 4 + len) break;
+    out.push_back(in.substr(4, len));
+    in.erase(0, 4 + len);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bb-qos-sim: simulated daemons for the QoS controller"};
+  std::string controller = "127.0.0.1:7600";
+  int clients = 10, jobs = 4;
+  double seconds = 10;
+  app.add_option("--controller", controller, "IP:PORT");
+  app.add_option("--clients", clients, "simulated daemons");
+  app.add_option("--jobs", jobs, "jobs each reports");
+  app.add_option("--seconds", seconds, "how long to run");
+  CLI11_PARSE(app, argc, argv);
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  std::string host = controller.substr(0, controller.rfind(':'));
+  int port = std::atoi(controller.c_str() + controller.rfind(':') + 1);
+  std::vector<pollfd> fds;
+  std::vector<std::string> in(static_cast<size_t>(clients));
+  nlohmann::json usage = nlohmann::json::object();
+  for (int j = 0; j < jobs; ++j) usage["job" + std::to_string(j)] = {{"metadata", 100.0 + j}, {"data", 1e6}};
+  for (int i = 0; i < clients; ++i) {
+    int fd = Connect(host, port);
+    if (fd < 0) return std::fprintf(stderr, "bb-qos-sim: cannot connect client %d\n", i), 1;
+    SendAll(fd, bb::qos::Frame({{"type", "hello"}, {"node", "sim" + std::to_string(i)}}));
+    fds.push_back({fd, POLLIN, 0});
+  }
+  uint64_t rates = 0;
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (::poll(fds.data(), fds.size(), 100) <= 0) continue;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (!(fds[i].revents & POLLIN)) continue;
+      char buf[65536];
+      ssize_t n = ::recv(fds[i].fd, buf, sizeof buf, 0);
+      if (n <= 0) return std::fprintf(stderr, "bb-qos-sim: the controller closed client %zu\n", i), 1;
+      in[i].append(buf, static_cast<size_t>(n));
+      for (const auto& body : Messages(in[i])) {
+        auto m = nlohmann::json::parse(body, nullptr, false);
+        if (m.is_discarded()) continue;
+        if (m["type"] == "collect") {
+          SendAll(fds[i].fd, bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}));
+        } else if (m["type"] == "rates") {
+          ++rates;
+        }
+      }
+    }
+  }
+  // The controller's own account of its cycles.
+  int fd = Connect(host, port);
+  SendAll(fd, bb::qos::Frame({{"type", "status"}}));
+  std::string s;
+  for (;;) {
+    char buf[65536];
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    s.append(buf, static_cast<size_t>(n));
+    auto msgs = Messages(s);
+    if (!msgs.empty()) {
+      auto st = nlohmann::json::parse(msgs[0]);
+      std::printf("%d,%d,%llu,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
+                  st["cycle_us_mean"].get<double>(), st["cycle_us_max"].get<double>(), st["cycle_us"].get<double>());
+      break;
+    }
+  }
+  for (auto& p : fds) ::close(p.fd);
+  ::close(fd);
+  return 0;
+}
