@@ -102,13 +102,17 @@ std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
     total_usage += usage;
     left -= rates[i];
   }
-  // Leftover by usage (equally when nothing is measured yet), never to a job beyond what it
-  // could use: its demand.
+  // Leftover by usage (equally when nothing is measured yet). No false allocation: a job that
+  // used clearly less than it was given last cycle gets no more than its usage plus the growth
+  // margin; a job that used (nearly) all of it is short, and may get up to its demand.
   if (left > 1e-12) {
     std::vector<double> caps(n), shares(n);
     for (size_t i = 0; i < n; ++i) {
-      caps[i] = std::max(0.0, Clean(jobs[i].demand) - rates[i]);
-      shares[i] = total_usage > 0 ? Clean(jobs[i].usage) : 1.0;
+      double demand = Clean(jobs[i].demand), usage = Clean(jobs[i].usage);
+      bool busy = previous.size() != n || previous[i] <= 0 || usage >= 0.95 * previous[i];
+      double want = usage <= 0.95 * demand ? usage + 0.25 * (demand - usage) : demand;
+      caps[i] = std::max(0.0, (busy ? demand : want) - rates[i]);
+      shares[i] = total_usage > 0 ? usage : 1.0;
     }
     auto extra = Fill(caps, shares, left);
     for (size_t i = 0; i < n; ++i) rates[i] += extra[i];

@@ -1,6 +1,7 @@
 #include "qos/policy.h"
 
 #include <catch2/catch.hpp>
+#include <array>
 #include <numeric>
 #include <random>
 
@@ -60,8 +61,14 @@ TEST_CASE("PSFA: no negative rate for a job with no demand; idle share flows to 
   jobs[0].usage = 0;
   auto after = PsfaRates(jobs, 110000, before);
   CHECK(after[0] == Approx(12500));  // 0 + 0.25 * 50000: the growth margin, no more
+  // Jobs 1 and 2 used all they had: they are short, so the rest is theirs.
   CHECK(after[1] + after[2] == Approx(110000 - 12500).epsilon(0.001));
   CheckInvariants(after, 110000);
+  // A job that leaves its rate unused gets no leftover beyond its usage plus margin.
+  std::vector<JobLoad> mixed = {{50000, 1, 10000}, {50000, 1, 20000}};
+  auto r2 = PsfaRates(mixed, 110000, {40000, 20000});
+  CHECK(r2[0] <= 10000 + 0.25 * 40000 + 1e-6);  // used 10k of 40k: under-using
+  CHECK(r2[1] == Approx(50000));                // used all 20k it had: short, up to its demand
 }
 
 TEST_CASE("PSFA: the paper's scenario of four jobs joining three minutes apart", "[qos]") {
@@ -107,6 +114,92 @@ TEST_CASE("a job's rate is split over its nodes by where its load is", "[qos]") 
   s = SplitByUsage(1000, {0, 0});
   CHECK(s == std::vector<double>{500, 500});
   CHECK(SplitByUsage(-5, {1, 1}) == std::vector<double>{0, 0});
+}
+
+}  // namespace
+}  // namespace bb::qos
+
+namespace bb::qos {
+namespace {
+
+// The paper's three scenarios, run for every policy as a 1-second control loop over 12
+// minutes: job k joins at minute 3k, offers `load` and asks for `demand`; each cycle it uses
+// min(load, rate). The invariants are checked every cycle.
+struct Scenario {
+  const char* name;
+  std::array<double, 4> load, demand, weight;
+};
+
+std::vector<double> RunScenario(const Scenario& s, const std::string& policy) {
+  const double max_rate = 110000;
+  std::vector<JobLoad> jobs;
+  std::vector<double> rates, prev;
+  for (int t = 0; t < 12 * 60; ++t) {
+    if (t % 180 == 0 && jobs.size() < 4) {
+      size_t k = jobs.size();
+      jobs.push_back({s.demand[k], s.weight[k], 0});
+      prev.push_back(0);
+    }
+    if (policy == "static") rates = StaticRates(jobs, max_rate);
+    else if (policy == "priority") rates = PriorityRates(jobs, max_rate);
+    else if (policy == "proportional") rates = ProportionalRates(jobs, max_rate);
+    else rates = PsfaRates(jobs, max_rate, prev);
+    CheckInvariants(rates, max_rate);
+    if (policy == "psfa") {
+      // No false allocation: a job below its demand never holds more than its usage plus the
+      // growth margin while another job is short of its demand.
+      bool someone_short = false;
+      for (size_t j = 0; j < jobs.size(); ++j) someone_short |= rates[j] + 1 < std::min(jobs[j].demand, s.load[j]);
+      for (size_t j = 0; j < jobs.size() && someone_short; ++j) {
+        bool underused = prev[j] > 0 && jobs[j].usage < 0.95 * prev[j];  // it left some of its rate unused
+        if (underused && jobs[j].usage <= 0.95 * jobs[j].demand) {
+          CHECK(rates[j] <= jobs[j].usage + 0.25 * (jobs[j].demand - jobs[j].usage) + 1);
+        }
+      }
+    }
+    for (size_t j = 0; j < jobs.size(); ++j) jobs[j].usage = std::min(s.load[j], rates[j]);
+    prev = rates;
+  }
+  return rates;
+}
+
+TEST_CASE("the paper's three scenarios under every policy", "[qos]") {
+  const Scenario same_load_priorities{"same load, priorities 4:3:2:1", {40000, 40000, 40000, 40000},
+                                      {40000, 40000, 40000, 40000}, {4, 3, 2, 1}};
+  const Scenario proportional_limits{"loads 50/30/20/10k, limits in proportion", {50000, 30000, 20000, 10000},
+                                     {50000, 30000, 20000, 10000}, {1, 1, 1, 1}};
+  const Scenario swapped_limits{"the same with A's and B's limits swapped", {50000, 30000, 20000, 10000},
+                                {30000, 50000, 20000, 10000}, {1, 1, 1, 1}};
+  for (const char* policy : {"static", "priority", "proportional", "psfa"}) {
+    INFO(policy);
+    // Same load, different priorities: only the priority policy orders the jobs by weight.
+    auto r = RunScenario(same_load_priorities, policy);
+    double sum = r[0] + r[1] + r[2] + r[3];
+    CHECK(sum == Approx(110000).epsilon(0.01));
+    if (std::string(policy) == "priority") {
+      CHECK(r[0] >= r[1]);
+      CHECK(r[1] > r[2]);
+      CHECK(r[2] > r[3]);
+      // Weights 4:3:2:1 of 110k, but A is capped at its 40k demand: its 4k more go to B, C, D
+      // by weight (3:2:1).
+      CHECK(r[0] == Approx(40000));
+      CHECK(r[3] == Approx(11000 + 4000.0 / 6).epsilon(0.01));
+    } else {
+      for (double x : r) CHECK(x == Approx(110000.0 / 4).epsilon(0.05));
+    }
+    // Limits in proportion to the loads, adding up to Max_R: every job gets its limit.
+    r = RunScenario(proportional_limits, policy);
+    if (std::string(policy) != "priority") {
+      CHECK(r[0] == Approx(50000).epsilon(0.02));
+      CHECK(r[3] == Approx(10000).epsilon(0.02));
+    }
+    // Swapped limits: A is held at its 30k; B asks 50k but uses 30k. Static keeps B's 50k
+    // reserved; PSFA gives B only its usage plus the growth margin.
+    r = RunScenario(swapped_limits, policy);
+    CHECK(r[0] <= 30000 + 1);
+    if (std::string(policy) == "static") CHECK(r[1] == Approx(50000).epsilon(0.01));
+    if (std::string(policy) == "psfa") CHECK(r[1] <= 30000 + 0.25 * 20000 + 1);
+  }
 }
 
 }  // namespace

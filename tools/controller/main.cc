@@ -175,6 +175,7 @@ class Controller {
     waiting_.clear();
     collect_timer_.cancel();
     int64_t start = cycle_start_;
+    int64_t compute_start = Now();
     int64_t stale = 3LL * policy_.interval_ms * 1'000'000;
     for (auto it = usage_.begin(); it != usage_.end();) {
       bool live = Now() - seen_[it->first] < stale;
@@ -199,6 +200,9 @@ class Controller {
     last_ = std::move(r);
     have_last_ = true;
     cycle_us_ = static_cast<double>(Now() - start) / 1e3;
+    compute_us_ = static_cast<double>(Now() - compute_start) / 1e3;
+    compute_us_sum_ += compute_us_;
+    compute_us_max_ = std::max(compute_us_max_, compute_us_);
     cycle_us_max_ = std::max(cycle_us_max_, cycle_us_);
     cycle_us_sum_ += cycle_us_;
     cycles_++;
@@ -231,6 +235,9 @@ class Controller {
             {"cycle_us", cycle_us_},
             {"cycle_us_max", cycle_us_max_},
             {"cycle_us_mean", cycles_ ? cycle_us_sum_ / static_cast<double>(cycles_) : 0.0},
+            {"compute_us", compute_us_},
+            {"compute_us_max", compute_us_max_},
+            {"compute_us_mean", cycles_ ? compute_us_sum_ / static_cast<double>(cycles_) : 0.0},
             {"jobs", jobs},
             {"unmanaged", unmanaged}};
   }
@@ -253,6 +260,9 @@ class Controller {
   double cycle_us_ = 0;      // the last cycle: collect sent -> every daemon's rates sent
   double cycle_us_max_ = 0;
   double cycle_us_sum_ = 0;
+  double compute_us_ = 0;  // the last cycle's compute + enforce, after every report was in
+  double compute_us_sum_ = 0;
+  double compute_us_max_ = 0;
   uint64_t cycles_ = 0;
 };
 
