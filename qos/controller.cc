@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -34,18 +36,6 @@ Result<double> Number(const std::string& source, const std::string& field, const
   x *= mult;
   if (!(x >= 0) || x > 1e15) return Error(source, v.Mark(), "field '" + field + "' must be 0..1e15");
   return x;
-}
-
-void Split(double rate, const std::map<std::string, double>& node_usage, double total_usage,
-           const std::vector<std::string>& nodes, bool data, const std::string& job, CycleResult* out) {
-  double n = static_cast<double>(nodes.size());
-  for (const auto& node : nodes) {
-    auto it = node_usage.find(node);
-    double u = it == node_usage.end() ? 0 : it->second;
-    double share = total_usage > 0 ? 0.05 / n + 0.95 * u / total_usage : 1.0 / n;
-    auto& slot = out->node_rates[node][job];
-    (data ? slot.second : slot.first) = rate * share;
-  }
 }
 
 }  // namespace
@@ -123,33 +113,54 @@ Result<Policy> LoadPolicy(const std::string& path) {
   return ParsePolicy(ss.str(), path);
 }
 
+std::pair<double, double> CycleResult::Rate(const std::string& node, const std::string& job) const {
+  auto n = std::find(nodes.begin(), nodes.end(), node);
+  auto j = std::find(job_names.begin(), job_names.end(), job);
+  if (n == nodes.end() || j == job_names.end()) return {0, 0};
+  return Rate(static_cast<size_t>(n - nodes.begin()), static_cast<size_t>(j - job_names.begin()));
+}
+
 CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeUsage>& usage,
                          const CycleResult* previous) {
   CycleResult out;
-  std::vector<std::string> nodes;
-  for (const auto& [node, u] : usage) nodes.push_back(node);
-  std::vector<std::string> jobs;
+  const size_t jobs = policy.jobs.size();
+  for (const auto& [node, u] : usage) out.nodes.push_back(node);
+  for (const auto& [job, jp] : policy.jobs) out.job_names.push_back(job);
+  const size_t nodes = out.nodes.size();
+  // use[node][job] = (metadata, data) usage there.
+  std::vector<std::array<double, 2>> use(nodes * jobs, {0, 0});
+  size_t n = 0;
+  for (const auto& [node, u] : usage) {
+    size_t j = 0;
+    for (const auto& [job, jp] : policy.jobs) {
+      auto it = u.find(job);
+      if (it != u.end()) use[n * jobs + j] = {it->second.first, it->second.second};
+      ++j;
+    }
+    ++n;
+  }
+  std::vector<JobState*> state;
   for (const auto& [job, jp] : policy.jobs) {
-    jobs.push_back(job);
     JobState& s = out.jobs[job];
     s.demand[0] = jp.metadata;
     s.demand[1] = jp.data;
     s.weight = jp.weight;
-    for (const auto& [node, u] : usage) {
-      auto it = u.find(job);
-      if (it == u.end()) continue;
-      s.usage[0] += it->second.first;
-      s.usage[1] += it->second.second;
+    state.push_back(&s);
+  }
+  for (size_t node = 0; node < nodes; ++node) {
+    for (size_t j = 0; j < jobs; ++j) {
+      state[j]->usage[0] += use[node * jobs + j][0];
+      state[j]->usage[1] += use[node * jobs + j][1];
     }
   }
+  out.node_rates.assign(nodes * jobs, {0, 0});
   for (int cls = 0; cls < 2; ++cls) {
     std::vector<JobLoad> loads;
     std::vector<double> prev;
-    for (const auto& job : jobs) {
-      const JobState& s = out.jobs[job];
-      loads.push_back({s.demand[cls], s.weight, s.usage[cls]});
+    for (size_t j = 0; j < jobs; ++j) {
+      loads.push_back({state[j]->demand[cls], state[j]->weight, state[j]->usage[cls]});
       if (previous) {
-        auto it = previous->jobs.find(job);
+        auto it = previous->jobs.find(out.job_names[j]);
         prev.push_back(it == previous->jobs.end() ? 0 : it->second.rate[cls]);
       }
     }
@@ -159,17 +170,17 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
     else if (policy.algorithm == "priority") rates = PriorityRates(loads, max_rate);
     else if (policy.algorithm == "proportional") rates = ProportionalRates(loads, max_rate);
     else rates = PsfaRates(loads, max_rate, prev);
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      out.jobs[jobs[i]].rate[cls] = rates[i];
-      std::map<std::string, double> per_node;
-      double total = 0;
-      for (const auto& [node, u] : usage) {
-        auto it = u.find(jobs[i]);
-        double v = it == u.end() ? 0 : (cls == 0 ? it->second.first : it->second.second);
-        per_node[node] = v;
-        total += v;
+    // Each job's rate over the nodes: 5 % evenly, so a node where the job is just starting is
+    // never stuck at zero, 95 % by where its usage is.
+    for (size_t j = 0; j < jobs; ++j) {
+      state[j]->rate[cls] = rates[j];
+      double total = state[j]->usage[cls];
+      for (size_t node = 0; node < nodes; ++node) {
+        double u = use[node * jobs + j][cls];
+        double share = total > 0 ? 0.05 / static_cast<double>(nodes) + 0.95 * u / total : 1.0 / static_cast<double>(nodes);
+        auto& slot = out.node_rates[node * jobs + j];
+        (cls == 0 ? slot.first : slot.second) = rates[j] * share;
       }
-      Split(rates[i], per_node, total, nodes, cls == 1, jobs[i], &out);
     }
   }
   return out;

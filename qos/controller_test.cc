@@ -81,17 +81,17 @@ TEST_CASE("a control cycle keeps the cluster under Max_R and splits rates by whe
       sum += s.rate[0];
       // The nodes' shares add up to the job's rate.
       double split = 0;
-      for (const auto& [node, rates] : r.node_rates) split += rates.at(job).first;
+      for (const auto& node : r.nodes) split += r.Rate(node, job).first;
       CHECK(split == Approx(s.rate[0]).epsilon(1e-9));
     }
     CHECK(sum <= 9000 * 1.000001);
     // Node n0 carries 3/4 of A's metadata load, so it gets most of A's rate.
-    CHECK(r.node_rates["n0"]["A"].first > 1.5 * r.node_rates["n1"]["A"].first);
+    CHECK(r.Rate("n0", "A").first > 1.5 * r.Rate("n1", "A").first);
     prev = r;
     last = &prev;
     // Each job on each node uses what it was given, up to its load there.
     for (auto& [node, u] : usage) {
-      for (auto& [job, v] : u) v.first = std::min(load.at(node).at(job).first, r.node_rates[node][job].first);
+      for (auto& [job, v] : u) v.first = std::min(load.at(node).at(job).first, r.Rate(node, job).first);
     }
   }
   // C is idle, so after a few cycles nearly all of Max_R is with A and B.

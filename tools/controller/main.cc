@@ -17,12 +17,17 @@
 #include <deque>
 #include <memory>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "qos/controller.h"
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
 using bb::qos::CycleResult;
+using bb::qos::JobState;
 using bb::qos::Policy;
 using nlohmann::json;
 
@@ -182,20 +187,40 @@ class Controller {
       it = live ? std::next(it) : usage_.erase(it);
     }
     CycleResult r = bb::qos::ComputeCycle(policy_, usage_, have_last_ ? &last_ : nullptr);
+    // Each daemon's message is written straight into a string (no JSON tree per node): the
+    // enforce step is most of a cycle's work at a thousand daemons.
+    std::unordered_map<std::string_view, size_t> index;
+    for (size_t i = 0; i < r.nodes.size(); ++i) index.emplace(r.nodes[i], i);
+    std::vector<const JobState*> states;
+    std::vector<std::string> quoted;  // job names as JSON strings, escaped once per cycle
+    for (const auto& name : r.job_names) {
+      states.push_back(&r.jobs.at(name));
+      quoted.push_back(json(name).dump());
+    }
+    double share = 1.0 / static_cast<double>(std::max<size_t>(daemons_.size(), 1));
+    std::string body;
     for (const auto& c : daemons_) {
-      // Only the classes a job has a demand for are limited; the others stay unlimited.
-      json rates = json::object();
-      auto it = r.node_rates.find(c->node);
-      double n = static_cast<double>(std::max<size_t>(daemons_.size(), 1));
-      for (const auto& [job, s] : r.jobs) {
-        std::pair<double, double> rr = {s.rate[0] / n, s.rate[1] / n};  // a node that has not reported yet
-        if (it != r.node_rates.end() && it->second.count(job)) rr = it->second.at(job);
-        json j = json::object();
-        if (s.demand[0] > 0) j["metadata"] = rr.first;
-        if (s.demand[1] > 0) j["data"] = rr.second;
-        if (!j.empty()) rates[job] = j;
+      auto it = index.find(c->node);
+      body.clear();
+      fmt::format_to(std::back_inserter(body), R"({{"type":"rates","interval_ms":{},"rates":{{)", policy_.interval_ms);
+      bool first = true;
+      for (size_t j = 0; j < r.job_names.size(); ++j) {
+        const JobState& s = *states[j];
+        // A node that has not reported yet gets an even share.
+        auto rr = it != index.end() ? r.Rate(it->second, j) : std::pair{s.rate[0] * share, s.rate[1] * share};
+        // Only the classes a job has a demand for are limited; the others stay unlimited.
+        if (s.demand[0] <= 0 && s.demand[1] <= 0) continue;
+        fmt::format_to(std::back_inserter(body), R"({}{}:{{)", first ? "" : ",", quoted[j]);
+        first = false;
+        if (s.demand[0] > 0) fmt::format_to(std::back_inserter(body), R"("metadata":{})", rr.first);
+        if (s.demand[1] > 0) fmt::format_to(std::back_inserter(body), R"({}"data":{})", s.demand[0] > 0 ? "," : "", rr.second);
+        body += '}';
       }
-      c->Send(bb::qos::Frame({{"type", "rates"}, {"interval_ms", policy_.interval_ms}, {"rates", rates}}));
+      body += "}}";
+      uint32_t len = static_cast<uint32_t>(body.size());
+      std::string frame = {static_cast<char>(len >> 24), static_cast<char>(len >> 16), static_cast<char>(len >> 8),
+                           static_cast<char>(len)};
+      c->Send(frame + body);
     }
     last_ = std::move(r);
     have_last_ = true;
