@@ -125,7 +125,7 @@ YAML
   "$bin/bb-controller" --policy "$work/policy.yaml" --listen "127.0.0.1:$port" > "$work/ctl.log" 2>&1 & ctl=$!
   start_bbd --qos-controller "127.0.0.1:$port"
   i=0; jobs_pids=()
-  for spec in A:2500 B:2000 C:1200 D:600; do
+  for spec in A:2500 B:1500 C:500 D:150; do
     job=${spec%:*}; load=${spec#*:}
     mkdir -p "$mnt/$job"
     ( sleep $((i * 10)); BB_JOB_ID=$job exec "$bin/bb-replay" --dir "$mnt/$job" --threads 4 --rate "$load" --duration $((50 - i * 10)) >/dev/null 2>&1 ) &

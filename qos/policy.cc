@@ -109,7 +109,9 @@ std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
     std::vector<double> caps(n), shares(n);
     for (size_t i = 0; i < n; ++i) {
       double demand = Clean(jobs[i].demand), usage = Clean(jobs[i].usage);
-      bool busy = previous.size() != n || previous[i] <= 0 || usage >= 0.95 * previous[i];
+      // "Used it": at least 90 % of last cycle's rate (usage is measured over a cycle whose
+      // rate may have changed midway, so a job held at its limit reads a little below it).
+      bool busy = previous.size() != n || previous[i] <= 0 || usage >= 0.9 * previous[i];
       double want = usage <= 0.95 * demand ? usage + 0.25 * (demand - usage) : demand;
       caps[i] = std::max(0.0, (busy ? demand : want) - rates[i]);
       shares[i] = total_usage > 0 ? usage : 1.0;

@@ -30,7 +30,7 @@ std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double m
 // PSFA: usage-aware sharing without false allocation. A job that uses less than 95 % of its
 // demand gets its usage plus a quarter of the gap (growth margin), a busy job its demand, each
 // capped at its fair share of what is left; leftover capacity goes to jobs by usage — up to
-// their demand for jobs that used (nearly) all of their previous rate, and never beyond usage
+// their demand for jobs that used at least 90 % of their previous rate, and never beyond usage
 // plus margin for jobs that did not.
 // `previous` (same order, may be empty) gives hysteresis: a rate moving by less than 1 % keeps
 // its old value, as long as the total stays within max_rate.

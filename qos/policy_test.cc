@@ -151,7 +151,7 @@ std::vector<double> RunScenario(const Scenario& s, const std::string& policy) {
       bool someone_short = false;
       for (size_t j = 0; j < jobs.size(); ++j) someone_short |= rates[j] + 1 < std::min(jobs[j].demand, s.load[j]);
       for (size_t j = 0; j < jobs.size() && someone_short; ++j) {
-        bool underused = prev[j] > 0 && jobs[j].usage < 0.95 * prev[j];  // it left some of its rate unused
+        bool underused = prev[j] > 0 && jobs[j].usage < 0.9 * prev[j];  // it left some of its rate unused
         if (underused && jobs[j].usage <= 0.95 * jobs[j].demand) {
           CHECK(rates[j] <= jobs[j].usage + 0.25 * (jobs[j].demand - jobs[j].usage) + 1);
         }

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 ALGOS = ["static", "priority", "proportional", "psfa"]
 JOBS = ["A", "B", "C", "D"]
-OFFERED = {"A": 2500, "B": 2000, "C": 1200, "D": 600}
+OFFERED = {"A": 2500, "B": 1500, "C": 500, "D": 150}
 MAX_R = 4000
 
 
@@ -39,9 +39,10 @@ def main():
         f.write(open(sections).read())
         f.write("## 4. The four policies on a real mount\n\n")
         f.write(f"Max_R = {MAX_R} metadata ops/s; jobs A, B, C, D each ask for 2,500 ops/s (weights 4, 3, 2, 1 "
-                "for the priority policy) and offer 2,500, 2,000, 1,200 and 600 ops/s (`bb-replay`, 4 threads "
-                "each, create/stat/open/rename/unlink mix); they join 10 s apart and all stop at 50 s. Rates are "
-                "what the daemon's stage admitted per job, sampled every second on the daemon's clock "
+                "for the priority policy) and offer 2,500, 1,500, 500 and 150 system calls/s (`bb-replay`, 4 "
+                "threads each, create/stat/open/rename/unlink mix; each call is one to three metadata requests "
+                "to the file system); they join 10 s apart and all stop at 50 s. Rates are what the daemon's "
+                "stage admitted per job (FUSE requests/s), sampled every second on the daemon's clock "
                 "(`bench/lib/qos_sample.py`). Chart: `qos_rates.png`; every sample: `qos_rates.csv`.\n\n")
         f.write("| policy | A | B | C | D | total (30-50 s) | highest 1-s total | seconds above Max_R +2 % |\n")
         f.write("|---|---|---|---|---|---|---|---|\n")
@@ -61,7 +62,7 @@ def main():
     for ax, a in zip(axes.flat, ALGOS):
         for j in JOBS:
             pts = [(t, r) for t, jj, r in rates[a] if jj == j]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=f"job {j} (offers {OFFERED[j]})")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=f"job {j} (offers {OFFERED[j]} calls/s)")
         tot = {}
         for t, j, r in rates[a]:
             tot[round(t)] = tot.get(round(t), 0) + r
