@@ -101,7 +101,7 @@ for n in 0 1; do mkdir -p "$tmp/cm/node$n/w$n"; done
 cpids=()
 for job in A B C; do
   for n in 0 1; do
-    dur=40
+    dur=120
     BB_JOB_ID=$job "$bin/bb-replay" --dir "$tmp/cm/node$n/w$n" --threads 3 --rate 0 --duration $dur >/dev/null 2>&1 & pids+=($!)
     [ $job = C ] && cpids+=($!)
   done
@@ -126,7 +126,7 @@ st = json.load(sys.stdin)
 s = {j["job"]: j for j in st["jobs"]}
 print(round(s["A"]["rate"]["metadata"] + s["B"]["rate"]["metadata"]), st["cycles"])'; }
 read -r before c0 <<< "$(ab)"
-kill -TERM "${cpids[@]}"; wait "${cpids[@]}" 2>/dev/null || true  # job C's work ends: C goes idle
+kill -TERM "${cpids[@]}" 2>/dev/null || true; wait "${cpids[@]}" 2>/dev/null || true  # job C's work ends: C goes idle
 after=$before; c1=$c0; series=""
 while [ "$after" -le $((before * 105 / 100)) ] && [ $((c1 - c0)) -le 6 ]; do
   sleep 0.1; read -r after c1 <<< "$(ab)"; series+=" $after@$((c1 - c0))"
@@ -162,3 +162,4 @@ check "without the controller node 0 keeps limiting A (limit $l ops/s, controlle
 sleep 3
 state=$("$bbctl" stats --root "$tmp/c" --json | python3 -c 'import json,sys; print(" ".join(s["qos"]["controller"] for s in json.load(sys.stdin)))')
 check "both daemons reconnect to the restarted controller ($state)" test "$state" = "connected connected"
+kill -TERM "${pids[@]}" 2>/dev/null || true

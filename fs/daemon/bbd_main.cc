@@ -210,6 +210,7 @@ int main(int argc, char** argv) {
   fuse_loop_cfg_set_idle_threads(loop, UINT_MAX);
   int rc = fuse_session_loop_mt(se, loop);
   fuse_loop_cfg_destroy(loop);
+  (*daemon)->StopQos();  // answers what waits for QoS tokens while the session is there
   fuse_session_unmount(se);
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);

@@ -131,6 +131,11 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   return Status::Ok();
 }
 
+void Daemon::StopQos() {
+  qos_client_.reset();
+  stage_.reset();
+}
+
 namespace {
 
 nlohmann::json Failure(const Status& s) {

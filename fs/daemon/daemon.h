@@ -36,6 +36,9 @@ class Daemon {
   // The QoS stage and job resolver, or null when the stage is off.
   qos::Stage* stage() { return stage_.get(); }
   qos::JobResolver* jobs() { return jobs_.get(); }
+  // Stops the QoS stage and its controller link: requests still waiting for tokens run now.
+  // Call while the FUSE session still exists (they answer their requests through it).
+  void StopQos();
   // Answers one request of the control socket (fs/daemon/control.h).
   nlohmann::json Control(const nlohmann::json& request, const ControlPeer& peer);
   NodeId self() const { return router_->self(); }
