@@ -47,7 +47,7 @@ bound=$(python3 -c "n=$nodes; print(round(125e6 / ((n - 1) / n) / 2**20 * n))")
 echo "== job on $nodes emulated nodes, 1 Gbit/s links, workspace $mnt/job in mode $mode ($mode_file)"
 printf '%-44s %10s\n' "checkpoint write, 1 MiB blocks, all nodes" "$w MiB/s"
 printf '%-44s %10s\n' "  data written to another node" "$remote"
-printf '%-44s %10s\n' "  (mode 3 would send (N-1)/N; links bound it to" "$bound MiB/s)"
+printf '%-44s %10s\n' "  link bound if (N-1)/N crossed (mode 3)" "$bound MiB/s"
 printf '%-44s %10s\n' "restart read on a different node" "$r MiB/s"
 printf '%-44s %10s\n' "file creates, all nodes" "$c ops/s"
 printf '%-44s %10s\n' "files listed from node 2" "$files"
