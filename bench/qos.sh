@@ -65,6 +65,12 @@ print("## 1. Pass-through overhead (stage on, no limits, vs off)\n")
 print("| workload | stage off | stage on | overhead |\n|---|---|---|---|")
 for n, a, b in zip(names, off, on):
     print(f"| {n} | {a:.0f} | {b:.0f} | {100 * (a - b) / a:+.1f} % |")
+print("\nMedians of the runs below (alternating off/on, same order every repetition); overhead = (off - on) / off.")
+print("The spread between repetitions of the same setting is the noise floor of this comparison.\n")
+print("| run | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
+for label, s in (("off", sys.argv[1]), ("on", sys.argv[2])):
+    for i, r in enumerate(s.strip(";").split(";")):
+        print(f"| stage {label}, rep {i + 1} | " + " | ".join(r.split()) + " |")
 print()
 PY
 
