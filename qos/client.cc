@@ -16,7 +16,7 @@
 namespace bb::qos {
 namespace {
 
-[[maybe_unused]] int64_t NowMs() {
+int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
@@ -161,7 +161,6 @@ void QosClient::Apply(const nlohmann::json& msg) {
     if (!now_limited.count({job, cls})) stage_->SetLimit(job, cls, std::nullopt);
   }
   limited_ = std::move(now_limited);
-  updates_++;
 }
 
 }  // namespace bb::qos

@@ -25,7 +25,6 @@ class QosClient {
   ~QosClient();
 
   bool connected() const { return connected_.load(); }
-  uint64_t rate_updates() const { return updates_.load(); }
 
  private:
   void Loop();
@@ -37,7 +36,6 @@ class QosClient {
   const std::string node_, host_;
   const uint16_t port_;
   std::atomic<bool> connected_{false};
-  std::atomic<uint64_t> updates_{0};
   std::set<std::pair<std::string, Class>> limited_;  // what this client limited (its thread only)
   std::mutex mu_;
   std::condition_variable cv_;

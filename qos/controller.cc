@@ -172,14 +172,14 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
     else rates = PsfaRates(loads, max_rate, prev);
     // Each job's rate over the nodes: 5 % evenly, so a node where the job is just starting is
     // never stuck at zero, 95 % by where its usage is.
+    std::vector<double> node_usage(nodes);
     for (size_t j = 0; j < jobs; ++j) {
       state[j]->rate[cls] = rates[j];
-      double total = state[j]->usage[cls];
+      for (size_t node = 0; node < nodes; ++node) node_usage[node] = use[node * jobs + j][cls];
+      std::vector<double> split = SplitByUsage(rates[j], node_usage, 0.05);
       for (size_t node = 0; node < nodes; ++node) {
-        double u = use[node * jobs + j][cls];
-        double share = total > 0 ? 0.05 / static_cast<double>(nodes) + 0.95 * u / total : 1.0 / static_cast<double>(nodes);
         auto& slot = out.node_rates[node * jobs + j];
-        (cls == 0 ? slot.first : slot.second) = rates[j] * share;
+        (cls == 0 ? slot.first : slot.second) = split[node];
       }
     }
   }

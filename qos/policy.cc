@@ -130,14 +130,16 @@ std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
   return rates;
 }
 
-std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage) {
+std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage, double even_share) {
   std::vector<double> out(node_usage.size(), 0);
   if (node_usage.empty()) return out;
   rate = Clean(rate);
+  even_share = std::clamp(Clean(even_share), 0.0, 1.0);
   double total = 0;
   for (double u : node_usage) total += Clean(u);
+  double n = static_cast<double>(out.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = total > 0 ? rate * Clean(node_usage[i]) / total : rate / static_cast<double>(out.size());
+    out[i] = total > 0 ? rate * (even_share / n + (1 - even_share) * Clean(node_usage[i]) / total) : rate / n;
   }
   return out;
 }

@@ -37,8 +37,9 @@ std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double m
 std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
                               const std::vector<double>& previous);
 
-// Splits a job's rate over its nodes in proportion to each node's share of its usage (equally
-// when it has no usage yet).
-std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage);
+// Splits a job's rate over its nodes: `even_share` of it equally, the rest in proportion to
+// each node's share of its usage (all of it equally when it has no usage yet). An even share
+// above 0 keeps a node where the job is just starting off zero.
+std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage, double even_share = 0);
 
 }  // namespace bb::qos

@@ -114,6 +114,12 @@ TEST_CASE("a job's rate is split over its nodes by where its load is", "[qos]") 
   s = SplitByUsage(1000, {0, 0});
   CHECK(s == std::vector<double>{500, 500});
   CHECK(SplitByUsage(-5, {1, 1}) == std::vector<double>{0, 0});
+  // 10 % evenly over the 4 nodes (25 each), 90 % by usage.
+  s = SplitByUsage(1000, {300, 100, 0, 600}, 0.1);
+  CHECK(s[0] == Approx(25 + 270));
+  CHECK(s[1] == Approx(25 + 90));
+  CHECK(s[2] == Approx(25));
+  CHECK(s[3] == Approx(25 + 540));
 }
 
 }  // namespace
