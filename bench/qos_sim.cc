@@ -46,14 +46,11 @@ void SendAll(int fd, const std::string& s) {
 // Pops every complete message from `in`.
 std::vector<std::string> Messages(std::string& in) {
   std::vector<std::string> out;
-  while (in.size() >= 4) {
-    uint32_t len = (uint32_t{static_cast<uint8_t>(in[0])} << 24) | (uint32_t{static_cast<uint8_t>(in[1])} << 16) |
-                   (uint32_t{static_cast<uint8_t>(in[2])} << 8) | static_cast<uint8_t>(in[3]);
-    if (in.size() < 4 + len) break;
-    out.push_back(in.substr(4, len));
-    in.erase(0, 4 + len);
+  for (;;) {
+    auto body = bb::qos::PopMessage(&in);
+    if (!body || !*body) return out;
+    out.push_back(std::move(**body));
   }
-  return out;
 }
 
 }  // namespace

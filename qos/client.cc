@@ -116,15 +116,11 @@ void QosClient::Serve(int fd) {
       return;
     }
     in.append(buf, static_cast<size_t>(n));
-    while (in.size() >= 4) {
-      uint32_t len = (static_cast<uint32_t>(static_cast<uint8_t>(in[0])) << 24) |
-                     (static_cast<uint32_t>(static_cast<uint8_t>(in[1])) << 16) |
-                     (static_cast<uint32_t>(static_cast<uint8_t>(in[2])) << 8) | static_cast<uint8_t>(in[3]);
-      if (len > kMaxMessage) return;  // not a controller: drop the connection
-      if (in.size() < 4 + len) break;
-      std::string body = in.substr(4, len);
-      in.erase(0, 4 + len);
-      auto msg = ParseMessage(body);
+    for (;;) {
+      auto next = PopMessage(&in);
+      if (!next) return;  // not a controller: drop the connection
+      if (!*next) break;
+      auto msg = ParseMessage(**next);
       if (!msg) continue;  // ignored
       if ((*msg)["type"] == "collect") {
         // The controller's collect phase: usage since the last report, per job and class.

@@ -186,12 +186,29 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
   return out;
 }
 
-std::string Frame(const nlohmann::json& message) {
-  std::string body = message.dump();
+std::string Frame(const nlohmann::json& message) { return FrameBody(message.dump()); }
+
+std::string FrameBody(std::string_view body) {
   uint32_t n = static_cast<uint32_t>(body.size());
   std::string out = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
                      static_cast<char>(n)};
-  return out + body;
+  out.append(body);
+  return out;
+}
+
+uint32_t FrameLength(const char header[4]) {
+  auto b = [&](int i) { return static_cast<uint32_t>(static_cast<uint8_t>(header[i])); };
+  return b(0) << 24 | b(1) << 16 | b(2) << 8 | b(3);
+}
+
+Result<std::optional<std::string>> PopMessage(std::string* in) {
+  if (in->size() < 4) return std::optional<std::string>();
+  uint32_t len = FrameLength(in->data());
+  if (len > kMaxMessage) return Status(EPROTO, "message of " + std::to_string(len) + " bytes is too long");
+  if (in->size() < 4 + static_cast<size_t>(len)) return std::optional<std::string>();
+  std::string body = in->substr(4, len);
+  in->erase(0, 4 + static_cast<size_t>(len));
+  return std::optional<std::string>(std::move(body));
 }
 
 Result<nlohmann::json> ParseMessage(std::string_view body) {

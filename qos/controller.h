@@ -87,6 +87,13 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
 // Framing.
 inline constexpr uint32_t kMaxMessage = 16u << 20;
 std::string Frame(const nlohmann::json& message);
+// The frame of a body that is already JSON text.
+std::string FrameBody(std::string_view body);
+// The body length a 4-byte header announces.
+uint32_t FrameLength(const char header[4]);
+// Takes the next complete body off the front of `in`: nullopt while it is incomplete; EPROTO
+// when the header announces more than kMaxMessage.
+Result<std::optional<std::string>> PopMessage(std::string* in);
 // Parses a message body; EPROTO naming what is wrong.
 Result<nlohmann::json> ParseMessage(std::string_view body);
 

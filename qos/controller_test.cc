@@ -52,12 +52,22 @@ TEST_CASE("policy files parse, and bad ones name the field and the line", "[qos]
 
 TEST_CASE("messages are framed with a big-endian length and must be JSON objects with a type", "[qos][controller]") {
   std::string f = Frame({{"type", "hello"}, {"node", "n1"}});
-  uint32_t len = (uint32_t{static_cast<uint8_t>(f[0])} << 24) | (uint32_t{static_cast<uint8_t>(f[1])} << 16) |
-                 (uint32_t{static_cast<uint8_t>(f[2])} << 8) | static_cast<uint8_t>(f[3]);
-  CHECK(len == f.size() - 4);
+  CHECK(FrameLength(f.data()) == f.size() - 4);
+  CHECK(static_cast<uint8_t>(f[0]) == 0);  // big-endian: the high byte first
   auto m = ParseMessage(f.substr(4));
   REQUIRE(m.has_value());
   CHECK((*m)["node"] == "n1");
+  // Popping: nothing until a message is complete, then exactly it; an oversized header fails.
+  std::string in = f.substr(0, 7);
+  CHECK_FALSE(PopMessage(&in)->has_value());
+  in = f + f.substr(0, 3);
+  auto body = PopMessage(&in);
+  REQUIRE(body.has_value());
+  REQUIRE(body->has_value());
+  CHECK(**body == f.substr(4));
+  CHECK(in == f.substr(0, 3));
+  std::string huge = "\x7f\xff\xff\xffx";
+  CHECK(PopMessage(&huge).error().code() == EPROTO);
   CHECK(ParseMessage("[1,2]").error().code() == EPROTO);
   CHECK(ParseMessage("{\"node\":1}").error().code() == EPROTO);
   CHECK(ParseMessage("\x01\x02garbage").error().code() == EPROTO);

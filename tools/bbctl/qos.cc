@@ -45,12 +45,8 @@ Result<json> AskController(const std::string& address, const json& request, int 
   std::string in;
   char buf[65536];
   for (;;) {
-    if (in.size() >= 4) {
-      uint32_t len = (uint32_t{static_cast<uint8_t>(in[0])} << 24) | (uint32_t{static_cast<uint8_t>(in[1])} << 16) |
-                     (uint32_t{static_cast<uint8_t>(in[2])} << 8) | static_cast<uint8_t>(in[3]);
-      if (len > qos::kMaxMessage) return Status(EPROTO, "the controller's reply is too long");
-      if (in.size() >= 4 + len) return qos::ParseMessage(in.substr(4, len));
-    }
+    BB_ASSIGN_OR_RETURN(auto body, qos::PopMessage(&in));
+    if (body) return qos::ParseMessage(*body);
     ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
     if (n <= 0) return Status(n == 0 ? EPROTO : ETIMEDOUT, "no reply from the controller at " + address);
     in.append(buf, static_cast<size_t>(n));

@@ -59,7 +59,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
 
   tcp::socket sock_;
   Controller* ctl_;
-  std::array<unsigned char, 4> header_{};
+  std::array<char, 4> header_{};
   std::string body_;
   std::deque<std::string> out_;
 };
@@ -217,10 +217,7 @@ class Controller {
         body += '}';
       }
       body += "}}";
-      uint32_t len = static_cast<uint32_t>(body.size());
-      std::string frame = {static_cast<char>(len >> 24), static_cast<char>(len >> 16), static_cast<char>(len >> 8),
-                           static_cast<char>(len)};
-      c->Send(frame + body);
+      c->Send(bb::qos::FrameBody(body));
     }
     last_ = std::move(r);
     have_last_ = true;
@@ -295,7 +292,7 @@ void Conn::ReadHeader() {
   auto self = shared_from_this();
   asio::async_read(sock_, asio::buffer(header_), [this, self](boost::system::error_code ec, size_t) {
     if (ec) return ctl_->Gone(self);
-    uint32_t len = (uint32_t{header_[0]} << 24) | (uint32_t{header_[1]} << 16) | (uint32_t{header_[2]} << 8) | header_[3];
+    uint32_t len = bb::qos::FrameLength(header_.data());
     if (len > bb::qos::kMaxMessage) return ctl_->Drop(self, "message of " + std::to_string(len) + " bytes is too long");
     ReadBody(len);
   });
