@@ -98,7 +98,7 @@ OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md,
     inode->open_count++;
     file->path = inode->path;
   }
-  file->node_private = router_->NodePrivate(file->path);
+  file->node_private = inode->node_private.load(std::memory_order_relaxed);
   {
     std::lock_guard lock(inode->mu);
     inode->meta = md;

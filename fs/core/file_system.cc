@@ -106,7 +106,9 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   slot->path = path;
   slot->unlinked = false;
   slot->nlookup++;
-  return Entry{md.file_id, md, router_->NodePrivate(path)};
+  bool node_private = router_->NodePrivate(path);
+  slot->node_private.store(node_private, std::memory_order_relaxed);
+  return Entry{md.file_id, md, node_private};
 }
 
 Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
@@ -161,12 +163,7 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   Count(FsOp::kGetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
-  std::string path;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-  }
-  return Entry{ino, md, router_->NodePrivate(path)};
+  return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
 }
 
 Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* /*file*/) {
@@ -209,7 +206,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     std::lock_guard lock(inode->mu);
     inode->meta = md;
     if (inode->size_dirty) md.size = std::max(md.size, inode->size);
-    return Entry{ino, md, router_->NodePrivate(path)};
+    return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
   }
   std::lock_guard lock(inode->mu);
   Metadata& m = inode->meta;
@@ -220,7 +217,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   if (u.atime_ns) m.atime_ns = *u.atime_ns;
   if (u.mtime_ns) m.mtime_ns = *u.mtime_ns;
   m.ctime_ns = now;
-  return Entry{ino, m, router_->NodePrivate(path)};
+  return Entry{ino, m, inode->node_private.load(std::memory_order_relaxed)};
 }
 
 Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, Metadata md) {

@@ -2,6 +2,7 @@
 // listings.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,9 @@ struct Inode {
   uint64_t nlookup = 0;
   uint32_t open_count = 0;
   bool unlinked = false;  // removed from the namespace while still open
+  // Router::NodePrivate of its path, set when the kernel learns the inode (a rename never
+  // moves an entry between workspaces, so it never changes).
+  std::atomic<bool> node_private{false};
 
   std::mutex mu;  // guards the fields below; taken after table_mu_
   Metadata meta;        // last known metadata (the only copy once unlinked)
