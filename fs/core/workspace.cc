@@ -124,15 +124,18 @@ NodeId WorkspaceRouter::MetaNode(std::string_view path) const {
   return MetaNodeFor(SpecFor(path).layout, nodes_, self_, path);
 }
 
+std::optional<WorkspaceSpec> WorkspaceRouter::RootSpec(std::string_view path) const {
+  if (!any_.load(std::memory_order_acquire) || path.size() < 2) return std::nullopt;
+  bool deeper;
+  std::string_view first = FirstComponent(path, &deeper);
+  if (deeper) return std::nullopt;
+  return Find(first);
+}
+
 std::vector<NodeId> WorkspaceRouter::DirNodes(std::string_view dir) const {
   // The entries of a workspace's root are placed by the workspace's layout.
-  std::string probe;
-  std::string_view p = dir;
-  if (Replicated(dir) && dir != "/") {
-    probe = std::string(dir) + "/x";
-    p = probe;
-  }
-  return DirNodesFor(SpecFor(p).layout, nodes_, self_);
+  auto root = RootSpec(dir);
+  return DirNodesFor(root ? root->layout : SpecFor(dir).layout, nodes_, self_);
 }
 
 NodeId WorkspaceRouter::DataNodeAs(NodeId viewer, std::string_view path, uint64_t file_id, uint64_t index,
@@ -147,13 +150,7 @@ std::vector<NodeId> WorkspaceRouter::AllNodes() const {
 }
 
 bool WorkspaceRouter::Replicated(std::string_view path) const {
-  if (path == "/") return true;
-  if (!any_.load(std::memory_order_acquire) || path.size() < 2) return false;
-  bool deeper;
-  std::string_view first = FirstComponent(path, &deeper);
-  if (deeper) return false;
-  std::shared_lock lock(mu_);
-  return table_.find(first) != table_.end();
+  return path == "/" || RootSpec(path).has_value();
 }
 
 std::string_view WorkspaceRouter::Domain(std::string_view path) const {
@@ -174,11 +171,8 @@ bool WorkspaceRouter::NodePrivate(std::string_view path) const {
   // The root of a node-local workspace counts as private too: its name never changes while
   // the workspace exists and its entries are this node's own; only a chmod/chown of it on
   // another node reaches this node's kernel late (within private_cache_timeout).
-  if (path.size() > 1 && Replicated(path)) {
-    auto spec = Find(path.substr(1));
-    return spec && spec->layout.mode == LayoutMode::kNodeLocal;
-  }
-  return SpecFor(path).layout.mode == LayoutMode::kNodeLocal;
+  auto root = RootSpec(path);
+  return (root ? *root : SpecFor(path)).layout.mode == LayoutMode::kNodeLocal;
 }
 
 Status LoadWorkspaces(MetaStore* store, WorkspaceRouter* router) {

@@ -88,6 +88,8 @@ class WorkspaceRouter final : public Router {
  private:
   // The layout that places `path` (the workspace's, or the instance's).
   WorkspaceSpec SpecFor(std::string_view path) const;
+  // The spec of the workspace whose root `path` is ("/name"), if it is one.
+  std::optional<WorkspaceSpec> RootSpec(std::string_view path) const;
 
   const WorkspaceSpec instance_;
   const NodeId self_;
