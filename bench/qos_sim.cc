@@ -1,8 +1,9 @@
 // bb-qos-sim: N simulated daemons in one process, connected to a real bb-controller; each
 // answers every collect with a report of J jobs' usage and takes its rates. After the run it
 // prints, from the controller's own account: clients, jobs, rate messages received, the mean
-// and max full cycle (collect sent -> every daemon's rates sent) and the mean and max of its
-// compute + enforce part (every report in -> every daemon's rates sent), in microseconds.
+// and max full cycle (collect sent -> every daemon's rates sent), the mean and max of its
+// compute + enforce part (every report in -> every daemon's rates sent), and the mean of the
+// policy computation alone, in microseconds.
 //   bb-qos-sim --controller IP:PORT --clients N [--jobs J] [--seconds S]
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -115,9 +116,10 @@ int main(int argc, char** argv) {
     auto msgs = Messages(s);
     if (!msgs.empty()) {
       auto st = nlohmann::json::parse(msgs[0]);
-      std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
+      std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
                   st["cycle_us_mean"].get<double>(), st["cycle_us_max"].get<double>(),
-                  st["compute_us_mean"].get<double>(), st["compute_us_max"].get<double>());
+                  st["compute_us_mean"].get<double>(), st["compute_us_max"].get<double>(),
+                  st["policy_us_mean"].get<double>());
       break;
     }
   }
