@@ -19,11 +19,7 @@ finish() {
 }
 trap finish EXIT
 
-check() {  # check "what" command...
-  local what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-on() { local n=$1; shift; "$bbctl" exec --node "$n" -- "$@"; }
+source "$(dirname "$0")/lib.sh"
 
 "$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 2000
 

@@ -19,11 +19,7 @@ finish() {
 }
 trap finish EXIT
 
-check() {  # check "what" command...
-  local what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-on() { local n=$1; shift; "$bbctl" exec --node "$n" -- "$@"; }
+source "$(dirname "$0")/lib.sh"
 md5() { md5sum | cut -d' ' -f1; }
 # stat NODE PYTHON-EXPRESSION: evaluates the expression over node NODE's statistics `s`.
 stat() { "$bbctl" stats --node "$1" --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($2)"; }
