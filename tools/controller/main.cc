@@ -223,6 +223,11 @@ class Controller {
     }
     last_ = std::move(r);
     have_last_ = true;
+    // The metadata rates of the last cycles, so a client can tell in which cycle a rate moved.
+    json rates = json::object();
+    for (const auto& [job, s] : last_.jobs) rates[job] = s.rate[0];
+    history_.push_back({{"cycle", cycles_ + 1}, {"start_s", static_cast<double>(start) / 1e9}, {"metadata", rates}});
+    if (history_.size() > 16) history_.pop_front();
     cycle_us_ = static_cast<double>(Now() - start) / 1e3;
     compute_us_ = static_cast<double>(Now() - compute_start) / 1e3;
     compute_us_sum_ += compute_us_;
@@ -264,6 +269,7 @@ class Controller {
             {"compute_us_mean", cycles_ ? compute_us_sum_ / static_cast<double>(cycles_) : 0.0},
             {"policy_us_mean", cycles_ ? policy_us_sum_ / static_cast<double>(cycles_) : 0.0},
             {"jobs", jobs},
+            {"history", json(history_)},
             {"unmanaged", unmanaged}};
   }
 
@@ -282,6 +288,9 @@ class Controller {
   std::map<std::string, int64_t> seen_;
   CycleResult last_;
   bool have_last_ = false;
+  // {"cycle": N, "start_s": collect time on the monotonic clock, "metadata": {job: rate}} of
+  // the last 16 cycles.
+  std::deque<json> history_;
   double cycle_us_ = 0;      // the last cycle: collect sent -> every daemon's rates sent
   double cycle_us_max_ = 0;
   double cycle_us_sum_ = 0;
