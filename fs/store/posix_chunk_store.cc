@@ -7,9 +7,12 @@
 // Removal is one rename: <file id>/ becomes <file id>.del/ in the same folder, and a background
 // thread deletes what it holds. Removing a file therefore costs the remover one metadata update
 // instead of an unlink per chunk plus an rmdir; a restart finds leftover .del folders and
-// finishes them. A write that finds the store full first waits for pending removals.
+// finishes them. The thread starts when removals pause (or the backlog is long), at the lowest
+// CPU priority, so a burst of deletes does not compete with its own space reclaim; a write
+// that finds the store full makes it start at once and waits for it.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +36,10 @@ namespace {
 
 constexpr char kRemovedSuffix[] = ".del";
 constexpr auto kReclaimWait = std::chrono::seconds(10);
+// The reclaimer starts once removals have paused this long, or at once when this many folders
+// wait (about 40 bytes of memory each) or a writer finds the store full.
+constexpr auto kReclaimQuiet = std::chrono::milliseconds(500);
+constexpr size_t kReclaimBacklog = 100000;
 
 Status Errno(int err, const std::string& what) {
   return Status(err, what + ": " + std::strerror(err));
@@ -183,6 +190,10 @@ class PosixChunkStore final : public ChunkStore {
     {
       std::lock_guard lock(reclaim_mu_);
       removed_.push_back(std::move(removed));
+      last_remove_ = std::chrono::steady_clock::now();
+      // Wake the reclaimer only when it sleeps for want of work or the backlog is full; during
+      // a burst of removals it waits for the pause on its own.
+      if (removed_.size() != 1 && removed_.size() < kReclaimBacklog) return Status::Ok();
     }
     reclaim_cv_.notify_all();
     return Status::Ok();
@@ -249,15 +260,28 @@ class PosixChunkStore final : public ChunkStore {
     if (s.code() != ENOSPC) return s;
     std::unique_lock lock(reclaim_mu_);
     if (removed_.empty() && !reclaiming_) return s;
+    space_wanted_ = true;  // the reclaimer stops waiting for a pause in removals
+    reclaim_cv_.notify_all();
     reclaim_cv_.wait_for(lock, kReclaimWait, [&] { return removed_.empty() && !reclaiming_; });
     lock.unlock();
     return guard_.Check(bytes);
   }
 
   void ReclaimLoop() {
+    // Reclaiming space is background work: at the lowest CPU priority (a thread's nice value
+    // is its own on Linux), file operations that wait for an answer go first. The deletes it
+    // issues also free blocks, which with a `discard` mount means device trims.
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
     std::unique_lock lock(reclaim_mu_);
     while (true) {
       reclaim_cv_.wait(lock, [&] { return stopping_ || !removed_.empty(); });
+      // Deleting competes with the file operations for the disk and the folder's lock, so it
+      // waits for a pause in removals, unless the backlog is full or a writer needs the space.
+      while (!stopping_ && !space_wanted_ && removed_.size() < kReclaimBacklog) {
+        auto quiet = last_remove_ + kReclaimQuiet;
+        if (std::chrono::steady_clock::now() >= quiet) break;
+        reclaim_cv_.wait_until(lock, quiet);
+      }
       if (stopping_) return;  // what is left is finished at the next start
       std::string name = std::move(removed_.front());
       removed_.pop_front();
@@ -272,6 +296,7 @@ class PosixChunkStore final : public ChunkStore {
       ::unlinkat(dir_fd_, name.c_str(), AT_REMOVEDIR);
       lock.lock();
       reclaiming_ = false;
+      if (removed_.empty()) space_wanted_ = false;
       reclaim_cv_.notify_all();
     }
   }
@@ -353,10 +378,12 @@ class PosixChunkStore final : public ChunkStore {
   std::list<ChunkKey> lru_;  // most recently used first
   std::map<uint64_t, Dirty> dirty_;  // not yet durable, per file
 
-  std::mutex reclaim_mu_;  // guards removed_, reclaiming_, stopping_
+  std::mutex reclaim_mu_;  // guards removed_, last_remove_, the flags
   std::condition_variable reclaim_cv_;
   std::deque<std::string> removed_;  // .del folders waiting to be deleted
-  bool reclaiming_ = false;          // the reclaimer is deleting one right now
+  std::chrono::steady_clock::time_point last_remove_;
+  bool reclaiming_ = false;    // the reclaimer is deleting one right now
+  bool space_wanted_ = false;  // a writer waits for space: reclaim without pausing
   bool stopping_ = false;
   std::thread reclaimer_;  // last: started after everything it uses
 };
