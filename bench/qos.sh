@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # QoS benchmarks (root; a real FUSE mount, the real controller):
-#  1. pass-through overhead: the stage on without limits vs off, same fio and metadata runs,
-#     alternated, median of REPS;
+#  1. pass-through overhead: the stage on without limits vs off, two daemons side by side,
+#     PAIRS (default 8) alternated pairs of fio and metadata runs (bench/lib/qos_overhead.sh);
 #  2. stage throughput without throttling, 1-64 threads (bb-stage-bench);
-#  3. control-cycle latency with 1, 10, 100, 1000 connected daemons (bb-qos-sim);
+#  3. control-cycle latency with 1, 10, 100, 1000 connected daemons (bb-qos-sim), beside the
+#     machine's floor for the same messages (bb-tcp-fanout);
 #  4. the policies on a real mount: 4 jobs joining 10 s apart under static, priority,
 #     proportional sharing and PSFA, per-job rates over time (like the paper's Fig. 7-9).
 #   bench/qos.sh [RESULT_DIR]   -> qos.md, qos_rates.csv, qos_rates.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./tools/install-deps.sh --bench >/dev/null  # fio, and matplotlib for the chart
-./tools/install-deps.sh --bench >/dev/null  # fio, and matplotlib for the chart
+./tools/install-deps.sh --bench >/dev/null  # fio, matplotlib for the chart, perf
 out=${1:-bench/results}
-reps=${REPS:-3}
+pairs=${PAIRS:-8}
 bin=$PWD/build/bin
 [ -x "$bin/bbd" ] || { echo "build first: tools/build.sh" >&2; exit 1; }
 work=$(mktemp -d /tmp/bb-qos-bench-XXXXXX)
@@ -36,43 +36,10 @@ start_bbd() {  # start_bbd EXTRA-FLAGS...
   "$bin/bbd" --root "$work/root" --mount "$mnt" "$@" >/dev/null
 }
 stop_bbd() { kill "$(cat "$work/root/bbd.lock")"; for _ in $(seq 50); do grep -q " $mnt " /proc/self/mountinfo || return 0; sleep 0.1; done; }
-fio_bw() { python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; d=j["write"] if j["write"]["total_ios"] else j["read"]; print(round(d["bw_bytes"]/2**20) if sys.argv[1]=="bw" else round(d["iops"]))' "$1"; }
-md() { python3 bench/lib/md_phase.py "$1" "$mnt/md" 5000 f | python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["ops"]/r["seconds"]))'; }
 
 # ---- 1. pass-through overhead ----
-declare -A runs
-for rep in $(seq "$reps"); do
-  for mode in off on; do
-    start_bbd --qos-stage "$mode"
-    sync; echo 3 > /proc/sys/vm/drop_caches
-    w=$(fio --output-format=json --name=w --filename="$mnt/seq" --rw=write --bs=1M --size=1G --end_fsync=1 | fio_bw bw)
-    echo 3 > /proc/sys/vm/drop_caches
-    r=$(fio --output-format=json --name=r --filename="$mnt/seq" --rw=randread --bs=4k --size=1G --time_based --runtime=8 | fio_bw iops)
-    c=$(md create); s=$(md stat); d=$(md remove)
-    runs[$mode]+="$w $r $c $s $d;"
-    echo "overhead rep $rep stage $mode: write $w MiB/s, randread $r IOPS, create $c, stat $s, remove $d ops/s"
-    stop_bbd
-  done
-done
-python3 - "${runs[off]}" "${runs[on]}" >> "$res" <<'PY'
-import statistics, sys
-names = ["seq write 1 MiB (MiB/s)", "random read 4 KiB (IOPS)", "create (ops/s)", "stat (ops/s)", "remove (ops/s)"]
-def cols(s):
-    rows = [list(map(float, r.split())) for r in s.strip(";").split(";")]
-    return [statistics.median(c) for c in zip(*rows)]
-off, on = cols(sys.argv[1]), cols(sys.argv[2])
-print("## 1. Pass-through overhead (stage on, no limits, vs off)\n")
-print("| workload | stage off | stage on | overhead |\n|---|---|---|---|")
-for n, a, b in zip(names, off, on):
-    print(f"| {n} | {a:.0f} | {b:.0f} | {100 * (a - b) / a:+.1f} % |")
-print("\nMedians of the runs below (alternating off/on, same order every repetition); overhead = (off - on) / off.")
-print("The spread between repetitions of the same setting is the noise floor of this comparison.\n")
-print("| run | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
-for label, s in (("off", sys.argv[1]), ("on", sys.argv[2])):
-    for i, r in enumerate(s.strip(";").split(";")):
-        print(f"| stage {label}, rep {i + 1} | " + " | ".join(r.split()) + " |")
-print()
-PY
+bench/lib/qos_overhead.sh "$bin" "$work" "$pairs" >> "$res"
+cp "$work/overhead.csv" "$out/qos_overhead.csv"
 
 # ---- 2. stage throughput ----
 {
@@ -102,9 +69,17 @@ YAML
   echo "includes every daemon's report round trip (here all answered by one process sharing the 2 cores)."
   echo "Compute + enforce: from the last report in to the last rates sent. The controller's clock."
   echo
-  echo "| daemons | cycles | full cycle, mean | full cycle, max | compute + enforce, mean | compute + enforce, max | policy alone, mean |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "Floor: what this machine's TCP costs with no controller at all (\`bb-tcp-fanout\`, 200-byte"
+  echo "messages to N loopback peers in another process, mean of 200 rounds): one message to each peer"
+  echo "(the enforce phase's sends), and one request and reply with each (a collect phase)."
+  echo
+  echo "| daemons | cycles | full cycle, mean | full cycle, max | compute + enforce, mean | compute + enforce, max | policy alone, mean | floor: a message to each | floor: a round trip with each |"
+  echo "|---|---|---|---|---|---|---|---|---|"
 } >> "$res"
+declare -A floor_send floor_rt
+while IFS=, read -r peers _ _ send rt; do
+  floor_send[$peers]=$send; floor_rt[$peers]=$rt
+done < <("$bin/bb-tcp-fanout" --peers 1,10,100,1000 --rounds 200 | tail -n +2)
 for n in 1 10 100 1000; do
   "$bin/bb-controller" --policy "$work/sim-policy.yaml" --listen "127.0.0.1:$port" > "$work/ctl.log" 2>&1 & ctl=$!
   sleep 0.5
@@ -112,7 +87,7 @@ for n in 1 10 100 1000; do
   kill $ctl; wait $ctl 2>/dev/null || true
   echo "cycle latency, $n daemons: $line"
   IFS=, read -r clients jobs rates mean max cmean cmax pmean <<< "$line"
-  echo "| $clients | $((rates / clients)) | $(printf '%.0f' "$mean") µs | $(printf '%.0f' "$max") µs | $(printf '%.0f' "$cmean") µs | $(printf '%.0f' "$cmax") µs | $(printf '%.0f' "$pmean") µs |" >> "$res"
+  echo "| $clients | $((rates / clients)) | $(printf '%.0f' "$mean") µs | $(printf '%.0f' "$max") µs | $(printf '%.0f' "$cmean") µs | $(printf '%.0f' "$cmax") µs | $(printf '%.0f' "$pmean") µs | $(printf '%.0f' "${floor_send[$n]}") µs | $(printf '%.0f' "${floor_rt[$n]}") µs |" >> "$res"
 done
 echo >> "$res"
 
@@ -144,4 +119,4 @@ YAML
   kill $ctl; wait $ctl 2>/dev/null || true
   echo "policy $algo done"
 done
-/usr/bin/python3 bench/lib/qos_report.py "$work" "$res" "$out/qos.md" "$out/qos_rates.csv" "$out/qos_rates.png" "$reps"
+/usr/bin/python3 bench/lib/qos_report.py "$work" "$res" "$out/qos.md" "$out/qos_rates.csv" "$out/qos_rates.png" "$pairs"

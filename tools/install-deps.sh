@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that building, testing and running the burst buffer need.
-# With --bench, also what the benchmark scripts need to draw their charts. Idempotent; run as
+# With --bench, also what the benchmark scripts need for their charts and profiles. Idempotent; run as
 # root (or with sudo available).
 set -euo pipefail
 
@@ -16,7 +16,7 @@ packages=(
   fio iproute2 procps psmisc util-linux tar diffutils python3
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(python3-matplotlib)
+  packages+=(python3-matplotlib linux-perf)
 fi
 
 as_root=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes bench/qos.sh's results (Markdown), the per-job rates (CSV) and their chart (PNG).
 
-    qos_report.py WORKDIR SECTIONS.md OUT.md OUT.csv OUT.png REPS
+    qos_report.py WORKDIR SECTIONS.md OUT.md OUT.csv OUT.png PAIRS
 """
 import csv
 import datetime
@@ -20,7 +20,7 @@ MAX_R = 4000
 
 
 def main():
-    work, sections, md_path, csv_path, png_path, reps = sys.argv[1:7]
+    work, sections, md_path, csv_path, png_path, pairs = sys.argv[1:7]
     rates = {}
     with open(csv_path, "w", newline="") as out:
         w = csv.writer(out)
@@ -34,7 +34,7 @@ def main():
     with open(md_path, "w") as f:
         f.write("# QoS: stage overhead, throughput, control cycles and the policies on a real mount\n\n")
         f.write(f"Recorded {datetime.date.today()} on one 2-core Debian 12 machine, kernel {platform.release()}, "
-                f"as root with `bench/qos.sh` (REPS={reps}). One `bbd` on a local directory; the controller "
+                f"as root with `bench/qos.sh` (PAIRS={pairs}). One `bbd` on a local directory (two side by side in section 1); the controller "
                 "`bb-controller` on loopback.\n\n")
         f.write(open(sections).read())
         f.write("## 4. The four policies on a real mount\n\n")

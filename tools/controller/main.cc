@@ -167,7 +167,8 @@ class Controller {
     collecting_ = true;
     waiting_ = daemons_;
     if (waiting_.empty()) return Compute();
-    for (const auto& c : daemons_) c->Send(bb::qos::Frame({{"type", "collect"}}));
+    static const std::string collect = bb::qos::Frame({{"type", "collect"}});
+    for (const auto& c : daemons_) c->Send(collect);
     collect_timer_.expires_after(std::chrono::milliseconds(std::max(policy_.interval_ms / 4, 1)));
     collect_timer_.async_wait([this](boost::system::error_code ec) {
       if (!ec && collecting_) Compute();
