@@ -4,10 +4,10 @@
 #
 #   bench/lib/qos_overhead.sh BIN_DIR WORK_DIR PAIRS   -> a Markdown section on stdout
 #
-# Both mounts exist for the whole run and every workload alternates between them in ABBA order
-# (off-on, then on-off), so drift in the machine (page cache, other tenants, CPU frequency)
-# falls on both sides. The figure is the median over pairs of (off - on) / off, with the
-# quartiles of that ratio as its spread. cache_timeout is 0 on both daemons: every stat is a
+# Both mounts exist for the whole run and each pair runs a workload on both at the same time
+# (one process each, started in alternating order), so whatever else the machine does (page
+# cache, other tenants, CPU frequency) falls on both sides alike. The figure is the median over
+# pairs of (off - on) / off, with the quartiles of that ratio as its spread. cache_timeout is 0 on both daemons: every stat is a
 # FUSE request that passes the stage (the default 1 s cache would answer most from the kernel
 # and hide the stage). When `perf` works, the stage's share of the daemon's CPU samples is
 # measured too: the bound on what the stage can cost a CPU-bound workload.
@@ -33,25 +33,50 @@ stop() {
 }
 trap stop EXIT
 
-fio_figure() {  # bw|iops, fio JSON on stdin
-  python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; d=j["write"] if j["write"]["total_ios"] else j["read"]; print(round(d["bw_bytes"]/2**20,1) if sys.argv[1]=="bw" else round(d["iops"]))' "$1"
-}
-# One run of workload $1 on mount $2, printing its figure.
+md_rate() { python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["ops"]/r["seconds"]))'; }
+# One run of workload $1 on mount $2 alone, printing its figure (for the profile below).
 run() {
   local w=$1 m=$2
-  local fio=(fio --output-format=json --group_reporting --numjobs=2 --time_based --runtime=3)
   case $w in
-    seqwrite) "${fio[@]}" --name=w --directory="$m" --rw=write --bs=1M --size=256M | fio_figure bw ;;
-    randread) "${fio[@]}" --name=r --directory="$m" --rw=randread --bs=4k --size=128M --direct=1 | fio_figure iops ;;
-    stat) python3 "$here/md_phase.py" statloop "$m/st" 2000 f 3 2 | python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["ops"]/r["seconds"]))' ;;
-    create|remove)
-      python3 "$here/md_phase.py" "$w" "$m/cr" 10000 f | python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["ops"]/r["seconds"]))' ;;
+    randread) fio --output-format=json --name=r --filename="$m/rr" --rw=randread --bs=4k --size=128M --direct=1 \
+                --time_based --runtime=3 >/dev/null ;;
+    stat) python3 "$here/md_phase.py" statloop "$m/st" 2000 f 3 1 >/dev/null ;;
+    create|remove) python3 "$here/md_phase.py" "$w" "$m/cr" 10000 f >/dev/null ;;
+  esac
+}
+# Workload $1 on both mounts at the same time, the side $2 started first; prints "side value"
+# for each side.
+run_pair() {
+  local w=$1 first=$2 second=$3 args=()
+  case $w in
+    seqwrite|randread)
+      if [ "$w" = seqwrite ]; then args=(--rw=write --bs=1M --size=256M); else args=(--rw=randread --bs=4k --size=128M --direct=1); fi
+      local f=sw; [ "$w" = randread ] && f=rr
+      fio --output-format=json --time_based --runtime=3 \
+        --name="$first" --filename="${mnt[$first]}/$f" "${args[@]}" \
+        --name="$second" --filename="${mnt[$second]}/$f" "${args[@]}" |
+        python3 -c '
+import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    d = j["write"] if j["write"]["total_ios"] else j["read"]
+    print(j["jobname"], round(d["bw_bytes"] / 2**20, 1) if sys.argv[1] == "seqwrite" else round(d["iops"]))' "$w" ;;
+    stat|create|remove)
+      local side
+      for side in "$first" "$second"; do
+        if [ "$w" = stat ]; then
+          python3 "$here/md_phase.py" statloop "${mnt[$side]}/st" 2000 f 3 1 > "$work/md.$side" &
+        else
+          python3 "$here/md_phase.py" "$w" "${mnt[$side]}/cr" 10000 f > "$work/md.$side" &
+        fi
+      done
+      wait
+      for side in "$first" "$second"; do echo "$side $(md_rate < "$work/md.$side")"; done ;;
   esac
 }
 # Files the read and stat runs use, laid out before anything is timed.
 for side in off on; do
   m=${mnt[$side]}
-  fio --output-format=json --name=r --directory="$m" --rw=write --bs=1M --size=128M --numjobs=2 >/dev/null
+  fio --output-format=json --name=r --filename="$m/rr" --rw=write --bs=1M --size=128M >/dev/null
   python3 "$here/md_phase.py" create "$m/st" 2000 f >/dev/null
 done
 
@@ -61,16 +86,7 @@ echo "pair,workload,side,value" > "$csv"
 for p in $(seq "$pairs"); do
   order=(off on); [ $((p % 2)) -eq 0 ] && order=(on off)
   for w in "${workloads[@]}"; do
-    # create and remove go together: the remove run removes what the create run made.
-    [ "$w" = remove ] && continue
-    for side in "${order[@]}"; do
-      v=$(run "$w" "${mnt[$side]}")
-      echo "$p,$w,$side,$v" >> "$csv"
-      if [ "$w" = create ]; then
-        v=$(run remove "${mnt[$side]}")
-        echo "$p,remove,$side,$v" >> "$csv"
-      fi
-    done
+    run_pair "$w" "${order[@]}" | while read -r side v; do echo "$p,$w,$side,$v" >> "$csv"; done
   done
   echo "overhead pair $p done" >&2
 done
@@ -83,8 +99,8 @@ if perf record -o /dev/null -- true >/dev/null 2>&1; then
     perf record -q -F 2999 -g -p "${pid[on]}" -o "$work/perf.$w" 2>/dev/null &
     perf_pid=$!
     sleep 0.5
-    run "$w" "${mnt[on]}" >/dev/null
-    [ "$w" = create ] && run remove "${mnt[on]}" >/dev/null
+    run "$w" "${mnt[on]}"
+    [ "$w" = create ] && run remove "${mnt[on]}"
     kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
     share=$(perf report -q -i "$work/perf.$w" --children --sort sym -g none 2>/dev/null | python3 -c '
 import re, sys
@@ -109,12 +125,13 @@ for r in csv.DictReader(open(path)):
     vals.setdefault(r["workload"], {}).setdefault(int(r["pair"]), {})[r["side"]] = float(r["value"])
 print("## 1. Pass-through overhead (stage on, no limits, vs off)\n")
 print(f"Two daemons side by side (stage off / stage on without limits, both `cache_timeout: 0` so every "
-      f"operation reaches the daemon), {pairs} pairs of runs alternated in ABBA order: fio with 2 jobs for 3 s "
-      "(data), `bench/lib/md_phase.py` with 2 processes stat-ing 2,000 files for 3 s, and creating then removing "
-      "10,000 files in one process. Overhead = (off - on) / off per pair; the table gives its median over pairs "
-      "and the quartiles.\n")
-print("| workload | stage off, median | stage on, median | overhead, median of pairs | quartiles of the pairs |")
-print("|---|---|---|---|---|")
+      f"operation reaches the daemon). {pairs} pairs: each runs a workload on both mounts at the same time, one "
+      "process on each (fio for 3 s for data; `bench/lib/md_phase.py` stat-ing 2,000 files for 3 s, creating "
+      "10,000 files, removing them), started in alternating order. Overhead = (off - on) / off per pair; the "
+      "table gives its median over pairs with the quartiles, and its mean with a 95 % confidence interval (the "
+      "alternating start order cancels the advantage of starting first in the mean).\n")
+print("| workload | stage off, median | stage on, median | overhead, median of pairs | quartiles of the pairs | overhead, mean of pairs ± 95 % |")
+print("|---|---|---|---|---|---|")
 for w, label in names.items():
     ps = vals.get(w, {})
     ratios = sorted(100 * (v["off"] - v["on"]) / v["off"] for v in ps.values() if v.get("off"))
@@ -123,7 +140,13 @@ for w, label in names.items():
     q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     off = statistics.median(v["off"] for v in ps.values())
     on = statistics.median(v["on"] for v in ps.values())
-    print(f"| {label} | {off:.0f} | {on:.0f} | {statistics.median(ratios):+.1f} % | {q[0]:+.1f} % … {q[2]:+.1f} % |")
+    mean = statistics.fmean(ratios)
+    # Student's t for 95 % at n-1 degrees of freedom (n = pairs), from a small table.
+    t = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+         12: 2.18, 15: 2.13, 20: 2.09, 30: 2.04}
+    dof = len(ratios) - 1
+    half = (t[max(k for k in t if k <= dof)] * statistics.stdev(ratios) / len(ratios) ** 0.5) if dof > 0 else float("nan")
+    print(f"| {label} | {off:.0f} | {on:.0f} | {statistics.median(ratios):+.1f} % | {q[0]:+.1f} % … {q[2]:+.1f} % | {mean:+.1f} ± {half:.1f} % |")
 print()
 if perf_rows:
     print("The stage's own cost, measured inside the daemon (`perf record -g` on the stage-on daemon during one "
