@@ -1,5 +1,6 @@
 // One contract, run against every ChunkStore implementation.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -113,6 +114,25 @@ TEST_CASE("posix chunk store reclaims removed files in the background and after 
   {
     auto s = OpenPosixChunkStore(dir, 0);
     REQUIRE(s.has_value());
+    CHECK(EmptyWithin(dir + "/chunks", 5000));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("posix chunk store waits for removals to pause before it reclaims", "[store]") {
+  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
+  std::string dir = ::mkdtemp(tmpl);
+  {
+    auto s = OpenPosixChunkStore(dir, 0);
+    REQUIRE(s.has_value());
+    for (uint64_t f = 1; f <= 3; ++f) REQUIRE((*s)->Write(f, 0, 0, std::string("x")).ok());
+    auto start = std::chrono::steady_clock::now();
+    for (uint64_t f = 1; f <= 3; ++f) REQUIRE((*s)->Remove(f).ok());
+    // Right after the burst the removed folders still wait (the pause is half a second)...
+    bool waiting = std::filesystem::exists(dir + "/chunks/0000000000000003.del");
+    if (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(400)) CHECK(waiting);
+    // ...and once it has passed they are gone, while the removed data never reads back.
+    CHECK(ReadAll(**s, 3, 0, 4).empty());
     CHECK(EmptyWithin(dir + "/chunks", 5000));
   }
   std::filesystem::remove_all(dir);
