@@ -50,7 +50,7 @@ with open(out, "w") as f:
     f.write(f"# {nodes}-node emulated cluster, {rate} links (fio)\n\n")
     f.write(f"Recorded {datetime.date.today()} on one 2-core Debian 12 machine (all {nodes} daemons and all fio processes share its 2 cores), kernel {platform.release()}.\n")
     f.write(f"Command: `bench/cluster_fio.sh` (NODES={nodes}, RATE={rate}, SIZE={size} MiB per node, RUNTIME={runtime}s, FILES={files} per node), as root. Layout: distributed hashing (mode 3), 512 KiB chunks, UCX over TCP only.\n")
-    f.write("One fio job per node, all at once; figures are the sums over the nodes. N-1 = every node writes/reads its own slice of one shared file.\n\n")
+    f.write("One fio job per node, all at once; figures are all nodes' bytes (or operations) over the slowest node's run time, as IOR counts. N-1 = every node writes/reads its own slice of one shared file.\n\n")
     f.write(f"Link bound for sequential work: {nodes} x {rate} / (({nodes}-1)/{nodes}) = {bound:.0f} MiB/s.\n\n")
     f.write("| workload | result | unit | of the link bound |\n|---|---|---|---|\n")
     for i, name in enumerate(names):
