@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", iterations);
   app.add_option("--size", size);
   app.add_option("--threads", threads);
+  bool inline_ops = false;
+  app.add_flag("--inline", inline_ops, "server: answer on the progress thread (TransportOptions::run_inline)");
   CLI11_PARSE(app, argc, argv);
   auto split = [](const std::string& s) {
     size_t c = s.rfind(':');
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     TransportOptions o;
     o.listen_host = host;
     o.listen_port = port;
+    if (inline_ops) o.run_inline = [](uint16_t) { return true; };
     auto t = StartUcxTransport(o, [](uint16_t, std::string_view, std::string_view) { return Response{}; });
     if (!t) {
       std::fprintf(stderr, "%s\n", t.error().ToString().c_str());

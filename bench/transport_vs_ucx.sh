@@ -24,18 +24,23 @@ bw=$(perftest 13501 ucp_am_bw 524288 2000 | awk '{print $6}')        # average M
 "$bench" --serve 127.0.0.1:13502 & pids+=($!)
 sleep 1
 read -r _ rtt rtt_med _ ours_bw < <("$bench" --connect 127.0.0.1:13502 --iterations 20000 --size 524288 --threads 8)
+# The same with the server answering on its progress thread (what a daemon does for a lookup).
+"$bench" --serve 127.0.0.1:13503 --inline & pids+=($!)
+sleep 1
+read -r _ irtt irtt_med _ _ < <("$bench" --connect 127.0.0.1:13503 --iterations 20000 --size 524288 --threads 8)
 
-python3 - "$out" "$lat" "$bw" "$rtt" "$rtt_med" "$ours_bw" <<'PY'
+python3 - "$out" "$lat" "$bw" "$rtt" "$rtt_med" "$ours_bw" "$irtt" "$irtt_med" <<'PY'
 import sys, datetime, platform
-out, lat, bw, rtt, rtt_med, ours_bw = sys.argv[1], *map(float, sys.argv[2:])
+out, lat, bw, rtt, rtt_med, ours_bw, irtt, irtt_med = sys.argv[1], *map(float, sys.argv[2:])
 ref_rtt = 2 * lat
 with open(out, "w") as f:
     f.write("# Transport vs UCX (ucx_perftest), TCP over loopback\n\n")
     f.write(f"Recorded {datetime.date.today()} on a 2-core Debian 12 machine, kernel {platform.release()}, UCX 1.13 (Debian), UCX_TLS=tcp.\n")
     f.write("Command: `bench/transport_vs_ucx.sh`. ucx_perftest reports one-way latency; its round trip is taken as twice that.\n")
-    f.write("The transport's round trip is an empty request answered by a handler thread (what every RPC pays); its bandwidth is 2,000 requests of 512 KiB from 8 threads.\n\n")
+    f.write("The transport's round trip is an empty request answered by a handler thread (what most RPCs pay), and answered on the server's progress thread (what a metadata read pays, `run_inline`); its bandwidth is 2,000 requests of 512 KiB from 8 threads.\n\n")
     f.write("| measure | ucx_perftest | transport | ratio | target | met |\n|---|---|---|---|---|---|\n")
-    f.write(f"| round trip, small message (µs) | {ref_rtt:.1f} | {rtt:.1f} (median {rtt_med:.1f}) | {rtt/ref_rtt:.2f}× | ≤ 1.5× | {'yes' if rtt <= 1.5*ref_rtt else 'no'} |\n")
+    f.write(f"| round trip, small message, handler thread (µs) | {ref_rtt:.1f} | {rtt:.1f} (median {rtt_med:.1f}) | {rtt/ref_rtt:.2f}× | ≤ 1.5× | {'yes' if rtt <= 1.5*ref_rtt else 'no'} |\n")
+    f.write(f"| round trip, small message, answered on the progress thread (µs) | {ref_rtt:.1f} | {irtt:.1f} (median {irtt_med:.1f}) | {irtt/ref_rtt:.2f}× | ≤ 1.5× | {'yes' if irtt <= 1.5*ref_rtt else 'no'} |\n")
     f.write(f"| bandwidth, 512 KiB messages (MB/s) | {bw:.0f} | {ours_bw:.0f} | {ours_bw/bw:.2f}× | ≥ 0.8× | {'yes' if ours_bw >= 0.8*bw else 'no'} |\n")
 print(open(out).read())
 PY

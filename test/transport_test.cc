@@ -8,9 +8,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <random>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include "transport/transport.h"
 
@@ -216,6 +221,46 @@ TEST_CASE("garbage on the listening socket does not hurt the server", "[transpor
   auto r = client->Call(1, 1, "alive", {}, {});
   REQUIRE(r.has_value());
   CHECK(r->payload == "alive");
+}
+
+TEST_CASE("run_inline ops are answered on the progress thread, the others on handler threads",
+          "[transport]") {
+  std::mutex mu;
+  std::map<uint16_t, std::set<std::thread::id>> threads;
+  TransportOptions o;
+  o.listen_host = "127.0.0.1";
+  o.handler_threads = 3;
+  o.run_inline = [](uint16_t op) { return op == 7; };
+  auto server = StartUcxTransport(o, [&](uint16_t op, std::string_view payload, std::string_view bulk) {
+    std::lock_guard lock(mu);
+    threads[op].insert(std::this_thread::get_id());
+    return Response{0, std::string(payload) + "/" + std::to_string(op), std::string(bulk)};
+  });
+  REQUIRE(server.has_value());
+  auto client = Client();
+  client->SetPeer(1, "127.0.0.1", (*server)->port());
+  std::string big = Pattern(256 << 10);  // large enough to go by rendezvous
+  std::string back(big.size(), '\0');
+  std::vector<std::thread> callers;
+  std::atomic<int> good{0};
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        uint16_t op = (i + t) % 2 ? 7 : 8;
+        auto r = client->Call(1, op, "p", big, back);
+        if (r && r->status == 0 && r->payload == "p/" + std::to_string(op) && r->bulk_size == big.size() &&
+            std::string_view(back.data(), r->bulk_size) == big) {
+          good++;
+        }
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  CHECK(good == 100);
+  std::lock_guard lock(mu);
+  REQUIRE(threads[7].size() == 1);  // one progress thread
+  CHECK_FALSE(threads[8].empty());
+  CHECK_FALSE(threads[8].count(*threads[7].begin()));
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ struct Response {
   std::string bulk;
 };
 
-// Serves one request (op, payload, bulk). Runs on a handler thread; may block on disk I/O.
+// Serves one request (op, payload, bulk). Runs on a handler thread, where it may block on disk
+// I/O, or for the ops of TransportOptions::run_inline on the progress thread.
 using Handler = std::function<Response(uint16_t op, std::string_view payload, std::string_view bulk)>;
 
 struct TransportOptions {
@@ -44,6 +45,10 @@ struct TransportOptions {
   std::chrono::milliseconds deadline{5000};  // default deadline of a call
   size_t handler_threads = 4;
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
+  // Ops whose handler runs on the progress thread itself, which saves the two thread hand-offs
+  // (to a handler thread and back) of every other request. Only for handlers that never wait
+  // long — every other message of this node waits meanwhile. Empty: none.
+  std::function<bool(uint16_t op)> run_inline;
 };
 
 // What went between this transport and one peer since it started.

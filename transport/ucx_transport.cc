@@ -3,7 +3,8 @@
 // Threads: one progress thread owns every UCX object (context, worker, listener, endpoints)
 // and runs every UCX call and callback; callers hand it closures through a queue and wake it
 // with ucp_worker_signal. Handler threads run the server's Handler and hand the reply back to
-// the progress thread the same way.
+// the progress thread the same way; the ops of options.run_inline are answered on the progress
+// thread at once.
 //
 // A call is finished for its caller only when its outcome is known *and* UCX no longer touches
 // the caller's buffers (the send of bulk_out completed, a rendezvous into bulk_in completed or
@@ -638,7 +639,12 @@ class UcxTransport final : public Transport {
     if (status == UCS_OK) self->Dispatch(std::move(job));
   }
 
+  // On the progress thread (called from UCX's receive callbacks).
   void Dispatch(std::unique_ptr<Job> job) {
+    if (options_.run_inline && options_.run_inline(job->op)) {
+      SendReply(job->ep, job->id, job->op, handler_(job->op, job->payload, job->bulk));
+      return;
+    }
     {
       std::lock_guard lock(jobs_mu_);
       jobs_.push_back(std::move(job));

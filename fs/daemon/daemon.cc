@@ -54,6 +54,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
     topt.listen_host = listen.first;
     topt.listen_port = listen.second;
     topt.deadline = std::chrono::milliseconds(cfg.rpc_timeout_ms);
+    topt.run_inline = ServeInline;
     // Requests that come before this node is assembled are answered EIO; callers retry.
     std::atomic<NodeService*>* served = &served_;
     auto t = transport::StartUcxTransport(topt, [served](uint16_t op, std::string_view p, std::string_view b) {

@@ -194,6 +194,11 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
   return std::make_unique<RemoteNodeService>(transport, node, deadline);
 }
 
+bool ServeInline(uint16_t op) {
+  auto o = static_cast<NodeOp>(op);
+  return o == NodeOp::kGetMeta || o == NodeOp::kPing;
+}
+
 Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
                           std::string_view bulk) {
   Reader r(payload);

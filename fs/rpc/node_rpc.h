@@ -47,6 +47,11 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
                                                   transport::NodeId node,
                                                   std::chrono::milliseconds deadline);
 
+// The ops cheap enough to answer on the transport's progress thread (TransportOptions::
+// run_inline): reading one metadata entry and the liveness probe. Everything that writes, scans
+// or touches chunk data goes to the handler threads.
+bool ServeInline(uint16_t op);
+
 // Answers one request with `local`. Malformed requests get EPROTO with the reason.
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
                                      std::string_view bulk);

@@ -160,5 +160,18 @@ TEST_CASE("garbage requests get EPROTO and change nothing", "[rpc]") {
   CHECK_THAT(r.payload, Catch::Contains("unknown operation 999"));
 }
 
+TEST_CASE("only reads of one entry and the probe are answered on the progress thread", "[rpc]") {
+  for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(ServeInline(static_cast<uint16_t>(op)));
+  // Writes may wait for the store, scans and chunk I/O for the disk: never inline.
+  for (NodeOp op : {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta,
+                    NodeOp::kMoveMeta, NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk,
+                    NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks, NodeOp::kSync,
+                    NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
+                    NodeOp::kRemoveFiles}) {
+    CHECK_FALSE(ServeInline(static_cast<uint16_t>(op)));
+  }
+  CHECK_FALSE(ServeInline(999));
+}
+
 }  // namespace
 }  // namespace bb::fs
