@@ -80,14 +80,25 @@ struct Job {
   uint64_t id;
   uint16_t op;
   std::string payload;
-  std::string bulk;
-  uint32_t prefix = 0;  // payload bytes still at the front of `bulk`
+  // The data part, left uninitialised until UCX (or the copy of an eager message) fills it:
+  // zeroing half a megabyte per chunk first costs as much as a copy.
+  std::unique_ptr<char[]> bulk_mem;
+  size_t bulk_size = 0;
+  size_t bulk_offset = 0;  // past a payload that travelled in front of the data
+  uint32_t prefix = 0;     // payload bytes still at the front of the data
+
+  void AllocBulk(size_t n) {
+    bulk_mem.reset(new char[n]);  // default-initialised: no zeroing
+    bulk_size = n;
+    bulk_offset = 0;
+  }
+  std::string_view bulk() const { return {bulk_mem.get() + bulk_offset, bulk_size - bulk_offset}; }
 
   // Moves a payload that travelled in front of the data to where it belongs.
   void SplitPrefix() {
     if (prefix == 0) return;
-    payload = bulk.substr(0, prefix);
-    bulk.erase(0, prefix);
+    payload.assign(bulk_mem.get(), prefix);
+    bulk_offset = prefix;
     prefix = 0;
   }
 };
@@ -607,19 +618,20 @@ class UcxTransport final : public Transport {
       return UCS_OK;
     }
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-      job->bulk.assign(static_cast<const char*>(data), length);
+      job->AllocBulk(length);
+      if (length > 0) std::memcpy(job->bulk_mem.get(), data, length);
       job->SplitPrefix();
       self->Dispatch(std::move(job));
       return UCS_OK;
     }
-    job->bulk.resize(length);
+    job->AllocBulk(length);
     ucp_request_param_t rp{};
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     rp.cb.recv_am = &UcxTransport::OnRequestData;
     Job* raw = job.release();
     raw->ep = param->reply_ep;
     rp.user_data = new std::pair<UcxTransport*, Job*>(self, raw);
-    ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_, data, raw->bulk.data(), length, &rp);
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_, data, raw->bulk_mem.get(), length, &rp);
     if (req == nullptr || UCS_PTR_IS_ERR(req)) {
       delete static_cast<std::pair<UcxTransport*, Job*>*>(rp.user_data);
       std::unique_ptr<Job> owned(raw);
@@ -642,7 +654,7 @@ class UcxTransport final : public Transport {
   // On the progress thread (called from UCX's receive callbacks).
   void Dispatch(std::unique_ptr<Job> job) {
     if (options_.run_inline && options_.run_inline(job->op)) {
-      SendReply(job->ep, job->id, job->op, handler_(job->op, job->payload, job->bulk));
+      SendReply(job->ep, job->id, job->op, handler_(job->op, job->payload, job->bulk()));
       return;
     }
     {
@@ -662,7 +674,7 @@ class UcxTransport final : public Transport {
         job = std::move(jobs_.front());
         jobs_.pop_front();
       }
-      Response r = handler_(job->op, job->payload, job->bulk);
+      Response r = handler_(job->op, job->payload, job->bulk());
       auto* shared = new Response(std::move(r));
       Job* raw = job.release();
       Submit([this, raw, shared] {
