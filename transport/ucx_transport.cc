@@ -654,7 +654,8 @@ class UcxTransport final : public Transport {
   // On the progress thread (called from UCX's receive callbacks).
   void Dispatch(std::unique_ptr<Job> job) {
     if (options_.run_inline && options_.run_inline(job->op)) {
-      SendReply(job->ep, job->id, job->op, handler_(job->op, job->payload, job->bulk()));
+      Response r = handler_(job->op, job->payload, job->bulk());
+      if (server_eps_.count(job->ep)) SendReply(job->ep, job->id, job->op, std::move(r));
       return;
     }
     {
