@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fs/base/units.h"
 #include "qos/policy.h"
 
 namespace bb::qos {
@@ -16,24 +17,22 @@ Status Error(const std::string& source, const YAML::Mark& m, const std::string& 
   return Status(EINVAL, source + ":" + std::to_string(m.line + 1) + ": " + what);
 }
 
-// A number, or a byte size such as "200MiB" when `bytes`.
+// A number, or a byte size such as "200MiB" (ParseByteSize, as in bbd.yaml) when `bytes`.
 Result<double> Number(const std::string& source, const std::string& field, const YAML::Node& v, bool bytes) {
   if (!v.IsScalar()) return Error(source, v.Mark(), "field '" + field + "' must be a number");
   const std::string& s = v.Scalar();
-  char* end = nullptr;
-  double x = std::strtod(s.c_str(), &end);
-  std::string unit = end ? std::string(end) : "";
-  double mult = 1;
-  if (bytes && !unit.empty()) {
-    static const std::map<std::string, double> kUnits = {{"K", 1e3}, {"KiB", 1024.0}, {"M", 1e6}, {"MiB", 1048576.0},
-                                                         {"G", 1e9}, {"GiB", 1073741824.0}};
-    auto it = kUnits.find(unit);
-    if (it == kUnits.end()) return Error(source, v.Mark(), "field '" + field + "': unknown unit '" + unit + "'");
-    mult = it->second;
-  } else if (!unit.empty() || end == s.c_str()) {
-    return Error(source, v.Mark(), "field '" + field + "' must be a number, got '" + s + "'");
+  double x;
+  if (bytes) {
+    auto n = ParseByteSize(s);
+    if (!n) return Error(source, v.Mark(), "field '" + field + "': " + n.error().message());
+    x = static_cast<double>(*n);
+  } else {
+    char* end = nullptr;
+    x = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || *end != '\0') {
+      return Error(source, v.Mark(), "field '" + field + "' must be a number, got '" + s + "'");
+    }
   }
-  x *= mult;
   if (!(x >= 0) || x > 1e15) return Error(source, v.Mark(), "field '" + field + "' must be 0..1e15");
   return x;
 }

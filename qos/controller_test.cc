@@ -26,6 +26,10 @@ TEST_CASE("policy files parse, and bad ones name the field and the line", "[qos]
   CHECK(p->max_data == 300.0 * 1048576);
   CHECK(p->jobs.at("A").weight == 2);
   CHECK(p->jobs.at("A").data == 200.0 * 1048576);
+  // Sizes read as in bbd.yaml: "2G" is 2 GiB in both.
+  auto g = ParsePolicy("max_rate: {data: 2G}\n", "policy.yaml");
+  REQUIRE(g.has_value());
+  CHECK(g->max_data == static_cast<double>(2ULL << 30));
   struct Row {
     std::string text, error;
   };
@@ -34,7 +38,7 @@ TEST_CASE("policy files parse, and bad ones name the field and the line", "[qos]
       {"max_rate: {metadata: 1}\ninterval_ms: 5\n", "policy.yaml:2: field 'interval_ms' must be 10..60000"},
       {"max_rate: {metadata: -3}\n", "policy.yaml:1: field 'max_rate.metadata'"},
       {"max_rate: {meta: 3}\n", "unknown field 'max_rate.meta'"},
-      {"max_rate: {data: 3XB}\n", "unknown unit 'XB'"},
+      {"max_rate: {data: 3XB}\n", "policy.yaml:1: field 'max_rate.data': '3XB' has an unknown unit"},
       {"max_rate: {metadata: 1}\njobs:\n  A: {metadata: 1, speed: 2}\n", "policy.yaml:3: unknown field 'jobs.A.speed'"},
       {"max_rate: {metadata: 1}\njobs:\n  A: {weight: 0}\n", "field 'jobs.A.weight' must be above 0"},
       {"algorithm: psfa\n", "field 'max_rate' is required"},

@@ -4,7 +4,6 @@
 
 #include "fs/daemon/yaml_fields.h"
 
-#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -13,24 +12,6 @@
 #include "fs/daemon/hosts_file.h"
 
 namespace bb::fs {
-Result<uint64_t> ParseByteSize(const std::string& text) {
-  size_t i = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == 0 || i > 18) return Status(EINVAL, "'" + text + "' is not a size");
-  uint64_t n = std::stoull(text.substr(0, i));
-  std::string unit = text.substr(i);
-  static const std::pair<const char*, int> kUnits[] = {
-      {"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20},
-      {"G", 30}, {"GiB", 30}, {"T", 40}, {"TiB", 40}};
-  for (const auto& [name, shift] : kUnits) {
-    if (unit == name) {
-      if (shift > 0 && n > (UINT64_MAX >> shift)) return Status(EINVAL, "'" + text + "' is too large");
-      return n << shift;
-    }
-  }
-  return Status(EINVAL, "'" + text + "' has an unknown unit (use B, KiB, MiB, GiB, TiB)");
-}
-
 Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source) {
   BB_ASSIGN_OR_RETURN(YAML::Node doc, ParseYaml(text, source));
   DaemonConfig cfg;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
+#include "fs/base/units.h"  // ParseByteSize, for sizes in the configuration
 
 namespace bb::fs {
 
@@ -87,8 +88,5 @@ Status ValidateDaemonConfig(const DaemonConfig& cfg);
 Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source);
 // Reads and parses a file; ENOENT/EACCES when it cannot be read.
 Result<DaemonConfig> LoadDaemonConfig(const std::string& path);
-
-// "4096", "512KiB", "1MiB", "2G" -> bytes. EINVAL for anything else.
-Result<uint64_t> ParseByteSize(const std::string& text);
 
 }  // namespace bb::fs

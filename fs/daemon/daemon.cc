@@ -22,8 +22,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
 
 Daemon::~Daemon() {
   control_.reset();
-  qos_client_.reset();
-  stage_.reset();  // runs what still waits, while the file system is there
+  StopQos();  // runs what still waits, while the file system is there
   fs_.reset();
   transport_.reset();  // stops serving before the stores go
   remotes_.clear();

@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   if (*qset) {
     double data = -1;
     if (!data_rate.empty()) {
-      auto bytes = bb::fs::ParseByteSize(data_rate);
+      auto bytes = bb::ParseByteSize(data_rate);
       if (!bytes) return Report(bytes.error());
       data = static_cast<double>(*bytes);
     }

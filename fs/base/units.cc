@@ -1,0 +1,25 @@
+#include "fs/base/units.h"
+
+#include <cctype>
+
+namespace bb {
+
+Result<uint64_t> ParseByteSize(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == 0 || i > 18) return Status(EINVAL, "'" + text + "' is not a size");
+  uint64_t n = std::stoull(text.substr(0, i));
+  std::string unit = text.substr(i);
+  static const std::pair<const char*, int> kUnits[] = {
+      {"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20},
+      {"G", 30}, {"GiB", 30}, {"T", 40}, {"TiB", 40}};
+  for (const auto& [name, shift] : kUnits) {
+    if (unit == name) {
+      if (shift > 0 && n > (UINT64_MAX >> shift)) return Status(EINVAL, "'" + text + "' is too large");
+      return n << shift;
+    }
+  }
+  return Status(EINVAL, "'" + text + "' has an unknown unit (use B, KiB, MiB, GiB, TiB)");
+}
+
+}  // namespace bb
