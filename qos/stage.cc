@@ -70,17 +70,16 @@ Stage::Channel* Stage::Find(const std::string& job, Class cls) {
 
 void Stage::Count(Channel* ch, uint64_t units) {
   ch->ops.fetch_add(1, std::memory_order_relaxed);
-  ch->units.fetch_add(units, std::memory_order_relaxed);
-  ch->usage_units.fetch_add(units, std::memory_order_relaxed);
+  uint64_t before = ch->units.fetch_add(units, std::memory_order_relaxed);
   int64_t now = clock_->MonotonicNs();
   int64_t start = ch->window_start_ns.load(std::memory_order_relaxed);
+  // The first request after a window ends closes it; it counts in the next one.
   if (now - start >= window_ns_ &&
       ch->window_start_ns.compare_exchange_strong(start, now, std::memory_order_relaxed)) {
-    uint64_t in_window = ch->window_units.exchange(0, std::memory_order_relaxed);
-    ch->last_rate.store(static_cast<double>(in_window) * 1e9 / static_cast<double>(now - start),
+    uint64_t base = ch->window_start_units.exchange(before, std::memory_order_relaxed);
+    ch->last_rate.store(static_cast<double>(before - base) * 1e9 / static_cast<double>(now - start),
                         std::memory_order_relaxed);
   }
-  ch->window_units.fetch_add(units, std::memory_order_relaxed);
 }
 
 void Stage::CountWait(Channel* ch, int64_t waited_ns) {
@@ -186,7 +185,6 @@ void Stage::SetLimit(const std::string& job, Class cls, std::optional<Limit> lim
   {
     std::lock_guard lock(mu_);
     int64_t now = clock_->MonotonicNs();
-    bool was = ch->bucket.has_value();
     if (limit && limit->rate > 0) {
       if (ch->bucket) {
         ch->bucket->SetRate(limit->rate, DefaultBurst(*limit), now);
@@ -196,9 +194,7 @@ void Stage::SetLimit(const std::string& job, Class cls, std::optional<Limit> lim
     } else {
       ch->bucket.reset();
     }
-    bool is = ch->bucket.has_value();
-    if (was != is) limited_channels_.fetch_add(is ? 1 : -1, std::memory_order_relaxed);
-    ch->limited.store(is, std::memory_order_release);
+    ch->limited.store(ch->bucket.has_value(), std::memory_order_release);
   }
   cv_.notify_all();
 }
@@ -243,7 +239,8 @@ Stage::Usage Stage::TakeUsage() {
   }
   std::shared_lock lock(map_mu_);
   for (auto& [key, ch] : channels_) {
-    uint64_t n = ch->usage_units.exchange(0, std::memory_order_relaxed);
+    uint64_t total = ch->units.load(std::memory_order_relaxed);
+    uint64_t n = total - ch->usage_base.exchange(total, std::memory_order_relaxed);
     if (n > 0) u.units[{ch->job, ch->cls}] = n;
   }
   return u;

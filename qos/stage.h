@@ -94,8 +94,6 @@ class Stage {
 
   // Sets or clears (nullopt) the limit of a channel; waiting requests are re-examined at once.
   void SetLimit(const std::string& job, Class cls, std::optional<Limit> limit);
-  // True when no channel has a limit.
-  bool Unlimited() const { return limited_channels_.load(std::memory_order_relaxed) == 0; }
 
   std::vector<ChannelStats> Stats();
   // Units admitted per (job, class) since the previous call, and the seconds that covers.
@@ -130,7 +128,6 @@ class Stage {
   std::mutex mu_;  // guards buckets, queues and waiting_ of every channel
   std::condition_variable cv_;
   std::set<Channel*> waiting_;  // channels with queued requests
-  std::atomic<int> limited_channels_{0};
   int64_t usage_since_ns_;
 
   std::mutex run_mu_;  // guards runnable_
@@ -155,12 +152,13 @@ class Stage::Channel {
   uint64_t waited = 0;
   int64_t wait_ns_total = 0;
   int64_t wait_ns_max = 0;
-  // Lock-free counters.
+  // Lock-free. An admitted request adds to `ops` and `units`; the rate window and the usage
+  // since the last TakeUsage are differences of `units` against the totals kept below.
   std::atomic<bool> limited{false};
   std::atomic<uint64_t> ops{0};
   std::atomic<uint64_t> units{0};
-  std::atomic<uint64_t> usage_units{0};   // since the last TakeUsage
-  std::atomic<uint64_t> window_units{0};  // in the current rate window
+  std::atomic<uint64_t> usage_base{0};          // `units` at the last TakeUsage
+  std::atomic<uint64_t> window_start_units{0};  // `units` when the rate window began
   std::atomic<int64_t> window_start_ns{0};
   std::atomic<double> last_rate{0};
 };

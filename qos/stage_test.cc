@@ -15,7 +15,6 @@ TEST_CASE("an unlimited channel is a pass-through that still counts", "[qos][sta
   ManualClock clock;
   int ran = 0;
   Stage stage(&clock, 0);
-  CHECK(stage.Unlimited());
   auto* ch = stage.Find("A", Class::kData);
   for (int i = 0; i < 100; ++i) stage.Submit(ch, 4096, [&] { ++ran; });
   CHECK(ran == 100);
@@ -28,6 +27,27 @@ TEST_CASE("an unlimited channel is a pass-through that still counts", "[qos][sta
   CHECK_FALSE(stats[0].limit.has_value());
 }
 
+TEST_CASE("the measured rate is the last full window's, and usage restarts at each take", "[qos][stage]") {
+  ManualClock clock;
+  Stage stage(&clock, 0, 1000 * kMs);
+  auto* ch = stage.Find("A", Class::kMetadata);
+  for (int i = 0; i < 300; ++i) stage.Submit(ch, 1, [] {});
+  CHECK(stage.Stats()[0].rate == 0);  // no window has ended yet
+  clock.Advance(1500 * kMs);
+  stage.Submit(ch, 1, [] {});  // ends the window: 300 units in 1.5 s; counts in the next one
+  CHECK(stage.Stats()[0].rate == Approx(200));
+  for (int i = 0; i < 99; ++i) stage.Submit(ch, 1, [] {});
+  clock.Advance(1000 * kMs);
+  stage.Submit(ch, 1, [] {});
+  CHECK(stage.Stats()[0].rate == Approx(100));
+  CHECK(stage.TakeUsage().units[{"A", Class::kMetadata}] == 401);
+  stage.Submit(ch, 7, [] {});
+  CHECK(stage.TakeUsage().units[{"A", Class::kMetadata}] == 7);
+  // A whole window without traffic: the rate reads 0 again.
+  clock.Advance(2000 * kMs);
+  CHECK(stage.Stats()[0].rate == 0);
+}
+
 TEST_CASE("a limited channel admits its rate; waiting requests run in order and never inline", "[qos][stage]") {
   ManualClock clock;
   std::vector<int> order;  // declared before the stage: it runs what still waits when it goes
@@ -35,7 +55,8 @@ TEST_CASE("a limited channel admits its rate; waiting requests run in order and 
   int b_ran = 0;
   Stage stage(&clock, 0);
   stage.SetLimit("A", Class::kMetadata, Limit{100, 1});  // 100 ops/s, burst 1
-  CHECK_FALSE(stage.Unlimited());
+  REQUIRE(stage.Stats().size() == 1);
+  CHECK(stage.Stats()[0].limit == 100);
   auto* a = stage.Find("A", Class::kMetadata);
   auto* b = stage.Find("B", Class::kMetadata);
   for (int i = 0; i < 50; ++i) stage.Submit(a, 1, [&order, i] { order.push_back(i); });
@@ -91,7 +112,7 @@ TEST_CASE("the achieved rate follows the limit over a long run, and rate changes
   // Clearing the limit releases everything that waits.
   stop = true;
   stage.SetLimit("A", Class::kMetadata, std::nullopt);
-  CHECK(stage.Unlimited());
+  CHECK_FALSE(stage.Stats()[0].limit.has_value());
   CHECK(stage.Poll() > 0);
 }
 
