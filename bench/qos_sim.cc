@@ -5,9 +5,6 @@
 // compute + enforce part (every report in -> every daemon's rates sent), and the mean of the
 // policy computation alone, in microseconds.
 //   bb-qos-sim --controller IP:PORT --clients N [--jobs J] [--seconds S]
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -19,30 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "qos/client.h"
 #include "qos/controller.h"
 
 namespace {
-
-int Connect(const std::string& host, int port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  ::inet_pton(AF_INET, host.c_str(), &a.sin_addr);
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) return -1;
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  return fd;
-}
-
-void SendAll(int fd, const std::string& s) {
-  size_t done = 0;
-  while (done < s.size()) {
-    ssize_t n = ::send(fd, s.data() + done, s.size() - done, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
 
 // Pops every complete message from `in`.
 std::vector<std::string> Messages(std::string& in) {
@@ -78,9 +55,9 @@ int main(int argc, char** argv) {
   nlohmann::json usage = nlohmann::json::object();
   for (int j = 0; j < jobs; ++j) usage["job" + std::to_string(j)] = {{"metadata", 100.0 + j}, {"data", 1e6}};
   for (int i = 0; i < clients; ++i) {
-    int fd = Connect(host, port);
+    int fd = bb::qos::ConnectController(host, static_cast<uint16_t>(port), 5000);
     if (fd < 0) return std::fprintf(stderr, "bb-qos-sim: cannot connect client %d\n", i), 1;
-    SendAll(fd, bb::qos::Frame({{"type", "hello"}, {"node", "sim" + std::to_string(i)}}));
+    bb::qos::SendAll(fd, bb::qos::Frame({{"type", "hello"}, {"node", "sim" + std::to_string(i)}}));
     fds.push_back({fd, POLLIN, 0});
   }
   uint64_t rates = 0;
@@ -97,7 +74,7 @@ int main(int argc, char** argv) {
         auto m = nlohmann::json::parse(body, nullptr, false);
         if (m.is_discarded()) continue;
         if (m["type"] == "collect") {
-          SendAll(fds[i].fd, bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}));
+          bb::qos::SendAll(fds[i].fd, bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}));
         } else if (m["type"] == "rates") {
           ++rates;
         }
@@ -105,25 +82,12 @@ int main(int argc, char** argv) {
     }
   }
   // The controller's own account of its cycles.
-  int fd = Connect(host, port);
-  SendAll(fd, bb::qos::Frame({{"type", "status"}}));
-  std::string s;
-  for (;;) {
-    char buf[65536];
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    s.append(buf, static_cast<size_t>(n));
-    auto msgs = Messages(s);
-    if (!msgs.empty()) {
-      auto st = nlohmann::json::parse(msgs[0]);
-      std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
-                  st["cycle_us_mean"].get<double>(), st["cycle_us_max"].get<double>(),
-                  st["compute_us_mean"].get<double>(), st["compute_us_max"].get<double>(),
-                  st["policy_us_mean"].get<double>());
-      break;
-    }
-  }
+  auto st = bb::qos::AskController(host, static_cast<uint16_t>(port), {{"type", "status"}}, 5000);
+  if (!st) return std::fprintf(stderr, "bb-qos-sim: %s\n", st.error().ToString().c_str()), 1;
+  std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
+              (*st)["cycle_us_mean"].get<double>(), (*st)["cycle_us_max"].get<double>(),
+              (*st)["compute_us_mean"].get<double>(), (*st)["compute_us_max"].get<double>(),
+              (*st)["policy_us_mean"].get<double>());
   for (auto& p : fds) ::close(p.fd);
-  ::close(fd);
   return 0;
 }

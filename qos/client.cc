@@ -21,25 +21,29 @@ int64_t NowMs() {
       .count();
 }
 
-// Connects within `timeout_ms`; -1 on failure.
-int Connect(const std::string& host, uint16_t port, int timeout_ms) {
+}  // namespace
+
+int ConnectController(const std::string& host, uint16_t port, int timeout_ms) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
-  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return -1;
+  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return errno = EINVAL, -1;
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && errno != EINPROGRESS) {
+  auto fail = [fd](int err) {
     ::close(fd);
+    errno = err;
     return -1;
+  };
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && errno != EINPROGRESS) {
+    return fail(errno);
   }
   pollfd p{fd, POLLOUT, 0};
   int err = 0;
   socklen_t len = sizeof(err);
-  if (::poll(&p, 1, timeout_ms) != 1 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
-    ::close(fd);
-    return -1;
-  }
+  int ready = ::poll(&p, 1, timeout_ms);
+  if (ready != 1) return fail(ready == 0 ? ETIMEDOUT : errno);
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) return fail(err ? err : errno);
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   return fd;
@@ -61,7 +65,33 @@ bool SendAll(int fd, const std::string& data) {
   return true;
 }
 
-}  // namespace
+Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const nlohmann::json& request,
+                                     int timeout_ms) {
+  std::string address = host + ":" + std::to_string(port);
+  int fd = ConnectController(host, port, timeout_ms);
+  if (fd < 0) return Status(errno, "no controller answers on " + address + ": " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (!SendAll(fd, Frame(request))) return Status(EIO, "cannot send to the controller at " + address);
+  int64_t deadline = NowMs() + timeout_ms;
+  std::string in;
+  char buf[65536];
+  for (;;) {
+    BB_ASSIGN_OR_RETURN(auto body, PopMessage(&in));
+    if (body) return ParseMessage(*body);
+    pollfd p{fd, POLLIN, 0};
+    int64_t left = deadline - NowMs();
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) != 1) {
+      return Status(ETIMEDOUT, "no reply from the controller at " + address);
+    }
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n <= 0) return Status(n == 0 ? EPROTO : EIO, "no reply from the controller at " + address);
+    in.append(buf, static_cast<size_t>(n));
+  }
+}
 
 QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t port)
     : stage_(stage), node_(std::move(node)), host_(std::move(host)), port_(port) {
@@ -83,7 +113,7 @@ void QosClient::Loop() {
       std::lock_guard lock(mu_);
       if (stop_) return;
     }
-    int fd = Connect(host_, port_, 1000);
+    int fd = ConnectController(host_, port_, 1000);
     if (fd >= 0) {
       connected_ = true;
       Serve(fd);

@@ -14,9 +14,20 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "fs/base/status.h"
 #include "qos/stage.h"
 
 namespace bb::qos {
+
+// The controller link's socket plumbing, for every program that talks to the controller.
+// A non-blocking TCP connection (TCP_NODELAY) to an IPv4 host:port within `timeout_ms`; -1
+// with errno set when there is none.
+int ConnectController(const std::string& host, uint16_t port, int timeout_ms);
+// Writes all of `data` to the non-blocking socket `fd`, waiting for room at most 5 s.
+bool SendAll(int fd, const std::string& data);
+// One request and its reply on a connection of its own, within `timeout_ms` (bbctl, tools).
+Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const nlohmann::json& request,
+                                     int timeout_ms);
 
 class QosClient {
  public:

@@ -1,16 +1,10 @@
 // bbctl qos: the controller's view (status) and per-daemon limits (set).
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "fs/daemon/control.h"
 #include "fs/daemon/hosts_file.h"
+#include "qos/client.h"
 #include "qos/controller.h"
 #include "tools/bbctl/cluster.h"
 
@@ -19,38 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-// One request/reply with the controller, within `timeout_ms`.
 Result<json> AskController(const std::string& address, const json& request, int timeout_ms) {
   BB_ASSIGN_OR_RETURN(auto hp, fs::ParseHostPort(address));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(hp.second);
-  if (::inet_pton(AF_INET, hp.first.c_str(), &addr.sin_addr) != 1) return Status(EINVAL, "bad address " + address);
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status(errno, "socket");
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return Status(errno, "no controller answers on " + address + ": " + std::strerror(errno));
-  }
-  std::string out = qos::Frame(request);
-  if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out.size())) {
-    return Status(EIO, "cannot send to the controller");
-  }
-  std::string in;
-  char buf[65536];
-  for (;;) {
-    BB_ASSIGN_OR_RETURN(auto body, qos::PopMessage(&in));
-    if (body) return qos::ParseMessage(*body);
-    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n <= 0) return Status(n == 0 ? EPROTO : ETIMEDOUT, "no reply from the controller at " + address);
-    in.append(buf, static_cast<size_t>(n));
-  }
+  return qos::AskController(hp.first, hp.second, request, timeout_ms);
 }
 
 std::string Human(double v, bool bytes) {
