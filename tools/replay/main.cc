@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -40,43 +41,45 @@ struct TraceOp {
   std::string op, path, path2;
 };
 
-bool LoadProfile(const std::string& file, std::vector<Step>* out, std::string* error) {
+// Calls `parse(line number, fields)` for every line of `file` that has something before its
+// '#' comment; `parse` returns false for a malformed line, which makes this fail with `want`.
+template <class F>
+bool ReadLines(const std::string& file, const char* want, std::string* error, F&& parse) {
   std::ifstream in(file);
   if (!in) return *error = "cannot read " + file, false;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::istringstream f(line);
-    Step s;
-    if (!(f >> s.at)) continue;
-    if (!(f >> s.rate) || s.rate < 0 || s.at < 0 || (!out->empty() && s.at < out->back().at)) {
-      return *error = file + ":" + std::to_string(n) + ": want 'SECONDS OPS' with times in order", false;
-    }
-    out->push_back(s);
+    std::istringstream fields(line);
+    double at;
+    if (!(fields >> at)) continue;  // blank or comment
+    if (!parse(at, fields)) return *error = file + ":" + std::to_string(n) + ": want " + want, false;
   }
-  if (out->empty()) return *error = file + ": no steps", false;
   return true;
 }
 
+constexpr const char* kOps[] = {"create", "open", "stat", "rename", "unlink", "mkdir"};
+
+bool LoadProfile(const std::string& file, std::vector<Step>* out, std::string* error) {
+  bool ok = ReadLines(file, "'SECONDS OPS' with times in order", error, [&](double at, std::istringstream& f) {
+    Step s{at, 0};
+    if (!(f >> s.rate) || s.rate < 0 || s.at < 0 || (!out->empty() && s.at < out->back().at)) return false;
+    out->push_back(s);
+    return true;
+  });
+  if (ok && out->empty()) return *error = file + ": no steps", false;
+  return ok;
+}
+
 bool LoadTrace(const std::string& file, std::vector<TraceOp>* out, std::string* error) {
-  std::ifstream in(file);
-  if (!in) return *error = "cannot read " + file, false;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::istringstream f(line);
-    TraceOp t;
-    if (!(f >> t.at)) continue;
+  return ReadLines(file, "'SECONDS OP PATH [PATH2]' with a known OP", error, [&](double at, std::istringstream& f) {
+    TraceOp t{at, "", "", ""};
     f >> t.op >> t.path >> t.path2;
-    static const char* kOps[] = {"create", "open", "stat", "rename", "unlink", "mkdir"};
-    bool known = false;
-    for (const char* k : kOps) known |= t.op == k;
-    if (!known || t.path.empty() || (t.op == "rename" && t.path2.empty())) {
-      return *error = file + ":" + std::to_string(n) + ": want 'SECONDS OP PATH [PATH2]' with a known OP", false;
-    }
+    bool known = std::find(std::begin(kOps), std::end(kOps), t.op) != std::end(kOps);
+    if (!known || t.path.empty() || (t.op == "rename" && t.path2.empty())) return false;
     out->push_back(t);
-  }
-  return true;
+    return true;
+  });
 }
 
 double TargetAt(const std::vector<Step>& steps, double t) {
@@ -184,16 +187,8 @@ int main(int argc, char** argv) {
           next += threads / target;
         }
         std::string a = base + std::to_string(k / 6 % 64), b = a + ".moved";
-        const char* op = kMix[k % 6];
-        bool ok;
-        if (std::string(op) == "rename") {
-          ok = RunOp("rename", a, b);
-        } else if (k % 6 >= 4) {
-          ok = RunOp(op, b, "");  // stat and unlink the renamed file
-        } else {
-          ok = RunOp(op, a, "");
-        }
-        record(ok);
+        // create, stat, open a; rename a to b; stat and unlink b.
+        record(RunOp(kMix[k % 6], k % 6 >= 4 ? b : a, b));
         ++k;
       }
       // Leave nothing behind.
