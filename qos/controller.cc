@@ -210,6 +210,26 @@ Result<std::optional<std::string>> PopMessage(std::string* in) {
   return std::optional<std::string>(std::move(body));
 }
 
+Result<NodeUsage> ParseUsage(const nlohmann::json& usage) {
+  if (!usage.is_object()) return Status(EPROTO, "report without a usage object");
+  NodeUsage out;
+  for (const auto& [job, v] : usage.items()) {
+    if (!v.is_object()) return Status(EPROTO, "usage of job " + job + " is not an object");
+    double rate[2] = {0, 0};
+    for (int c = 0; c < 2; ++c) {
+      const char* cls = c == 0 ? "metadata" : "data";
+      auto it = v.find(cls);
+      if (it == v.end()) continue;
+      if (!it->is_number() || !(it->get<double>() >= 0)) {
+        return Status(EPROTO, "usage of job " + job + ": '" + cls + "' must be a number >= 0");
+      }
+      rate[c] = it->get<double>();
+    }
+    out[job] = {rate[0], rate[1]};
+  }
+  return out;
+}
+
 Result<nlohmann::json> ParseMessage(std::string_view body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Status(EPROTO, "message is not a JSON object");

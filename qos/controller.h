@@ -56,6 +56,9 @@ Result<Policy> LoadPolicy(const std::string& path);
 
 // Usage one daemon reported: job -> (metadata ops/s, data bytes/s).
 using NodeUsage = std::map<std::string, std::pair<double, double>>;
+// The "usage" object of a report ({JOB: {"metadata": r, "data": r}}, each class optional);
+// EPROTO naming the job and field when it is not that, or a rate is not a number >= 0.
+Result<NodeUsage> ParseUsage(const nlohmann::json& usage);
 
 struct JobState {
   double demand[2] = {0, 0};

@@ -54,6 +54,28 @@ TEST_CASE("policy files parse, and bad ones name the field and the line", "[qos]
   }
 }
 
+TEST_CASE("reports: usage is read per job and class, anything else is refused with the reason", "[qos][controller]") {
+  auto u = ParseUsage(nlohmann::json::parse(R"({"A": {"metadata": 120.5, "data": 4096}, "B": {"data": 7}, "C": {}})"));
+  REQUIRE(u.has_value());
+  CHECK(u->at("A") == std::pair{120.5, 4096.0});
+  CHECK(u->at("B") == std::pair{0.0, 7.0});
+  CHECK(u->at("C") == std::pair{0.0, 0.0});
+  const std::pair<const char*, const char*> bad[] = {
+      {R"([1, 2])", "report without a usage object"},
+      {R"({"A": 3})", "usage of job A is not an object"},
+      {R"({"A": {"metadata": "lots"}})", "usage of job A: 'metadata' must be a number >= 0"},
+      {R"({"A": {"data": -1}})", "usage of job A: 'data' must be a number >= 0"},
+      {R"({"A": {"data": null}})", "usage of job A: 'data' must be a number >= 0"},
+  };
+  for (const auto& [text, why] : bad) {
+    INFO(text);
+    auto r = ParseUsage(nlohmann::json::parse(text));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == EPROTO);
+    CHECK_THAT(r.error().message(), Catch::Contains(why));
+  }
+}
+
 TEST_CASE("messages are framed with a big-endian length and must be JSON objects with a type", "[qos][controller]") {
   std::string f = Frame({{"type", "hello"}, {"node", "n1"}});
   CHECK(FrameLength(f.data()) == f.size() - 4);

@@ -156,6 +156,13 @@ check "bbctl qos status shows each job's demand, rate and usage" sh -c "'$bbctl'
 # Garbage on the controller's socket is dropped; the controller goes on.
 exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '\xff\xff\xff\xffgarbage' >&3; exec 3>&-
 exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '\x00\x00\x00\x03abc' >&3; exec 3>&-
+# ...and so is valid JSON of the wrong shape: a report whose rate is a string.
+python3 -c '
+import json, socket, struct, sys
+frame = lambda o: (lambda b: struct.pack(">I", len(b)) + b)(json.dumps(o).encode())
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(frame({"type": "hello", "node": "bad"}) + frame({"type": "report", "usage": {"A": {"metadata": "lots"}}}))
+' "$port"
 sleep 0.3
 check "garbage messages are dropped and the controller keeps running" "$bbctl" qos status --controller "127.0.0.1:$port" >/dev/null
 # A bad policy on SIGHUP changes nothing; a good one is taken.

@@ -88,13 +88,9 @@ class Controller {
       spdlog::info("node {} connected from {}", c->node, c->peer());
     } else if (type == "report") {
       if (c->node.empty()) return Drop(c, "report before hello");
-      if (!m.contains("usage") || !m["usage"].is_object()) return Drop(c, "report without usage");
-      bb::qos::NodeUsage u;
-      for (const auto& [job, v] : m["usage"].items()) {
-        if (!v.is_object()) return Drop(c, "usage of job " + job + " is not an object");
-        u[job] = {v.value("metadata", 0.0), v.value("data", 0.0)};
-      }
-      usage_[c->node] = std::move(u);
+      auto u = bb::qos::ParseUsage(m.contains("usage") ? m["usage"] : json());
+      if (!u) return Drop(c, u.error().message());
+      usage_[c->node] = std::move(*u);
       seen_[c->node] = Now();
       if (collecting_ && waiting_.erase(c) > 0 && waiting_.empty()) Compute();
     } else if (type == "status") {
