@@ -83,6 +83,19 @@ check "a limited write loses nothing: the file holds every byte the stage admitt
   test "$d_size" = "$d_units" -a "$d_size" -gt $((500 << 20))
 "$bbctl" qos set --root "$tmp/r1" --job A --metadata 0 >/dev/null
 check "bbctl qos set 0 lifts the limit" test "$("$bbctl" stats --root "$tmp/r1" --json | python3 -c 'import json,sys; s=json.load(sys.stdin)[0]; print([c["limit"] for c in s["qos"]["channels"] if c["job"]=="A" and c["class"]=="metadata"][0])')" = None
+# Requests of the wrong shape on the control socket get an error naming the field; the daemon
+# answers the next one.
+ctl_reply() {
+  python3 -c '
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode() + b"\n")
+print(s.makefile().readline().strip())' "$tmp/r1/bbd.sock" "$1"
+}
+r=$(ctl_reply '{"cmd": "job_start", "name": "w", "mode_file": "mode: 3", "source": 5}')
+check "a control request with a field of the wrong type is refused, naming it ($r)" grep -q "field 'source'" <<< "$r"
+r=$(ctl_reply '{"cmd": "qos_set", "job": "A", "metadata": "fast"}')
+check "a QoS rate of the wrong type is refused ($r)" grep -q "field 'metadata' must be a rate" <<< "$r"
+check "the daemon answers after them" sh -c "'$bbctl' stats --root '$tmp/r1' >/dev/null"
 kill "$(cat "$tmp/r1/bbd.lock")"; sleep 1
 
 # ---- the controller: 2 nodes, 3 jobs under PSFA, Max_R 3,000 metadata ops/s ----
@@ -164,7 +177,8 @@ s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.sendall(frame({"type": "hello", "node": "bad"}) + frame({"type": "report", "usage": {"A": {"metadata": "lots"}}}))
 ' "$port"
 sleep 0.3
-check "garbage messages are dropped and the controller keeps running" "$bbctl" qos status --controller "127.0.0.1:$port" >/dev/null
+check "garbage and reports of the wrong shape are dropped, and the controller keeps running" \
+  sh -c "'$bbctl' qos status --controller 127.0.0.1:$port >/dev/null"
 # A bad policy on SIGHUP changes nothing; a good one is taken.
 cp "$tmp/policy.yaml" "$tmp/good.yaml"
 printf 'algorithm: fifo\nmax_rate: {metadata: 1}\n' > "$tmp/policy.yaml"; kill -HUP $ctl; sleep 0.5

@@ -232,7 +232,12 @@ nlohmann::json Daemon::Control(const nlohmann::json& request, const ControlPeer&
     if (!name) return Failure(name.error());
     auto text = Field(request, "mode_file");
     if (!text) return Failure(text.error());
-    std::string source = request.value("source", std::string("mode file"));
+    std::string source = "mode file";
+    if (request.contains("source")) {
+      auto named = Field(request, "source");
+      if (!named) return Failure(named.error());
+      source = *named;
+    }
     auto mode = ParseModeFile(*text, source);
     if (!mode) return Failure(mode.error());
     WorkspaceSpec spec{mode->layout, static_cast<uint32_t>(mode->chunk_size)};
