@@ -34,44 +34,41 @@ stop() {
 trap stop EXIT
 
 md_rate() { python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["ops"]/r["seconds"]))'; }
-# One run of workload $1 on mount $2 alone, printing its figure (for the profile below).
+# What each workload runs: fio's file and arguments (data), or bench/lib/md_phase.py's (metadata).
+declare -A fio_file=([seqwrite]=sw [randread]=rr)
+declare -A fio_args=([seqwrite]="--rw=write --bs=1M --size=256M" [randread]="--rw=randread --bs=4k --size=128M --direct=1")
+md() {  # md WORKLOAD MOUNT: one md_phase.py run, JSON on stdout
+  if [ "$1" = stat ]; then python3 "$here/md_phase.py" statloop "$2/st" 2000 f 3 1
+  else python3 "$here/md_phase.py" "$1" "$2/cr" 10000 f; fi
+}
+# One run of workload $1 on mount $2 alone (for the profile below).
 run() {
-  local w=$1 m=$2
-  case $w in
-    randread) fio --output-format=json --name=r --filename="$m/rr" --rw=randread --bs=4k --size=128M --direct=1 \
-                --time_based --runtime=3 >/dev/null ;;
-    stat) python3 "$here/md_phase.py" statloop "$m/st" 2000 f 3 1 >/dev/null ;;
-    create|remove) python3 "$here/md_phase.py" "$w" "$m/cr" 10000 f >/dev/null ;;
-  esac
+  if [ -n "${fio_args[$1]:-}" ]; then
+    # shellcheck disable=SC2086
+    fio --output-format=json --time_based --runtime=3 --name=r --filename="$2/${fio_file[$1]}" ${fio_args[$1]} >/dev/null
+  else
+    md "$1" "$2" >/dev/null
+  fi
 }
 # Workload $1 on both mounts at the same time, the side $2 started first; prints "side value"
 # for each side.
 run_pair() {
-  local w=$1 first=$2 second=$3 args=()
-  case $w in
-    seqwrite|randread)
-      if [ "$w" = seqwrite ]; then args=(--rw=write --bs=1M --size=256M); else args=(--rw=randread --bs=4k --size=128M --direct=1); fi
-      local f=sw; [ "$w" = randread ] && f=rr
-      fio --output-format=json --time_based --runtime=3 \
-        --name="$first" --filename="${mnt[$first]}/$f" "${args[@]}" \
-        --name="$second" --filename="${mnt[$second]}/$f" "${args[@]}" |
-        python3 -c '
+  local w=$1 first=$2 second=$3 side
+  if [ -n "${fio_args[$w]:-}" ]; then
+    # shellcheck disable=SC2086
+    fio --output-format=json --time_based --runtime=3 \
+      --name="$first" --filename="${mnt[$first]}/${fio_file[$w]}" ${fio_args[$w]} \
+      --name="$second" --filename="${mnt[$second]}/${fio_file[$w]}" ${fio_args[$w]} |
+      python3 -c '
 import json, sys
 for j in json.load(sys.stdin)["jobs"]:
     d = j["write"] if j["write"]["total_ios"] else j["read"]
-    print(j["jobname"], round(d["bw_bytes"] / 2**20, 1) if sys.argv[1] == "seqwrite" else round(d["iops"]))' "$w" ;;
-    stat|create|remove)
-      local side
-      for side in "$first" "$second"; do
-        if [ "$w" = stat ]; then
-          python3 "$here/md_phase.py" statloop "${mnt[$side]}/st" 2000 f 3 1 > "$work/md.$side" &
-        else
-          python3 "$here/md_phase.py" "$w" "${mnt[$side]}/cr" 10000 f > "$work/md.$side" &
-        fi
-      done
-      wait
-      for side in "$first" "$second"; do echo "$side $(md_rate < "$work/md.$side")"; done ;;
-  esac
+    print(j["jobname"], round(d["bw_bytes"] / 2**20, 1) if sys.argv[1] == "seqwrite" else round(d["iops"]))' "$w"
+    return
+  fi
+  for side in "$first" "$second"; do md "$w" "${mnt[$side]}" > "$work/md.$side" & done
+  wait
+  for side in "$first" "$second"; do echo "$side $(md_rate < "$work/md.$side")"; done
 }
 # Files the read and stat runs use, laid out before anything is timed.
 for side in off on; do
