@@ -1,10 +1,11 @@
 // Round-trip time and bulk bandwidth of the transport, to compare with ucx_perftest.
 //
-//   bb-transport-bench --serve IP:PORT
-//   bb-transport-bench --connect IP:PORT [--iterations N] [--size BYTES] [--threads T]
-// The client prints one line: "rtt_us <mean> <median> bw_MBps <rate>" — the mean and median
-// round trip of N empty requests, one at a time, then the bandwidth of N requests carrying
-// SIZE bytes each, sent from T threads at once (MB = 10^6 bytes, as ucx_perftest reports).
+//   bb-transport-bench --serve IP:PORT [--inline]
+//   bb-transport-bench --connect IP:PORT [--iterations N] [--messages M] [--size BYTES] [--threads T]
+// The client prints one line: "rtt_us <mean> <median> bw_MBps <rate> rtt_p90_p99_us <p90> <p99>"
+// — the round trip of N empty requests, one at a time, then the bandwidth of M requests
+// carrying SIZE bytes each, sent from T threads at once (MB = 10^6 bytes, as ucx_perftest
+// reports).
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -23,11 +24,12 @@ using Clock = std::chrono::steady_clock;
 int main(int argc, char** argv) {
   CLI::App app{"bb-transport-bench"};
   std::string serve, connect;
-  int iterations = 20000, threads = 8;
+  int iterations = 20000, messages = 2000, threads = 8;
   size_t size = 512 * 1024;
   app.add_option("--serve", serve, "IP:PORT to serve on");
   app.add_option("--connect", connect, "IP:PORT of the server");
-  app.add_option("--iterations", iterations);
+  app.add_option("--iterations", iterations, "empty requests for the round trip");
+  app.add_option("--messages", messages, "SIZE-byte requests for the bandwidth");
   app.add_option("--size", size);
   app.add_option("--threads", threads);
   bool inline_ops = false;
@@ -73,20 +75,22 @@ int main(int argc, char** argv) {
   double mean = 0;
   for (double v : rtts) mean += v;
   mean /= rtts.size();
-  std::nth_element(rtts.begin(), rtts.begin() + rtts.size() / 2, rtts.end());
+  std::sort(rtts.begin(), rtts.end());
   double median = rtts[rtts.size() / 2];
+  double p90 = rtts[rtts.size() * 9 / 10];
+  double p99 = rtts[rtts.size() * 99 / 100];
   std::vector<char> buf(size, 'b');
   std::atomic<int> next{0};
   auto start = Clock::now();
   std::vector<std::thread> workers;
   for (int w = 0; w < threads; ++w) {
     workers.emplace_back([&] {
-      while (next.fetch_add(1) < iterations / 10) (void)(*t)->Call(1, 1, "", {buf.data(), buf.size()}, {});
+      while (next.fetch_add(1) < messages) (void)(*t)->Call(1, 1, "", {buf.data(), buf.size()}, {});
     });
   }
   for (auto& w : workers) w.join();
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
-  double mbps = static_cast<double>(iterations / 10) * size / secs / 1e6;
-  std::printf("rtt_us %.2f %.2f bw_MBps %.1f\n", mean, median, mbps);
+  double mbps = static_cast<double>(messages) * size / secs / 1e6;
+  std::printf("rtt_us %.2f %.2f bw_MBps %.1f rtt_p90_p99_us %.2f %.2f\n", mean, median, mbps, p90, p99);
   return 0;
 }

@@ -63,9 +63,10 @@ class Peer {
   uint16_t port_ = 0;
 };
 
-std::unique_ptr<Transport> Client() {
+std::unique_ptr<Transport> Client(std::chrono::microseconds poll_spin = TransportOptions{}.poll_spin) {
   TransportOptions o;
   o.deadline = milliseconds(3000);
+  o.poll_spin = poll_spin;
   auto t = StartUcxTransport(o, nullptr);
   REQUIRE(t.has_value());
   return std::move(*t);
@@ -240,11 +241,11 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   auto client = Client();
   client->SetPeer(1, "127.0.0.1", (*server)->port());
   std::string big = Pattern(256 << 10);  // large enough to go by rendezvous
-  std::string back(big.size(), '\0');
   std::vector<std::thread> callers;
   std::atomic<int> good{0};
   for (int t = 0; t < 4; ++t) {
     callers.emplace_back([&, t] {
+      std::string back(big.size(), '\0');
       for (int i = 0; i < 25; ++i) {
         uint16_t op = (i + t) % 2 ? 7 : 8;
         auto r = client->Call(1, op, "p", big, back);
@@ -261,6 +262,85 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   REQUIRE(threads[7].size() == 1);  // one progress thread
   CHECK_FALSE(threads[8].empty());
   CHECK_FALSE(threads[8].count(*threads[7].begin()));
+}
+
+// Callers poll the worker themselves for small calls (TransportOptions::poll_spin); large
+// calls, and replies slower than the poll, go through the progress thread. Every mix of the
+// two must give each caller its own reply, whatever the poll time.
+TEST_CASE("calls driven by their callers and by the progress thread, mixed", "[transport]") {
+  auto poll_spin = GENERATE(std::chrono::microseconds(0), std::chrono::microseconds(50),
+                            std::chrono::microseconds(5000));
+  CAPTURE(poll_spin.count());
+  Peer peer;
+  auto client = Client(poll_spin);
+  client->SetPeer(1, "127.0.0.1", peer.port());
+  std::atomic<int> small_ok{0}, big_ok{0}, slow_ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        std::string p = std::to_string(t) + "/" + std::to_string(i);
+        auto r = client->Call(1, 1, p, {}, {});
+        if (r && r->payload == p) small_ok++;
+      }
+    });
+  }
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      std::string out = Pattern(512 * 1024 + t);
+      std::string in(out.size(), 'x');
+      for (int i = 0; i < 20; ++i) {
+        auto r = client->Call(1, 1, "big", out, {in.data(), in.size()});
+        if (r && r->bulk_size == out.size() && in == out) big_ok++;
+      }
+    });
+  }
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        auto r = client->Call(1, 2, "7", {}, {});  // answered after 7 ms
+        if (r && r->payload == "slept") slow_ok++;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(small_ok == 1200);
+  CHECK(big_ok == 40);
+  CHECK(slow_ok == 20);
+}
+
+// A daemon is client and server in one: while its own callers drive the worker (and its
+// progress thread naps), requests from other nodes must still be answered.
+TEST_CASE("a transport whose callers drive it keeps serving other nodes", "[transport]") {
+  Peer peer;
+  TransportOptions o;
+  o.listen_host = "127.0.0.1";
+  o.deadline = milliseconds(3000);
+  auto node = StartUcxTransport(o, [](uint16_t, std::string_view payload, std::string_view) {
+    return Response{0, "node:" + std::string(payload), {}};
+  });
+  REQUIRE(node.has_value());
+  (*node)->SetPeer(1, "127.0.0.1", peer.port());
+  std::atomic<bool> stop{false};
+  std::atomic<int> own_ok{0}, own_calls{0};
+  std::thread own([&] {
+    while (!stop) {
+      own_calls++;
+      if (auto r = (*node)->Call(1, 1, "own", {}, {}); r && r->payload == "own") own_ok++;
+    }
+  });
+  auto other = Client();
+  other->SetPeer(7, "127.0.0.1", (*node)->port());
+  int served = 0;
+  for (int i = 0; i < 300; ++i) {
+    auto r = other->Call(7, 1, std::to_string(i), {}, {});
+    if (r && r->payload == "node:" + std::to_string(i)) served++;
+  }
+  stop = true;
+  own.join();
+  CHECK(served == 300);
+  CHECK(own_ok == own_calls);
+  CHECK(own_calls > 0);
 }
 
 }  // namespace

@@ -10,8 +10,9 @@
 // peer connects again. A request for the local node must never come here (the caller makes a
 // direct call instead).
 //
-// Thread-safety: Call and SetPeer may be used from any number of threads. All UCX state lives on
-// one progress thread; callers hand work to it and wait on their own condition variable.
+// Thread-safety: Call and SetPeer may be used from any number of threads. One thread at a time
+// drives UCX: the progress thread, or a caller that polls the worker itself while its reply is
+// due (see TransportOptions::poll_spin); other callers hand their work over and wait.
 #pragma once
 
 #include <chrono>
@@ -45,10 +46,17 @@ struct TransportOptions {
   std::chrono::milliseconds deadline{5000};  // default deadline of a call
   size_t handler_threads = 4;
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
+  // Calls carrying 64 KiB or more that may be in flight at once; more callers wait for a slot.
+  size_t max_large_in_flight = 8;
   // Ops whose handler runs on the progress thread itself, which saves the two thread hand-offs
   // (to a handler thread and back) of every other request. Only for handlers that never wait
   // long — every other message of this node waits meanwhile. Empty: none.
   std::function<bool(uint16_t op)> run_inline;
+  // How long a thread keeps polling UCX for events before it sleeps: the progress thread after
+  // its last event, and a caller that drives the worker itself while its reply is due (no hand-
+  // off to the progress thread and back). Trades a core's time for the latency of two to four
+  // thread wake-ups per call. 0: never poll, always hand off and sleep.
+  std::chrono::microseconds poll_spin{50};
 };
 
 // What went between this transport and one peer since it started.
