@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
       {"listen", "IP:PORT to serve the other nodes on"},
       {"nodes", "number of nodes to wait for"},
       {"rpc_timeout", "deadline of calls to other nodes, ms"},
+      {"rpc_poll_spin", "how long the transport polls before it sleeps, µs (0 = never polls)"},
       {"qos_stage", "auto|on|off: the per-job QoS stage"},
       {"qos_controller", "IP:PORT of the QoS controller"},
       {"qos_threads", "threads running requests that waited for QoS tokens"},

@@ -106,12 +106,16 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "milliseconds"));
       if (n < 1 || n > 600000) return YamlError(source, v.Mark(), "field 'rpc_timeout' must be 1..600000 ms");
       cfg.rpc_timeout_ms = static_cast<uint32_t>(n);
+    } else if (field == "rpc_poll_spin") {
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "microseconds"));
+      if (n < 0 || n > 10000) return YamlError(source, v.Mark(), "field 'rpc_poll_spin' must be 0..10000 µs");
+      cfg.rpc_poll_spin_us = static_cast<uint32_t>(n);
     } else {
       return YamlError(source, kv.first.Mark(),
                  "unknown field '" + field +
                      "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
                      "private_cache_timeout, qos_stage, qos_limits, qos_controller, qos_threads, "
-                     "reserve, hosts_file, node_name, listen, nodes, rpc_timeout)");
+                     "reserve, hosts_file, node_name, listen, nodes, rpc_timeout, rpc_poll_spin)");
     }
   }
   return cfg;
@@ -136,6 +140,7 @@ Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string
     else if (field == "listen") cfg->listen = one.listen;
     else if (field == "nodes") cfg->nodes = one.nodes;
     else if (field == "rpc_timeout") cfg->rpc_timeout_ms = one.rpc_timeout_ms;
+    else if (field == "rpc_poll_spin") cfg->rpc_poll_spin_us = one.rpc_poll_spin_us;
     else if (field == "qos_stage") cfg->qos_stage = one.qos_stage;
     else if (field == "qos_controller") cfg->qos_controller = one.qos_controller;
     else if (field == "qos_threads") cfg->qos_threads = one.qos_threads;

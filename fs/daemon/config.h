@@ -17,6 +17,10 @@
 //   listen: IP:PORT      where this daemon serves the other nodes
 //   nodes: N             how many nodes the instance has (the daemon waits for all)
 //   rpc_timeout: MS      deadline of every call to another node (default 5000)
+//   rpc_poll_spin: US    how long the transport keeps polling for messages before it sleeps,
+//                        microseconds (0..10000, default 50; see TransportOptions::poll_spin):
+//                        lower round trips for a core's time. 0 when nodes share cores, as
+//                        the emulated cluster's do
 // QoS (qos/stage.h; all optional):
 //   qos_stage: auto|on|off     the per-job stage every request passes; auto = on when limits
 //                              or a controller are configured (else a plain pass-through)
@@ -58,6 +62,7 @@ struct DaemonConfig {
   std::string listen;
   uint32_t nodes = 1;
   uint32_t rpc_timeout_ms = 5000;
+  uint32_t rpc_poll_spin_us = 50;
   std::string qos_stage = "auto";
   struct QosLimit {
     std::optional<double> metadata;  // ops/s

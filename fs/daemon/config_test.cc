@@ -42,6 +42,10 @@ TEST_CASE("an empty file gives the defaults", "[config]") {
   auto c = ParseDaemonConfig("", "empty.yaml");
   REQUIRE(c.has_value());
   CHECK(c->chunk_size == 512 * 1024);
+  CHECK(c->rpc_poll_spin_us == 50);
+  auto spin = ParseDaemonConfig("rpc_poll_spin: 0\n", "bbd.yaml");
+  REQUIRE(spin.has_value());
+  CHECK(spin->rpc_poll_spin_us == 0);
 }
 
 TEST_CASE("bad configurations name the file, line and field", "[config]") {
@@ -67,6 +71,8 @@ TEST_CASE("bad configurations name the file, line and field", "[config]") {
       {"qos_limits:\n  A: {iops: 5}\n", "bbd.yaml:2: unknown field 'qos_limits.A.iops'"},
       {"qos_limits: 5\n", "bbd.yaml:1: field 'qos_limits' must map job ids to limits"},
       {"private_cache_timeout: 9000\n", "bbd.yaml:1: field 'private_cache_timeout' must be 0..3600"},
+      {"rpc_poll_spin: 20000\n", "bbd.yaml:1: field 'rpc_poll_spin' must be 0..10000"},
+      {"rpc_poll_spin: fast\n", "bbd.yaml:1: field 'rpc_poll_spin' must be microseconds"},
   };
   for (const Row& r : rows) {
     INFO(r.text);

@@ -53,6 +53,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
     topt.listen_host = listen.first;
     topt.listen_port = listen.second;
     topt.deadline = std::chrono::milliseconds(cfg.rpc_timeout_ms);
+    topt.poll_spin = std::chrono::microseconds(cfg.rpc_poll_spin_us);
     topt.run_inline = ServeInline;
     // Requests that come before this node is assembled are answered EIO; callers retry.
     std::atomic<NodeService*>* served = &served_;

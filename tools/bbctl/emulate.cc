@@ -99,7 +99,7 @@ Result<pid_t> SpawnDaemon(const State& s, int i) {
                                    s.mount, "--hosts-file", s.root + "/hosts", "--node-name",
                                    "node" + std::to_string(i), "--listen", Address(i) + ":" + std::to_string(kPort),
                                    "--nodes", std::to_string(s.nodes)};
-  argv.insert(argv.end(), s.bbd_args.begin(), s.bbd_args.end());
+  AppendBbdArgs(&argv, s.bbd_args);
   // TCP only, on the shaped link: no shared-memory shortcut between "nodes" of one host.
   return Spawn(argv, {{"UCX_TLS", "tcp"}, {"UCX_NET_DEVICES", "eth0"}});
 }

@@ -53,7 +53,7 @@ Status StartLocal(const StartOptions& o) {
                                "--listen", "127.0.0.1:" + std::to_string(o.base_port + i), "--nodes",
                                std::to_string(o.nodes)});
     }
-    argv.insert(argv.end(), o.bbd_args.begin(), o.bbd_args.end());
+    AppendBbdArgs(&argv, o.bbd_args);
     BB_ASSIGN_OR_RETURN(pid_t pid, Spawn(argv));
     pids.push_back(pid);
   }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -98,6 +99,13 @@ std::string SelfDir() {
   if (n <= 0) return ".";
   std::string p(buf, static_cast<size_t>(n));
   return p.substr(0, p.rfind('/'));
+}
+
+void AppendBbdArgs(std::vector<std::string>* argv, const std::vector<std::string>& user_args) {
+  if (std::find(user_args.begin(), user_args.end(), "--rpc-poll-spin") == user_args.end()) {
+    argv->insert(argv->end(), {"--rpc-poll-spin", "0"});
+  }
+  argv->insert(argv->end(), user_args.begin(), user_args.end());
 }
 
 }  // namespace bb::ctl

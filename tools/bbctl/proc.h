@@ -31,4 +31,9 @@ pid_t DaemonPid(const std::string& root);
 // The directory of the running bbctl binary (bbd is looked up beside it first).
 std::string SelfDir();
 
+// Appends the user's bbd arguments to `argv`, after the settings for daemons that share this
+// host's cores (no transport polling: it would take the cores from the other daemons) unless
+// the user sets them.
+void AppendBbdArgs(std::vector<std::string>* argv, const std::vector<std::string>& user_args);
+
 }  // namespace bb::ctl
