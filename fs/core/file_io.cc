@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fs/core/chunking.h"
+#include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
 
@@ -126,14 +127,27 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   }
   if (offset >= size) return size_t{0};
   size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset));
-  BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) -> Status {
-    NodeService* node =
-        DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
+  auto read_piece = [&md, buf](NodeService* node, const ChunkSpan& s) -> Status {
     std::span<char> piece = buf.subspan(s.buf_offset, s.length);
     BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
     if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
     return Status::Ok();
-  }));
+  };
+  if (offset / md.chunk_size == (offset + want - 1) / md.chunk_size) {  // one chunk: no fan-out
+    BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) {
+      return read_piece(
+          DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0), s);
+    }));
+    return want;
+  }
+  std::vector<FanOut::Task> tasks;
+  (void)ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) {
+    NodeService* node =
+        DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
+    tasks.push_back([&read_piece, node, s] { return read_piece(node, s); });
+    return Status::Ok();
+  });
+  BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
   return want;
 }
 
@@ -152,12 +166,26 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     }
   }
   TouchedNodes touched;
-  BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
-    NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
-    touched.Add(target);
-    return DataService(target, 0, s.length)->WriteChunk(md.file_id, s.index, s.offset_in_chunk,
-                                      data.subspan(s.buf_offset, s.length));
-  }));
+  auto write_piece = [&md, data](NodeService* node, const ChunkSpan& s) {
+    return node->WriteChunk(md.file_id, s.index, s.offset_in_chunk, data.subspan(s.buf_offset, s.length));
+  };
+  if (data.empty() || offset / md.chunk_size == (offset + data.size() - 1) / md.chunk_size) {
+    BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
+      NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
+      touched.Add(target);
+      return write_piece(DataService(target, 0, s.length), s);
+    }));
+  } else {
+    std::vector<FanOut::Task> tasks;  // the chunks, written at the same time
+    (void)ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
+      NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
+      touched.Add(target);
+      NodeService* node = DataService(target, 0, s.length);
+      tasks.push_back([&write_piece, node, s] { return write_piece(node, s); });
+      return Status::Ok();
+    });
+    BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
+  }
   int64_t now = clock_->WallNs();
   bool publish;
   {

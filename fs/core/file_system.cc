@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "fs/core/fan_out.h"
 #include "fs/core/inode.h"
 #include "fs/core/path.h"
 
@@ -15,7 +16,13 @@ namespace bb::fs {
 
 FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
                        FileIdAllocator* ids, const Clock* clock, NodeStats* stats)
-    : options_(options), router_(router), nodes_(std::move(nodes)), ids_(ids), clock_(clock), stats_(stats) {
+    : options_(options),
+      router_(router),
+      nodes_(std::move(nodes)),
+      ids_(ids),
+      clock_(clock),
+      stats_(stats),
+      fan_out_(std::make_unique<FanOut>(options.io_threads)) {
   auto root = std::make_shared<Inode>(kRootFileId);
   root->path = "/";
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten

@@ -52,6 +52,9 @@ struct FileSystemOptions {
   uint32_t chunk_size = 512 * 1024;
   int64_t publish_interval_ns = 1'000'000'000;  // bound on how stale a published size gets
   uint32_t dir_page = 4096;                     // entries per readdir page per node
+  // Helper threads that move the chunks of one read or write at the same time (FanOut);
+  // 0 = one chunk after another on the calling thread.
+  uint32_t io_threads = 8;
 };
 
 // Who is asking (from the FUSE request).
@@ -85,6 +88,7 @@ struct DirListing {
 struct Inode;
 struct OpenFile;
 struct DirHandle;
+class FanOut;
 
 // Resolves a node id to the service that reaches it. Must return non-null for every node the
 // router names.
@@ -191,6 +195,8 @@ class FileSystem {
   FileIdAllocator* const ids_;
   const Clock* const clock_;
   NodeStats* const stats_;
+
+  const std::unique_ptr<FanOut> fan_out_;
 
   mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;
