@@ -31,7 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "transport/buffer_pool.h"
+#include "fs/base/buffer_pool.h"
 #include "transport/transport.h"
 #include "transport/wire.h"
 

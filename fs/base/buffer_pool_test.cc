@@ -1,4 +1,4 @@
-#include "transport/buffer_pool.h"
+#include "fs/base/buffer_pool.h"
 
 #include <catch2/catch.hpp>
 #include <atomic>
@@ -6,10 +6,10 @@
 #include <thread>
 #include <vector>
 
-namespace bb::transport {
+namespace bb {
 namespace {
 
-TEST_CASE("buffers are rounded up to a power of two and reused", "[transport]") {
+TEST_CASE("buffers are rounded up to a power of two and reused", "[base]") {
   BufferPool pool(4 << 20);
   char* first;
   {
@@ -29,7 +29,7 @@ TEST_CASE("buffers are rounded up to a power of two and reused", "[transport]") 
   CHECK(other.get() != first);
 }
 
-TEST_CASE("the pool keeps at most its limit of free buffers", "[transport]") {
+TEST_CASE("the pool keeps at most its limit of free buffers", "[base]") {
   BufferPool pool(1 << 20);
   {
     std::vector<BufferPool::Buffer> held;
@@ -41,7 +41,7 @@ TEST_CASE("the pool keeps at most its limit of free buffers", "[transport]") {
   CHECK(none.cached_bytes() == 0);
 }
 
-TEST_CASE("threads taking and returning buffers never share one", "[transport]") {
+TEST_CASE("threads taking and returning buffers never share one", "[base]") {
   BufferPool pool(8 << 20);
   std::vector<std::thread> threads;
   std::atomic<int> clashes{0};
@@ -63,4 +63,4 @@ TEST_CASE("threads taking and returning buffers never share one", "[transport]")
 }
 
 }  // namespace
-}  // namespace bb::transport
+}  // namespace bb

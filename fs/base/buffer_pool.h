@@ -1,4 +1,5 @@
-// Reusable buffers for the data part of received requests.
+// Reusable buffers for chunk-sized data: the transport's received requests, the core's
+// write-behind copies.
 //
 // Why: a fresh allocation of half a megabyte is a fresh mmap in glibc, and the first write to
 // each of its pages is a page fault. On a paravirtualised guest that was about 2 ms per 512 KiB
@@ -16,7 +17,7 @@
 #include <mutex>
 #include <vector>
 
-namespace bb::transport {
+namespace bb {
 
 class BufferPool {
  public:
@@ -98,4 +99,4 @@ class BufferPool {
   size_t cached_ = 0;
 };
 
-}  // namespace bb::transport
+}  // namespace bb
