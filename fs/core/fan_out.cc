@@ -72,20 +72,42 @@ Status FanOut::Run(std::span<Task> tasks) {
   return Status::Ok();
 }
 
+void FanOut::Post(std::function<void()> job) {
+  if (helpers_.empty()) {
+    job();
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    posted_.push_back(std::move(job));
+  }
+  cv_.notify_one();
+}
+
 void FanOut::HelperLoop() {
   while (true) {
-    Item item;
+    Item item{nullptr, 0};
+    std::function<void()> job;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      item = queue_.front();
-      queue_.pop_front();
-      // Claimed under mu_: a batch whose caller ran this task itself may be gone as soon as
-      // the lock is released, and its items leave the queue only under mu_.
-      if (!Claim(item.batch, item.index)) continue;
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || !posted_.empty(); });
+      if (queue_.empty() && posted_.empty()) return;
+      if (queue_.empty()) {
+        job = std::move(posted_.front());
+        posted_.pop_front();
+      } else {
+        item = queue_.front();
+        queue_.pop_front();
+        // Claimed under mu_: a batch whose caller ran this task itself may be gone as soon as
+        // the lock is released, and its items leave the queue only under mu_.
+        if (!Claim(item.batch, item.index)) continue;
+      }
     }
-    RunClaimed(item.batch, item.index);
+    if (job) {
+      job();
+    } else {
+      RunClaimed(item.batch, item.index);
+    }
   }
 }
 

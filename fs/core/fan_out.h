@@ -35,6 +35,11 @@ class FanOut {
   // Runs every task and waits for all of them; returns the first failure in task order.
   Status Run(std::span<Task> tasks);
 
+  // Runs `job` on a helper thread later, after the tasks of waiting batches (a pool without
+  // helpers runs it at once, on the calling thread). Every posted job has run when the
+  // FanOut is destroyed.
+  void Post(std::function<void()> job);
+
   size_t threads() const { return helpers_.size(); }
 
  private:
@@ -49,9 +54,10 @@ class FanOut {
   static bool Claim(Batch* batch, size_t index);
   static void RunClaimed(Batch* batch, size_t index);
 
-  std::mutex mu_;  // guards queue_ and stopping_
+  std::mutex mu_;  // guards queue_, posted_ and stopping_
   std::condition_variable cv_;
   std::deque<Item> queue_;
+  std::deque<std::function<void()>> posted_;
   bool stopping_ = false;
   std::vector<std::thread> helpers_;
 };

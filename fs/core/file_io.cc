@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "fs/core/chunking.h"
 #include "fs/core/fan_out.h"
@@ -113,6 +114,7 @@ OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md,
 Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char> buf) {
   Count(FsOp::kRead);
   Inode& inode = *file->inode;
+  BB_RETURN_IF_ERROR(WaitBehind(inode, false));  // reads see this node's writes
   Metadata md;
   uint64_t size;
   {
@@ -157,6 +159,8 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   Metadata md;
   {
     std::lock_guard lock(inode.mu);
+    // A write behind that failed is reported by the next write (as by flush and fsync).
+    if (!inode.behind_error.ok()) return std::exchange(inode.behind_error, Status::Ok());
     md = inode.meta;
     if (file->flags & O_APPEND) {
       // Reserve the range at the end so concurrent appenders never overlap.
@@ -165,27 +169,29 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
       inode.size_dirty = true;
     }
   }
+  // O_SYNC includes the O_DSYNC bit.
+  const bool behind = behind_limit_ > 0 && !(file->flags & (O_DSYNC | O_DIRECT));
+  // A write that waits for its chunks must not overtake writes behind of the same chunks.
+  if (!behind) BB_RETURN_IF_ERROR(WaitBehind(inode, false));
+  const bool one_chunk = data.empty() || offset / md.chunk_size == (offset + data.size() - 1) / md.chunk_size;
   TouchedNodes touched;
   auto write_piece = [&md, data](NodeService* node, const ChunkSpan& s) {
     return node->WriteChunk(md.file_id, s.index, s.offset_in_chunk, data.subspan(s.buf_offset, s.length));
   };
-  if (data.empty() || offset / md.chunk_size == (offset + data.size() - 1) / md.chunk_size) {
-    BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
-      NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
-      touched.Add(target);
-      return write_piece(DataService(target, 0, s.length), s);
-    }));
-  } else {
-    std::vector<FanOut::Task> tasks;  // the chunks, written at the same time
-    (void)ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) {
-      NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
-      touched.Add(target);
-      NodeService* node = DataService(target, 0, s.length);
-      tasks.push_back([&write_piece, node, s] { return write_piece(node, s); });
+  std::vector<FanOut::Task> tasks;  // the chunks written here, at the same time
+  BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) -> Status {
+    NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
+    touched.Add(target);
+    NodeService* node = DataService(target, 0, s.length);
+    if (behind && target != router_->self()) {
+      WriteBehind(file->inode, node, md.file_id, s, data.subspan(s.buf_offset, s.length));
       return Status::Ok();
-    });
-    BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
-  }
+    }
+    if (one_chunk) return write_piece(node, s);
+    tasks.push_back([&write_piece, node, s] { return write_piece(node, s); });
+    return Status::Ok();
+  }));
+  if (!tasks.empty()) BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
   int64_t now = clock_->WallNs();
   bool publish;
   {
@@ -194,10 +200,57 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     inode.size_dirty = true;
     inode.dirty_mtime_ns = now;
     touched.InsertInto(&inode.written_nodes);
-    publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns;
+    // A published size never covers data still on its way: while writes behind are, the size
+    // waits for a later write, flush or fsync.
+    publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns &&
+              inode.behind == 0;
   }
   if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
   return data.size();
+}
+
+void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
+                             const ChunkSpan& span, std::span<const char> bytes) {
+  const uint64_t n = bytes.size();
+  {
+    std::unique_lock lock(behind_mu_);
+    behind_cv_.wait(lock, [&] { return behind_bytes_ == 0 || behind_bytes_ + n <= behind_limit_; });
+    behind_bytes_ += n;
+  }
+  {
+    std::unique_lock lock(inode->mu);
+    inode->behind_cv.wait(lock, [&] { return inode->behind_chunks.count(span.index) == 0; });
+    inode->behind_chunks.insert(span.index);
+    inode->behind++;
+  }
+  auto copy = std::make_shared<BufferPool::Buffer>(behind_pool_.Get(n));
+  std::memcpy(copy->get(), bytes.data(), n);
+  fan_out_->Post([this, inode, node, file_id, span, n, copy] {
+    Status s = node->WriteChunk(file_id, span.index, span.offset_in_chunk, {copy->get(), n});
+    copy->reset();
+    {
+      std::lock_guard lock(inode->mu);
+      inode->behind_chunks.erase(inode->behind_chunks.find(span.index));
+      inode->behind--;
+      if (!s.ok() && inode->behind_error.ok()) {
+        inode->behind_error = s.Annotate("writing chunk " + std::to_string(span.index) + " of file " +
+                                         std::to_string(file_id) + " behind");
+      }
+    }
+    inode->behind_cv.notify_all();
+    {
+      std::lock_guard lock(behind_mu_);
+      behind_bytes_ -= n;
+    }
+    behind_cv_.notify_all();
+  });
+}
+
+Status FileSystem::WaitBehind(Inode& inode, bool take_error) {
+  std::unique_lock lock(inode.mu);
+  inode.behind_cv.wait(lock, [&] { return inode.behind == 0; });
+  if (!take_error) return Status::Ok();
+  return std::exchange(inode.behind_error, Status::Ok());
 }
 
 Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length) {
@@ -264,11 +317,14 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
 
 Status FileSystem::Flush(OpenFile* file) {
   Count(FsOp::kFlush);
-  return PublishSize(file->inode);
+  Status behind = WaitBehind(*file->inode, true);
+  Status published = PublishSize(file->inode);
+  return behind.ok() ? published : behind;
 }
 
 Status FileSystem::Fsync(OpenFile* file) {
   Count(FsOp::kFsync);
+  BB_RETURN_IF_ERROR(WaitBehind(*file->inode, true));
   BB_RETURN_IF_ERROR(PublishSize(file->inode));
   Inode& inode = *file->inode;
   std::set<NodeId> nodes;
@@ -298,7 +354,9 @@ Status FileSystem::Fsync(OpenFile* file) {
 Status FileSystem::Release(OpenFile* file) {
   Count(FsOp::kRelease);
   std::unique_ptr<OpenFile> owned(file);
+  Status behind = WaitBehind(*file->inode, true);
   Status published = PublishSize(file->inode);
+  if (!behind.ok()) published = behind;
   Inode& inode = *file->inode;
   bool free_data = false;
   {

@@ -22,6 +22,7 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
       ids_(ids),
       clock_(clock),
       stats_(stats),
+      behind_limit_(options.io_threads > 0 ? options.write_behind_bytes : 0),  // helpers send them
       fan_out_(std::make_unique<FanOut>(options.io_threads)) {
   auto root = std::make_shared<Inode>(kRootFileId);
   root->path = "/";
@@ -195,6 +196,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   if (req.size) {
     if (md.type == FileType::kDirectory) return Status(EISDIR, "truncate of a directory");
     if (md.type != FileType::kRegular) return Status(EINVAL, "truncate of a non-regular file");
+    BB_RETURN_IF_ERROR(WaitBehind(*inode, false));  // no write behind lands past the cut
     BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size, path));
     u.size = *req.size;
     if (!req.mtime_ns) u.mtime_ns = now;

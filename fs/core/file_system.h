@@ -11,6 +11,14 @@
 // as one update per write. A read that reaches past the known size asks the owner again, so it
 // sees data another writer has published.
 //
+// Data: the chunks of one read or write move at the same time (FanOut). With write-behind
+// (FileSystemOptions::write_behind_bytes) a write returns once its chunks for this node are
+// stored and those for other nodes are copied and on their way; flush (close), fsync, reads,
+// truncates and release on this node wait for them, and their first error comes back from the
+// next flush, fsync or write — as with NFS or Lustre clients, not POSIX's write(2). A size is
+// published only when none are on their way, so a reader elsewhere never sees a size whose
+// bytes have not arrived; during a long stream of writes behind the size waits for the close.
+//
 // The root directory's entry is kept on every node (created on all at Init, changed on all by
 // SetAttr, read locally), so that path walks, which the kernel checks against the root's
 // attributes, keep working while some node is down. So is the root of every workspace
@@ -30,6 +38,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -38,8 +47,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "fs/base/buffer_pool.h"
 #include "fs/base/clock.h"
 #include "fs/base/status.h"
+#include "fs/core/chunking.h"
 #include "fs/core/file_id_allocator.h"
 #include "fs/core/node_service.h"
 #include "fs/core/router.h"
@@ -55,6 +66,12 @@ struct FileSystemOptions {
   // Helper threads that move the chunks of one read or write at the same time (FanOut);
   // 0 = one chunk after another on the calling thread.
   uint32_t io_threads = 8;
+  // Write-behind: a write's chunks for other nodes are copied and sent on helper threads while
+  // write() returns; at most this many bytes are on their way at once (writers wait for
+  // room). flush (close) and fsync wait for them and report their first error, as does the
+  // next write. 0 = every write waits for its chunks. Files opened O_SYNC, O_DSYNC or
+  // O_DIRECT always wait.
+  uint64_t write_behind_bytes = 64 << 20;
 };
 
 // Who is asking (from the FUSE request).
@@ -175,6 +192,12 @@ class FileSystem {
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   void ApplyLayout(Metadata* md, std::string_view path) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
+  // Copies one chunk piece and sends it on a helper thread (see write_behind_bytes).
+  void WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
+                   const ChunkSpan& span, std::span<const char> bytes);
+  // Waits until the inode's writes behind have arrived; returns (and clears) their first
+  // error when `take_error`.
+  Status WaitBehind(Inode& inode, bool take_error);
   Status DropEntryData(const Metadata& md, const std::string& path);
   Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);
   Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
@@ -196,6 +219,12 @@ class FileSystem {
   const Clock* const clock_;
   NodeStats* const stats_;
 
+  const uint64_t behind_limit_;  // write_behind_bytes, 0 without helper threads
+  std::mutex behind_mu_;  // guards behind_bytes_
+  std::condition_variable behind_cv_;
+  uint64_t behind_bytes_ = 0;  // bytes of writes behind on their way
+  BufferPool behind_pool_{16 << 20};
+  // After the write-behind state: destroyed first, it finishes the writes still queued.
   const std::unique_ptr<FanOut> fan_out_;
 
   mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count

@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
       {"cache_timeout", "kernel attribute/entry cache, seconds"},
       {"private_cache_timeout", "the same for node-private (mode 1) entries, seconds"},
       {"reserve", "free space kept for metadata, e.g. 8MiB"},
+      {"write_behind", "bytes of writes to other nodes on their way after write() returned (0 = none)"},
       {"hosts_file", "shared hosts file of a cluster"},
       {"node_name", "this node's name in the hosts file"},
       {"listen", "IP:PORT to serve the other nodes on"},

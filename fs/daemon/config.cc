@@ -29,6 +29,11 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       BB_ASSIGN_OR_RETURN(cfg.chunk_size, YamlChunkSize(source, field, v));
     } else if (field == "reserve") {
       BB_ASSIGN_OR_RETURN(cfg.reserve_bytes, YamlSize(source, field, v));
+    } else if (field == "write_behind") {
+      BB_ASSIGN_OR_RETURN(cfg.write_behind_bytes, YamlSize(source, field, v));
+      if (cfg.write_behind_bytes > (uint64_t{64} << 30)) {
+        return YamlError(source, v.Mark(), "field 'write_behind' must be at most 64GiB");
+      }
     } else if (field == "log_level") {
       BB_ASSIGN_OR_RETURN(cfg.log_level, YamlScalar<std::string>(source, field, v, "a log level"));
       static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error"};
@@ -115,7 +120,7 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
                  "unknown field '" + field +
                      "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
                      "private_cache_timeout, qos_stage, qos_limits, qos_controller, qos_threads, "
-                     "reserve, hosts_file, node_name, listen, nodes, rpc_timeout, rpc_poll_spin)");
+                     "reserve, write_behind, hosts_file, node_name, listen, nodes, rpc_timeout, rpc_poll_spin)");
     }
   }
   return cfg;
@@ -135,6 +140,7 @@ Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string
     else if (field == "cache_timeout") cfg->cache_timeout = one.cache_timeout;
     else if (field == "private_cache_timeout") cfg->private_cache_timeout = one.private_cache_timeout;
     else if (field == "reserve") cfg->reserve_bytes = one.reserve_bytes;
+    else if (field == "write_behind") cfg->write_behind_bytes = one.write_behind_bytes;
     else if (field == "hosts_file") cfg->hosts_file = one.hosts_file;
     else if (field == "node_name") cfg->node_name = one.node_name;
     else if (field == "listen") cfg->listen = one.listen;

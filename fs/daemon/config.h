@@ -11,6 +11,10 @@
 //                        which no other node sees), 0..3600, default 60; 0 also drops the page
 //                        cache of those files at every open, like shared files
 //   reserve: SIZE        free space kept on the backing store for metadata (default 8MiB)
+//   write_behind: SIZE   most bytes of writes to other nodes' chunks on their way while
+//                        write() has returned (default 64MiB; 0 = every write waits for its
+//                        chunks). Their errors come back from the next flush/close, fsync or
+//                        write (see fs/core/file_system.h)
 // Cluster fields (all needed together; without them the daemon serves one node):
 //   hosts_file: PATH     the shared hosts file (see hosts_file.h)
 //   node_name: NAME      this node's name in it (default: the host name)
@@ -57,6 +61,7 @@ struct DaemonConfig {
   double cache_timeout = -1;  // < 0: not set (1 s on one node, 0 on several)
   double private_cache_timeout = 60;
   uint64_t reserve_bytes = 8 << 20;
+  uint64_t write_behind_bytes = 64 << 20;
   std::string hosts_file;
   std::string node_name;
   std::string listen;

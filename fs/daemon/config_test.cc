@@ -43,6 +43,9 @@ TEST_CASE("an empty file gives the defaults", "[config]") {
   REQUIRE(c.has_value());
   CHECK(c->chunk_size == 512 * 1024);
   CHECK(c->rpc_poll_spin_us == 50);
+  CHECK(c->write_behind_bytes == 64 << 20);
+  CHECK(ParseDaemonConfig("write_behind: 0\n", "bbd.yaml")->write_behind_bytes == 0);
+  CHECK(ParseDaemonConfig("write_behind: 1GiB\n", "bbd.yaml")->write_behind_bytes == 1 << 30);
   auto spin = ParseDaemonConfig("rpc_poll_spin: 0\n", "bbd.yaml");
   REQUIRE(spin.has_value());
   CHECK(spin->rpc_poll_spin_us == 0);
@@ -73,6 +76,8 @@ TEST_CASE("bad configurations name the file, line and field", "[config]") {
       {"private_cache_timeout: 9000\n", "bbd.yaml:1: field 'private_cache_timeout' must be 0..3600"},
       {"rpc_poll_spin: 20000\n", "bbd.yaml:1: field 'rpc_poll_spin' must be 0..10000"},
       {"rpc_poll_spin: fast\n", "bbd.yaml:1: field 'rpc_poll_spin' must be microseconds"},
+      {"write_behind: 100GiB\n", "bbd.yaml:1: field 'write_behind' must be at most 64GiB"},
+      {"write_behind: lots\n", "bbd.yaml:1: field 'write_behind'"},
   };
   for (const Row& r : rows) {
     INFO(r.text);

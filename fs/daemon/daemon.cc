@@ -97,6 +97,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), self);
   FileSystemOptions fo;
   fo.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
+  fo.write_behind_bytes = cfg.write_behind_bytes;
   std::vector<NodeService*> services = services_;
   fs_ = std::make_unique<FileSystem>(fo, router_.get(), [services](NodeId n) { return services[n]; },
                                      ids_.get(), &clock_, stats_.get());
