@@ -5,7 +5,8 @@
 # each node's data crosses its link, so the aggregate can reach N x link / ((N-1)/N).
 #   bench/cluster_fio.sh [RESULT.md]      (root; default bench/results/cluster_fio.md)
 # Environment: NODES (4), RATE (1gbit), SIZE (MiB per node, 256), RUNTIME (s, random I/O, 10),
-# FILES (per node, 2000).
+# FILES (per node, 2000). After the table, N-N write again without write-behind, with links
+# that do not limit (the cores' ceiling), and at a quarter of RATE (links the only bound).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench/results/cluster_fio.md}
@@ -35,15 +36,35 @@ md=(--directory="$mnt/md" --filesize=4k --nrfiles="$files" --openfiles=1)
 r[create]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filecreate --fallocate=none --create_on_open=1)
 r[stat]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filestat)
 r[delete]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filedelete)
+"$bbctl" emulate down >/dev/null
+
+# N-N write once more on clusters set up otherwise, to show what bounds it:
+#   without write-behind (every write waits for its chunks), at the same rate;
+#   links without a useful limit (40 Gbit/s): what this machine's cores allow;
+#   a quarter of the rate: where the links, not the cores, are the bound.
+nn_write_on() {  # RATE [bbd args...] -> aggregate MiB/s
+  local link=$1; shift
+  "$bbctl" emulate up --nodes "$nodes" --link-rate "$link" --root "$work/root-$link$#" --mount "$mnt" -- "$@" >/dev/null
+  "$bbctl" exec --node 0 -- mkdir "$mnt/nn"
+  on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" --rw=write --bs=1M --size="${size}M" --end_fsync=1
+  "$bbctl" emulate down >/dev/null
+}
+slow_rate=$(python3 -c "import sys; r=sys.argv[1]; print(f'{float(r[:-4])*250:g}' + ('mbit' if r.endswith('gbit') else 'kbit'))" "$rate")
+r[nn_sync]=$(nn_write_on "$rate" --write-behind 0)
+r[nn_unshaped]=$(nn_write_on 40gbit)
+r[nn_slow]=$(nn_write_on "$slow_rate")
 
 python3 - "$out" "$nodes" "$rate" "$size" "$runtime" "$files" \
   "${r[nn_write]}" "${r[nn_read]}" "${r[n1_write]}" "${r[n1_read]}" "${r[rand_write]}" "${r[rand_read]}" \
-  "${r[create]}" "${r[stat]}" "${r[delete]}" <<'PY'
+  "${r[create]}" "${r[stat]}" "${r[delete]}" "${r[nn_sync]}" "${r[nn_unshaped]}" "$slow_rate" "${r[nn_slow]}" <<'PY'
 import sys, datetime, platform
 out, nodes, rate, size, runtime, files, *v = sys.argv[1:]
 nodes = int(nodes)
-rate_bytes = float(rate.rstrip("gbitmk")) * {"g": 1e9, "m": 1e6, "k": 1e3}[rate[-4]] / 8
-bound = nodes * rate_bytes / ((nodes - 1) / nodes) / 2**20 if nodes > 1 else float("inf")
+def link_bound(rate):
+    rate_bytes = float(rate.rstrip("gbitmk")) * {"g": 1e9, "m": 1e6, "k": 1e3}[rate[-4]] / 8
+    return nodes * rate_bytes / ((nodes - 1) / nodes) / 2**20 if nodes > 1 else float("inf")
+bound = link_bound(rate)
+nn_sync, nn_unshaped, slow_rate, nn_slow = float(v[9]), float(v[10]), v[11], float(v[12])
 names = ["N-N write, 1 MiB", "N-N read, 1 MiB", "N-1 write, 1 MiB", "N-1 read, 1 MiB",
          "random write 4 KiB", "random read 4 KiB", "file create", "file stat", "file delete"]
 with open(out, "w") as f:
@@ -57,6 +78,12 @@ with open(out, "w") as f:
         val = float(v[i])
         seq = i < 4
         f.write(f"| {name} | {val:.0f} | {'MiB/s' if seq else 'IOPS'} | {val / bound:.2f} |\n" if seq else f"| {name} | {val:.0f} | IOPS | — |\n")
-    f.write("\nTarget for N-N write: at least 0.8 of the link bound.\n")
+    f.write("\nTarget for N-N write: at least 0.8 of the link bound.\n\n")
+    f.write("N-N write again, on clusters set up otherwise (same SIZE, one job per node):\n\n")
+    f.write("| cluster | N-N write, MiB/s | link bound, MiB/s | of the link bound |\n|---|---|---|---|\n")
+    f.write(f"| {rate}, as above (write-behind 64 MiB, the default) | {float(v[0]):.0f} | {bound:.0f} | {float(v[0]) / bound:.2f} |\n")
+    f.write(f"| {rate}, write_behind 0 (every write waits for its chunks) | {nn_sync:.0f} | {bound:.0f} | {nn_sync / bound:.2f} |\n")
+    f.write(f"| 40gbit: no useful link limit, what the 2 cores allow | {nn_unshaped:.0f} | {link_bound('40gbit'):.0f} | {nn_unshaped / bound:.2f} of the {rate} bound |\n")
+    f.write(f"| {slow_rate}: the links, not the cores, bound it | {nn_slow:.0f} | {link_bound(slow_rate):.0f} | {nn_slow / link_bound(slow_rate):.2f} |\n")
 print(open(out).read())
 PY

@@ -68,6 +68,11 @@ with open(out, "w") as f:
         f.write(f"| round trip, small message, {name} (µs) | {ref_rtt:.1f} | {v:.1f} (median {med:.1f}, p90 {p90:.1f}, p99 {p99:.1f}) "
                 f"| {v/ref_rtt:.2f}× | ≤ 1.5× | {'yes' if v <= 1.5*ref_rtt else 'no'} |\n")
     f.write(f"| bandwidth, 512 KiB messages (MB/s) | {ref_bw:.0f} | {bw:.0f} | {bw/ref_bw:.2f}× | ≥ 0.8× | {'yes' if bw >= 0.8*ref_bw else 'no'} |\n")
+    per_round = lambda num, den: statistics.median(num(r) / den(r) for r in rows)
+    f.write(f"\nThe same ratios taken round by round (each round's transport figure over the same round's "
+            f"ucx_perftest figure), median of the rounds: round trip {per_round(lambda r: r[3], lambda r: 2 * r[1]):.2f}× "
+            f"(handler thread), {per_round(lambda r: r[8], lambda r: 2 * r[1]):.2f}× (progress thread); "
+            f"bandwidth {per_round(lambda r: r[7], lambda r: r[2]):.2f}×.\n")
     f.write("\nEvery round (µs, MB/s):\n\n")
     f.write("| round | perftest RTT | perftest BW | RTT handler (mean / median / p90 / p99) | BW | RTT inline (mean / median / p90 / p99) |\n|---|---|---|---|---|---|\n")
     for r in rows:
