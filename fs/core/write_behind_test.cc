@@ -135,6 +135,17 @@ bool Done(std::future<T>& f, std::chrono::milliseconds wait) {
   return f.wait_for(wait) == std::future_status::ready;
 }
 
+// Writes `data` at 0 on node 0 with node 1's store shut; true when the write waited for the
+// store (still running after 200 ms, done once the store opened) and then succeeded.
+bool WriteWaitsForNode1(TwoNodes& c, OpenFile* f, const std::string& data) {
+  c.gate->Shut();
+  auto write = std::async(std::launch::async, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}); });
+  bool waited = !Done(write, 200ms);
+  c.gate->Open();
+  REQUIRE(Done(write, 10s));
+  return waited && write.get().has_value();
+}
+
 TEST_CASE("a write returns while its chunks for other nodes are on their way; close waits", "[core]") {
   TwoNodes c;
   OpenFile* f = c.Create("f");
@@ -191,13 +202,7 @@ TEST_CASE("O_DSYNC and O_DIRECT writes wait for every chunk", "[core]") {
   int flags = GENERATE(O_RDWR | O_DSYNC, O_RDWR | O_SYNC, O_RDWR | O_DIRECT);
   CAPTURE(flags);
   OpenFile* f = c.Create("f", flags);
-  std::string data = Pattern(kChunks * kChunk, 'd');
-  c.gate->Shut();
-  auto write = std::async(std::launch::async, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}); });
-  CHECK_FALSE(Done(write, 200ms));
-  c.gate->Open();
-  REQUIRE(Done(write, 10s));
-  CHECK(write.get().has_value());
+  CHECK(WriteWaitsForNode1(c, f, Pattern(kChunks * kChunk, 'd')));
   REQUIRE(c.fs(0).Release(f).ok());
 }
 
@@ -226,12 +231,7 @@ TEST_CASE("writers wait for room when write_behind_bytes are on their way", "[co
   TwoNodes c(2 * kChunk);  // room for two chunks
   OpenFile* f = c.Create("f");
   std::string data = Pattern(kChunks * kChunk, 'f');
-  c.gate->Shut();
-  auto write = std::async(std::launch::async, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}); });
-  CHECK_FALSE(Done(write, 200ms));  // about half of 16 chunks go to node 1: more than two
-  c.gate->Open();
-  REQUIRE(Done(write, 10s));
-  CHECK(write.get().has_value());
+  CHECK(WriteWaitsForNode1(c, f, data));  // about half of 16 chunks go to node 1: more than two
   REQUIRE(c.fs(0).Release(f).ok());
   CHECK(c.ReadAll(1, "f") == data);
 }
@@ -239,13 +239,7 @@ TEST_CASE("writers wait for room when write_behind_bytes are on their way", "[co
 TEST_CASE("without write-behind every write waits for its chunks", "[core]") {
   TwoNodes c(0);
   OpenFile* f = c.Create("f");
-  std::string data = Pattern(kChunks * kChunk, 'g');
-  c.gate->Shut();
-  auto write = std::async(std::launch::async, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}); });
-  CHECK_FALSE(Done(write, 200ms));
-  c.gate->Open();
-  REQUIRE(Done(write, 10s));
-  CHECK(write.get().has_value());
+  CHECK(WriteWaitsForNode1(c, f, Pattern(kChunks * kChunk, 'g')));
   REQUIRE(c.fs(0).Release(f).ok());
 }
 
