@@ -13,6 +13,7 @@
 
 #include <bit>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -63,6 +64,23 @@ class BufferPool {
       }
     }
     return Buffer(new char[capacity], Returner(this, capacity));  // default-initialised
+  }
+
+  // Puts up to `count` buffers of at least `bytes` each, every page touched, among the free
+  // ones (within max_cached_bytes): the first users then pay no page faults.
+  void Prefault(size_t bytes, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      size_t capacity = std::bit_ceil(bytes < kMinBytes ? kMinBytes : bytes);
+      char* p = new char[capacity];
+      std::memset(p, 0, capacity);
+      std::lock_guard lock(mu_);
+      if (cached_ + capacity > max_cached_) {
+        delete[] p;
+        return;
+      }
+      free_.push_back({p, capacity});
+      cached_ += capacity;
+    }
   }
 
   // Bytes of free buffers held now.

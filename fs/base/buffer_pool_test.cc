@@ -41,6 +41,16 @@ TEST_CASE("the pool keeps at most its limit of free buffers", "[base]") {
   CHECK(none.cached_bytes() == 0);
 }
 
+TEST_CASE("prefaulted buffers are handed out first, within the limit", "[base]") {
+  BufferPool pool(1 << 20);
+  pool.Prefault(512 * 1024, 5);  // room for two
+  CHECK(pool.cached_bytes() == 1 << 20);
+  auto a = pool.Get(512 * 1024);
+  auto b = pool.Get(500 * 1024);
+  CHECK(pool.cached_bytes() == 0);
+  CHECK(a.get() != b.get());
+}
+
 TEST_CASE("threads taking and returning buffers never share one", "[base]") {
   BufferPool pool(8 << 20);
   std::vector<std::thread> threads;

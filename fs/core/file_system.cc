@@ -23,11 +23,15 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
       clock_(clock),
       stats_(stats),
       behind_limit_(options.io_threads > 0 ? options.write_behind_bytes : 0),  // helpers send them
+      behind_pool_(behind_limit_),
       fan_out_(std::make_unique<FanOut>(options.io_threads)) {
   auto root = std::make_shared<Inode>(kRootFileId);
   root->path = "/";
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten
   inodes_.emplace(kRootFileId, std::move(root));
+  if (options_.prefault_write_behind && options_.chunk_size > 0) {
+    behind_pool_.Prefault(options_.chunk_size, behind_limit_ / options_.chunk_size);
+  }
 }
 
 FileSystem::~FileSystem() = default;

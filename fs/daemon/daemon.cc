@@ -98,6 +98,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   FileSystemOptions fo;
   fo.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
   fo.write_behind_bytes = cfg.write_behind_bytes;
+  fo.prefault_write_behind = cfg.cluster() && nodes > 1;
   std::vector<NodeService*> services = services_;
   fs_ = std::make_unique<FileSystem>(fo, router_.get(), [services](NodeId n) { return services[n]; },
                                      ids_.get(), &clock_, stats_.get());
