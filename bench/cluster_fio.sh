@@ -6,7 +6,7 @@
 #   bench/cluster_fio.sh [RESULT.md]      (root; default bench/results/cluster_fio.md)
 # Environment: NODES (4), RATE (1gbit), SIZE (MiB per node, 256), RUNTIME (s, random I/O, 10),
 # FILES (per node, 2000). After the table, N-N write again without write-behind, with links
-# that do not limit (the cores' ceiling), and at a quarter of RATE (links the only bound).
+# that do not limit (what the cores allow), and at a quarter of RATE; each twice in a row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench/results/cluster_fio.md}
@@ -41,8 +41,8 @@ r[delete]=$(on_all_nodes iops 0 --name=md@N "${md[@]}" --ioengine=filedelete)
 # N-N write once more on clusters set up otherwise, to show what bounds it:
 #   without write-behind (every write waits for its chunks), at the same rate;
 #   links without a useful limit (40 Gbit/s): what this machine's cores allow;
-#   a quarter of the rate: where the links, not the cores, are the bound.
-nn_write_on() {  # RATE [bbd args...] -> "FIRST SECOND": aggregate MiB/s of two runs in a row
+#   a quarter of the rate: where the links are the tighter bound.
+nn_write_on() {  # RATE [bbd args...] -> "FIRST/SECOND": aggregate MiB/s of two runs in a row
   local link=$1 first second; shift
   "$bbctl" emulate up --nodes "$nodes" --link-rate "$link" --root "$work/root-$link$#" --mount "$mnt" -- "$@" >/dev/null
   "$bbctl" exec --node 0 -- mkdir "$mnt/nn"
