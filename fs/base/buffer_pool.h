@@ -11,6 +11,7 @@
 // buffers are kept, larger ones and the rest are freed. Thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -50,7 +51,7 @@ class BufferPool {
 
   // A buffer of at least `n` bytes, uninitialised (a reused one holds old data).
   Buffer Get(size_t n) {
-    size_t capacity = std::bit_ceil(n < kMinBytes ? kMinBytes : n);
+    const size_t capacity = Capacity(n);
     {
       std::lock_guard lock(mu_);
       for (size_t i = 0; i < free_.size(); ++i) {
@@ -69,17 +70,12 @@ class BufferPool {
   // Puts up to `count` buffers of at least `bytes` each, every page touched, among the free
   // ones (within max_cached_bytes): the first users then pay no page faults.
   void Prefault(size_t bytes, size_t count) {
+    const size_t capacity = Capacity(bytes);
+    count = std::min(count, (max_cached_ - cached_bytes()) / capacity);
     for (size_t i = 0; i < count; ++i) {
-      size_t capacity = std::bit_ceil(bytes < kMinBytes ? kMinBytes : bytes);
       char* p = new char[capacity];
       std::memset(p, 0, capacity);
-      std::lock_guard lock(mu_);
-      if (cached_ + capacity > max_cached_) {
-        delete[] p;
-        return;
-      }
-      free_.push_back({p, capacity});
-      cached_ += capacity;
+      Put(p, capacity);
     }
   }
 
@@ -94,6 +90,8 @@ class BufferPool {
   }
 
  private:
+  static size_t Capacity(size_t n) { return std::bit_ceil(n < kMinBytes ? kMinBytes : n); }
+
   struct Free {
     char* data;
     size_t capacity;

@@ -40,8 +40,6 @@ class FanOut {
   // FanOut is destroyed.
   void Post(std::function<void()> job);
 
-  size_t threads() const { return helpers_.size(); }
-
  private:
   struct Batch;
   struct Item {

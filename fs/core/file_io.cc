@@ -114,11 +114,11 @@ OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md,
 Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char> buf) {
   Count(FsOp::kRead);
   Inode& inode = *file->inode;
-  BB_RETURN_IF_ERROR(WaitBehind(inode, false));  // reads see this node's writes
   Metadata md;
   uint64_t size;
   {
-    std::lock_guard lock(inode.mu);
+    std::unique_lock lock(inode.mu);
+    inode.behind_cv.wait(lock, [&] { return inode.behind_chunks.empty(); });  // see our writes
     md = inode.meta;
     size = std::max(inode.size, md.size);
   }
@@ -135,32 +135,31 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
     if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
     return Status::Ok();
   };
-  if (offset / md.chunk_size == (offset + want - 1) / md.chunk_size) {  // one chunk: no fan-out
-    BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) {
-      return read_piece(
-          DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0), s);
-    }));
-    return want;
-  }
-  std::vector<FanOut::Task> tasks;
-  (void)ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) {
+  const bool one_chunk = offset / md.chunk_size == (offset + want - 1) / md.chunk_size;
+  std::vector<FanOut::Task> tasks;  // the chunks of a longer read, read at the same time
+  BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) -> Status {
     NodeService* node =
         DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
+    if (one_chunk) return read_piece(node, s);
     tasks.push_back([&read_piece, node, s] { return read_piece(node, s); });
     return Status::Ok();
-  });
-  BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
+  }));
+  if (!tasks.empty()) BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
   return want;
 }
 
 Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<const char> data) {
   Count(FsOp::kWrite);
   Inode& inode = *file->inode;
+  // O_SYNC includes the O_DSYNC bit.
+  const bool behind = behind_limit_ > 0 && !(file->flags & (O_DSYNC | O_DIRECT));
   Metadata md;
   {
-    std::lock_guard lock(inode.mu);
+    std::unique_lock lock(inode.mu);
     // A write behind that failed is reported by the next write (as by flush and fsync).
     if (!inode.behind_error.ok()) return std::exchange(inode.behind_error, Status::Ok());
+    // A write that waits for its chunks must not overtake writes behind of the same chunks.
+    if (!behind) inode.behind_cv.wait(lock, [&] { return inode.behind_chunks.empty(); });
     md = inode.meta;
     if (file->flags & O_APPEND) {
       // Reserve the range at the end so concurrent appenders never overlap.
@@ -169,10 +168,6 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
       inode.size_dirty = true;
     }
   }
-  // O_SYNC includes the O_DSYNC bit.
-  const bool behind = behind_limit_ > 0 && !(file->flags & (O_DSYNC | O_DIRECT));
-  // A write that waits for its chunks must not overtake writes behind of the same chunks.
-  if (!behind) BB_RETURN_IF_ERROR(WaitBehind(inode, false));
   const bool one_chunk = data.empty() || offset / md.chunk_size == (offset + data.size() - 1) / md.chunk_size;
   TouchedNodes touched;
   auto write_piece = [&md, data](NodeService* node, const ChunkSpan& s) {
@@ -203,7 +198,7 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     // A published size never covers data still on its way: while writes behind are, the size
     // waits for a later write, flush or fsync.
     publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns &&
-              inode.behind == 0;
+              inode.behind_chunks.empty();
   }
   if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
   return data.size();
@@ -221,7 +216,6 @@ void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* n
     std::unique_lock lock(inode->mu);
     inode->behind_cv.wait(lock, [&] { return inode->behind_chunks.count(span.index) == 0; });
     inode->behind_chunks.insert(span.index);
-    inode->behind++;
   }
   auto copy = std::make_shared<BufferPool::Buffer>(behind_pool_.Get(n));
   std::memcpy(copy->get(), bytes.data(), n);
@@ -230,8 +224,7 @@ void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* n
     copy->reset();
     {
       std::lock_guard lock(inode->mu);
-      inode->behind_chunks.erase(inode->behind_chunks.find(span.index));
-      inode->behind--;
+      inode->behind_chunks.erase(span.index);
       if (!s.ok() && inode->behind_error.ok()) {
         inode->behind_error = s.Annotate("writing chunk " + std::to_string(span.index) + " of file " +
                                          std::to_string(file_id) + " behind");
@@ -248,7 +241,7 @@ void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* n
 
 Status FileSystem::WaitBehind(Inode& inode, bool take_error) {
   std::unique_lock lock(inode.mu);
-  inode.behind_cv.wait(lock, [&] { return inode.behind == 0; });
+  inode.behind_cv.wait(lock, [&] { return inode.behind_chunks.empty(); });
   if (!take_error) return Status::Ok();
   return std::exchange(inode.behind_error, Status::Ok());
 }

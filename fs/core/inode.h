@@ -35,11 +35,10 @@ struct Inode {
   int64_t dirty_mtime_ns = 0;
   int64_t last_publish_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync
-  // Write-behind (FileSystem::WriteBehind): chunk writes still on their way to other nodes,
-  // the chunks they go to (one write per chunk at a time keeps them in order), and the first
-  // error one of them met, reported by the next write, flush or fsync.
-  uint32_t behind = 0;
-  std::multiset<uint64_t> behind_chunks;
+  // Write-behind (FileSystem::WriteBehind): the chunks with a write still on its way to another
+  // node (one per chunk at a time keeps them in order), and the first error one of them met,
+  // reported by the next write, flush or fsync.
+  std::set<uint64_t> behind_chunks;
   Status behind_error;
   std::condition_variable behind_cv;  // with mu: a write behind finished
 };
