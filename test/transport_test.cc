@@ -201,6 +201,15 @@ TEST_CASE("deadlines, dead peers and reconnection", "[transport]") {
   }
 }
 
+TEST_CASE("options that could never let a call start are refused", "[transport]") {
+  TransportOptions o;
+  o.max_large_in_flight = 0;
+  auto t = StartUcxTransport(o, nullptr);
+  REQUIRE_FALSE(t.has_value());
+  CHECK(t.error().code() == EINVAL);
+  CHECK(t.error().message().find("max_large_in_flight") != std::string::npos);
+}
+
 TEST_CASE("garbage on the listening socket does not hurt the server", "[transport]") {
   Peer peer;
   std::mt19937 rng(3);
