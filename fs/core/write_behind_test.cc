@@ -5,20 +5,23 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 
 #include "fs/core/file_system.h"
-#include "fs/core/workspace.h"
+#include "fs/core/test_cluster.h"
 
 namespace bb::fs {
 namespace {
 
 using namespace std::chrono_literals;
 
-constexpr uint32_t kChunk = 4096;
+using testing::Cluster;
+using testing::kChunk;
+using testing::kUser;
+
 constexpr int kChunks = 16;  // per test file; hashing puts about half on node 1
-const Caller kUser{1000, 1000, 1};
 
 // A chunk store whose writes wait while the gate is shut, or fail while `fail` is set.
 class GatedChunks : public ChunkStore {
@@ -68,37 +71,24 @@ class GatedChunks : public ChunkStore {
   std::atomic<int> writes_{0};
 };
 
+// Two in-process nodes (test_cluster.h); node 1's chunk store is a GatedChunks.
 struct TwoNodes {
-  struct Member {
-    std::unique_ptr<MetaStore> meta = NewMemoryMetaStore();
-    std::unique_ptr<ChunkStore> chunks;
-    std::unique_ptr<WorkspaceRouter> router;
-    std::unique_ptr<NodeService> service;
-    std::unique_ptr<FileIdAllocator> ids;
-    std::unique_ptr<FileSystem> fs;
-  };
-
-  explicit TwoNodes(uint64_t behind_bytes = 64 << 20) {
-    members[0].chunks = NewMemoryChunkStore();
-    auto gated = std::make_unique<GatedChunks>(NewMemoryChunkStore());
-    gate = gated.get();
-    members[1].chunks = std::move(gated);
-    for (uint32_t i = 0; i < 2; ++i) {
-      Member& m = members[i];
-      m.router = std::make_unique<WorkspaceRouter>(LayoutOptions{}, kChunk, i, 2);
-      m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), nullptr});
-      m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
-      FileSystemOptions o;
-      o.chunk_size = kChunk;
-      o.write_behind_bytes = behind_bytes;
-      m.fs = std::make_unique<FileSystem>(o, m.router.get(), [this](NodeId id) { return members[id].service.get(); },
-                                          m.ids.get(), &clock, nullptr);
-    }
-    for (auto& m : members) REQUIRE(m.fs->Init(kUser).ok());
-  }
+  explicit TwoNodes(uint64_t behind_bytes = 64 << 20)
+      : cluster(2, Options(behind_bytes), [this](uint32_t node) -> std::unique_ptr<ChunkStore> {
+          if (node == 0) return NewMemoryChunkStore();
+          auto gated = std::make_unique<GatedChunks>(NewMemoryChunkStore());
+          gate = gated.get();
+          return gated;
+        }) {}
   ~TwoNodes() { gate->Open(); }
 
-  FileSystem& fs(int i) { return *members[i].fs; }
+  static FileSystemOptions Options(uint64_t behind_bytes) {
+    FileSystemOptions o = Cluster::Defaults();
+    o.write_behind_bytes = behind_bytes;
+    return o;
+  }
+
+  FileSystem& fs(int i) { return cluster.fs(i); }
 
   OpenFile* Create(const std::string& name, int flags = O_RDWR) {
     auto cr = fs(0).Create(kRootFileId, name, 0644, flags, kUser);
@@ -106,22 +96,10 @@ struct TwoNodes {
     return cr->second;
   }
 
-  std::string ReadAll(int node, const std::string& name) {
-    auto e = fs(node).Lookup(kRootFileId, name);
-    REQUIRE(e.has_value());
-    auto f = fs(node).Open(e->ino, O_RDONLY);
-    REQUIRE(f.has_value());
-    std::string buf(e->md.size, '\0');
-    auto n = fs(node).Read(*f, 0, {buf.data(), buf.size()});
-    REQUIRE(fs(node).Release(*f).ok());
-    REQUIRE(n.has_value());
-    buf.resize(*n);
-    return buf;
-  }
+  std::string ReadAll(int node, const std::string& name) { return cluster.Read(node, "/", name).value(); }
 
-  ManualClock clock;
-  Member members[2];
-  GatedChunks* gate = nullptr;
+  GatedChunks* gate = nullptr;  // before the cluster, which sets it while it is built
+  Cluster cluster;
 };
 
 std::string Pattern(size_t n, char seed) {
@@ -135,15 +113,15 @@ bool Done(std::future<T>& f, std::chrono::milliseconds wait) {
   return f.wait_for(wait) == std::future_status::ready;
 }
 
-// Writes `data` at 0 on node 0 with node 1's store shut; true when the write waited for the
-// store (still running after 200 ms, done once the store opened) and then succeeded.
-bool WriteWaitsForNode1(TwoNodes& c, OpenFile* f, const std::string& data) {
+// Runs `op` with node 1's store shut; true when it waited for the store (still running after
+// 200 ms, done once the store opened) and then succeeded.
+bool WaitsForNode1(TwoNodes& c, const std::function<bool()>& op) {
   c.gate->Shut();
-  auto write = std::async(std::launch::async, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}); });
-  bool waited = !Done(write, 200ms);
+  auto running = std::async(std::launch::async, op);
+  bool waited = !Done(running, 200ms);
   c.gate->Open();
-  REQUIRE(Done(write, 10s));
-  return waited && write.get().has_value();
+  REQUIRE(Done(running, 10s));
+  return waited && running.get();
 }
 
 TEST_CASE("a write returns while its chunks for other nodes are on their way; close waits", "[core]") {
@@ -154,11 +132,7 @@ TEST_CASE("a write returns while its chunks for other nodes are on their way; cl
   auto write = std::async(std::launch::async, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}); });
   REQUIRE(Done(write, 10s));  // node 1's store is shut, yet the write is done
   REQUIRE(write.get().has_value());
-  auto flush = std::async(std::launch::async, [&] { return c.fs(0).Flush(f); });
-  CHECK_FALSE(Done(flush, 200ms));  // close waits for them
-  c.gate->Open();
-  REQUIRE(Done(flush, 10s));
-  CHECK(flush.get().ok());
+  CHECK(WaitsForNode1(c, [&] { return c.fs(0).Flush(f).ok(); }));  // close waits for them
   CHECK(c.gate->writes() > 0);
   REQUIRE(c.fs(0).Release(f).ok());
   CHECK(c.ReadAll(1, "f") == data);
@@ -171,11 +145,8 @@ TEST_CASE("the writing node reads its own writes behind", "[core]") {
   c.gate->Shut();
   REQUIRE(c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
   std::string back(data.size(), '\0');
-  auto read = std::async(std::launch::async, [&] { return c.fs(0).Read(f, 0, {back.data(), back.size()}); });
-  CHECK_FALSE(Done(read, 200ms));  // waits for the writes behind, never reads around them
-  c.gate->Open();
-  REQUIRE(Done(read, 10s));
-  REQUIRE(read.get().has_value());
+  // Waits for the writes behind, never reads around them.
+  CHECK(WaitsForNode1(c, [&] { return c.fs(0).Read(f, 0, {back.data(), back.size()}).has_value(); }));
   CHECK(back == data);
   REQUIRE(c.fs(0).Release(f).ok());
 }
@@ -202,7 +173,8 @@ TEST_CASE("O_DSYNC and O_DIRECT writes wait for every chunk", "[core]") {
   int flags = GENERATE(O_RDWR | O_DSYNC, O_RDWR | O_SYNC, O_RDWR | O_DIRECT);
   CAPTURE(flags);
   OpenFile* f = c.Create("f", flags);
-  CHECK(WriteWaitsForNode1(c, f, Pattern(kChunks * kChunk, 'd')));
+  std::string data = Pattern(kChunks * kChunk, 'd');
+  CHECK(WaitsForNode1(c, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value(); }));
   REQUIRE(c.fs(0).Release(f).ok());
 }
 
@@ -215,11 +187,7 @@ TEST_CASE("a truncate waits for writes behind: nothing lands past the cut", "[co
   SetAttrRequest cut;
   cut.size = 0;
   uint64_t ino = c.fs(0).Lookup(kRootFileId, "f")->ino;
-  auto truncate = std::async(std::launch::async, [&] { return c.fs(0).SetAttr(ino, cut, f); });
-  CHECK_FALSE(Done(truncate, 200ms));
-  c.gate->Open();
-  REQUIRE(Done(truncate, 10s));
-  REQUIRE(truncate.get().has_value());
+  REQUIRE(WaitsForNode1(c, [&] { return c.fs(0).SetAttr(ino, cut, f).has_value(); }));
   SetAttrRequest grow;
   grow.size = data.size();
   REQUIRE(c.fs(0).SetAttr(ino, grow, f).has_value());
@@ -231,7 +199,8 @@ TEST_CASE("writers wait for room when write_behind_bytes are on their way", "[co
   TwoNodes c(2 * kChunk);  // room for two chunks
   OpenFile* f = c.Create("f");
   std::string data = Pattern(kChunks * kChunk, 'f');
-  CHECK(WriteWaitsForNode1(c, f, data));  // about half of 16 chunks go to node 1: more than two
+  // About half of 16 chunks go to node 1: more than two.
+  CHECK(WaitsForNode1(c, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value(); }));
   REQUIRE(c.fs(0).Release(f).ok());
   CHECK(c.ReadAll(1, "f") == data);
 }
@@ -239,7 +208,8 @@ TEST_CASE("writers wait for room when write_behind_bytes are on their way", "[co
 TEST_CASE("without write-behind every write waits for its chunks", "[core]") {
   TwoNodes c(0);
   OpenFile* f = c.Create("f");
-  CHECK(WriteWaitsForNode1(c, f, Pattern(kChunks * kChunk, 'g')));
+  std::string data = Pattern(kChunks * kChunk, 'g');
+  CHECK(WaitsForNode1(c, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value(); }));
   REQUIRE(c.fs(0).Release(f).ok());
 }
 

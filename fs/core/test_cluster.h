@@ -1,0 +1,113 @@
+// Test support for the core: a cluster of in-process nodes. Each node has its own stores, router,
+// statistics and FileSystem; nodes call each other's services directly (the same NodeService the
+// transport carries), so the statistics say where work actually went.
+#pragma once
+
+#include <fcntl.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fs/core/file_system.h"
+#include "fs/core/workspace.h"
+
+namespace bb::fs::testing {
+
+constexpr uint32_t kChunk = 4096;
+const Caller kUser{1000, 1000, 1};
+
+// `options` apply to every node (chunk_size defaults to kChunk); `chunks(i)` makes node i's
+// chunk store (default: an in-memory one).
+struct Cluster {
+  using ChunkStoreMaker = std::function<std::unique_ptr<ChunkStore>(uint32_t node)>;
+
+  struct Member {
+    std::unique_ptr<MetaStore> meta = NewMemoryMetaStore();
+    std::unique_ptr<ChunkStore> chunks;
+    std::unique_ptr<WorkspaceRouter> router;
+    std::unique_ptr<NodeStats> stats;
+    std::unique_ptr<NodeService> service;
+    std::unique_ptr<FileIdAllocator> ids;
+    std::unique_ptr<FileSystem> fs;
+  };
+
+  explicit Cluster(uint32_t n, FileSystemOptions o = Defaults(), const ChunkStoreMaker& chunks = nullptr)
+      : options(o), members(n) {
+    for (uint32_t i = 0; i < n; ++i) members[i].chunks = chunks ? chunks(i) : NewMemoryChunkStore();
+    for (uint32_t i = 0; i < n; ++i) Assemble(i);
+    for (auto& m : members) REQUIRE(m.fs->Init(kUser).ok());
+  }
+
+  // (Re)builds node i's router, service and core over its existing stores.
+  void Assemble(uint32_t i) {
+    Member& m = members[i];
+    uint32_t n = static_cast<uint32_t>(members.size());
+    m.fs.reset();
+    m.router = std::make_unique<WorkspaceRouter>(LayoutOptions{}, kChunk, i, n);
+    REQUIRE(LoadWorkspaces(m.meta.get(), m.router.get()).ok());
+    m.stats = std::make_unique<NodeStats>(n);
+    m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});
+    m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
+    m.fs = std::make_unique<FileSystem>(options, m.router.get(), [this](NodeId id) { return members[id].service.get(); },
+                                        m.ids.get(), &clock, m.stats.get());
+  }
+
+  FileSystem& fs(uint32_t i) { return *members[i].fs; }
+  NodeStats& stats(uint32_t i) { return *members[i].stats; }
+
+  // Creates `path` (under an existing directory chain) on node i with `data`; returns its inode.
+  uint64_t Write(uint32_t i, const std::string& dir, const std::string& name, const std::string& data) {
+    uint64_t parent = Walk(i, dir);
+    auto cr = fs(i).Create(parent, name, 0644, O_RDWR, kUser);
+    REQUIRE(cr.has_value());
+    REQUIRE(fs(i).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+    REQUIRE(fs(i).Release(cr->second).ok());
+    return cr->first.ino;
+  }
+
+  Result<std::string> Read(uint32_t i, const std::string& dir, const std::string& name) {
+    uint64_t parent = Walk(i, dir);
+    BB_ASSIGN_OR_RETURN(Entry e, fs(i).Lookup(parent, name));
+    BB_ASSIGN_OR_RETURN(OpenFile * f, fs(i).Open(e.ino, O_RDONLY));
+    std::string buf(e.md.size, '\0');
+    auto n = fs(i).Read(f, 0, {buf.data(), buf.size()});
+    (void)fs(i).Release(f);
+    if (!n) return n.error();
+    buf.resize(*n);
+    return buf;
+  }
+
+  // The inode of directory `dir` ("/a/b") on node i, looked up component by component.
+  uint64_t Walk(uint32_t i, const std::string& dir) {
+    uint64_t ino = kRootFileId;
+    size_t pos = 1;
+    while (pos < dir.size()) {
+      size_t next = dir.find('/', pos);
+      if (next == std::string::npos) next = dir.size();
+      auto e = fs(i).Lookup(ino, dir.substr(pos, next - pos));
+      REQUIRE(e.has_value());
+      ino = e->ino;
+      pos = next + 1;
+    }
+    return ino;
+  }
+
+  uint64_t MetaTo(uint32_t from, uint32_t to) { return stats(from).to(to).meta_requests.load(); }
+  uint64_t WrittenTo(uint32_t from, uint32_t to) { return stats(from).to(to).write_bytes.load(); }
+  uint64_t ReadFrom(uint32_t from, uint32_t to) { return stats(from).to(to).read_bytes.load(); }
+
+  static FileSystemOptions Defaults() {
+    FileSystemOptions o;
+    o.chunk_size = kChunk;
+    return o;
+  }
+
+  FileSystemOptions options;
+  ManualClock clock;
+  std::vector<Member> members;
+};
+
+}  // namespace bb::fs::testing
