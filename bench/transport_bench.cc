@@ -1,7 +1,8 @@
 // Round-trip time and bulk bandwidth of the transport, to compare with ucx_perftest.
 //
-//   bb-transport-bench --serve IP:PORT [--inline]
+//   bb-transport-bench --serve IP:PORT [--inline] [--poll-spin US]
 //   bb-transport-bench --connect IP:PORT [--iterations N] [--messages M] [--size BYTES] [--threads T]
+//                      [--poll-spin US]
 // The client prints one line: "rtt_us <mean> <median> bw_MBps <rate> rtt_p90_p99_us <p90> <p99>"
 // — the round trip of N empty requests, one at a time, then the bandwidth of M requests
 // carrying SIZE bytes each, sent from T threads at once (MB = 10^6 bytes, as ucx_perftest
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads);
   bool inline_ops = false;
   app.add_flag("--inline", inline_ops, "server: answer on the progress thread (TransportOptions::run_inline)");
+  int poll_spin_us = static_cast<int>(TransportOptions{}.poll_spin.count());
+  app.add_option("--poll-spin", poll_spin_us, "TransportOptions::poll_spin, µs (0 = never poll)");
   CLI11_PARSE(app, argc, argv);
   auto split = [](const std::string& s) {
     size_t c = s.rfind(':');
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
   if (!serve.empty()) {
     auto [host, port] = split(serve);
     TransportOptions o;
+    o.poll_spin = std::chrono::microseconds(poll_spin_us);
     o.listen_host = host;
     o.listen_port = port;
     if (inline_ops) o.run_inline = [](uint16_t) { return true; };
@@ -60,7 +64,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   auto [host, port] = split(connect);
-  auto t = StartUcxTransport(TransportOptions{}, nullptr);
+  TransportOptions client_options;
+  client_options.poll_spin = std::chrono::microseconds(poll_spin_us);
+  auto t = StartUcxTransport(client_options, nullptr);
   if (!t) return 1;
   (*t)->SetPeer(1, host, port);
   for (int i = 0; i < 100; ++i) (void)(*t)->Call(1, 1, "", {}, {});  // connect and warm up

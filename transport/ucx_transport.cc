@@ -364,7 +364,7 @@ class UcxTransport final : public Transport {
       if (busy || now - last_event < spin_ns_) {
         wl.unlock();
         // Yield rather than pause: a handler or caller thread waiting for this core runs now
-        // (measured: p99 of the inline round trip 74-88 µs instead of 139-181).
+        // (bench/README.md has what it did to the round trip's tail).
         std::this_thread::yield();
         continue;
       }
@@ -895,9 +895,9 @@ class UcxTransport final : public Transport {
   std::atomic<int> drivers_waiting_{0};     // callers waiting to drive the worker
   std::atomic<int64_t> last_drive_ns_{0};   // when a caller last stopped driving
   // The progress thread's nap while callers drive. Shorter naps wake it more often, and on a
-  // small host each wake-up takes a driving caller's core (bench/README.md: a mean inline
-  // round trip of 42 µs with 0.1 ms naps, 27-36 µs with 1 ms). A request from another node
-  // that comes between two drives waits for the next driver or the end of the nap.
+  // small host each wake-up takes a driving caller's core (bench/README.md compares 0.1 ms and
+  // 1 ms). A request from another node that comes between two drives waits for the next
+  // driver or the end of the nap.
   static constexpr int64_t kNapNs = 1'000'000;
   static constexpr int64_t kLockWaitNs = 5'000;  // a driver's wait for the progress thread's turn
   std::mutex nap_mu_;  // guards handback_, and napping_'s changes

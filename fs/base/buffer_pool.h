@@ -1,11 +1,12 @@
 // Reusable buffers for chunk-sized data: the transport's received requests, the core's
 // write-behind copies.
 //
-// Why: a fresh allocation of half a megabyte is a fresh mmap in glibc, and the first write to
-// each of its pages is a page fault. On a paravirtualised guest that was about 2 ms per 512 KiB
-// message — ten times the copy itself — and it struck whenever two messages were in flight at
-// once (the arenas of different threads then hand their memory back to the kernel after each
-// message). Buffers taken from here were faulted in once and stay mapped.
+// Why: a large allocation can be a fresh mmap in glibc, and the first write to each of its pages
+// is then a page fault: 1.3-1.8 ms per 512 KiB on this paravirtualised guest, against 4-5 µs to
+// refill a reused buffer (bb-page-fault-bench). The transport's receive buffers met it whenever
+// two messages were in flight at once (the arenas of different threads then hand their memory
+// back to the kernel after each message). Buffers taken from here were faulted in once and
+// stay mapped.
 //
 // Sizes are rounded up to a power of two (at least kMinBytes); up to `max_cached_bytes` of free
 // buffers are kept, larger ones and the rest are freed. Thread-safe.

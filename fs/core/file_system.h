@@ -73,8 +73,8 @@ struct FileSystemOptions {
   // O_DIRECT always wait.
   uint64_t write_behind_bytes = 64 << 20;
   // Fault in the write-behind buffers (write_behind_bytes of chunk_size buffers) at start
-  // instead of at the first writes: a fresh 512 KiB buffer costs 1.4 ms of page faults on a
-  // virtualised host, a reused one 11 µs to fill. The daemon sets it when it has peers.
+  // instead of at the first writes (a freshly mapped buffer pays a page fault per page:
+  // bb-page-fault-bench). The daemon sets it when it has peers.
   bool prefault_write_behind = false;
 };
 
