@@ -29,6 +29,13 @@ on 0 cp "$tmp/data" "$mnt/data"
 check "file written on node 0 reads back on node 3" \
   test "$(on 3 md5sum < /dev/null "$mnt/data" | cut -d' ' -f1)" = "$(md5sum "$tmp/data" | cut -d' ' -f1)"
 
+# Links have Ethernet's MTU unless --mtu says otherwise; a bad --mtu is refused before the running
+# cluster is touched.
+check "node links have MTU 1500 by default" sh -c "ip -n bbnode0 link show eth0 | grep -q 'mtu 1500 '"
+rc=0; out=$("$bbctl" emulate up --nodes 4 --mtu 100 --root "$root" --mount "$mnt" 2>&1) || rc=$?
+check "emulate up --mtu 100 is refused, naming --mtu" test "$rc" != 0 -a -n "$(grep -- '--mtu must be' <<< "$out")"
+check "the cluster is still up after the refused --mtu" test "$(on 2 md5sum < /dev/null "$mnt/data" | cut -d' ' -f1)" = "$(md5sum "$tmp/data" | cut -d' ' -f1)"
+
 # Every node lists the same merged directory.
 on 0 mkdir "$mnt/dir"
 for n in 0 1 2 3; do on $n sh -c "for i in \$(seq 25); do echo $n > $mnt/dir/n$n-\$i; done"; done

@@ -178,6 +178,7 @@ Status EmulateUp(const StartOptions& o) {
   BB_RETURN_IF_ERROR(NeedRoot());
   if (o.nodes < 1 || o.nodes > 1000) return Status(EINVAL, "--nodes must be 1..1000");
   if (RateBytes(o.link_rate) == 0) return Status(EINVAL, "--link-rate '" + o.link_rate + "' is not a rate like 1gbit");
+  if (o.mtu < 576 || o.mtu > 65535) return Status(EINVAL, "--mtu must be 576..65535 (1500 is Ethernet's, 9000 jumbo frames)");
   if (std::filesystem::exists(kRunDir) || std::filesystem::exists("/sys/class/net/" + kBridge)) {
     std::printf("bbctl: cleaning a leftover emulated cluster first\n");
     BB_RETURN_IF_ERROR(EmulateDown());
@@ -202,11 +203,12 @@ Status EmulateUp(const StartOptions& o) {
   };
   if (Status st = RunOk({"ip", "link", "add", kBridge, "type", "bridge"}, true); !st.ok()) return fail(st);
   if (Status st = RunOk({"ip", "link", "set", kBridge, "up"}, true); !st.ok()) return fail(st);
+  const std::string mtu = std::to_string(o.mtu);
   for (int i = 0; i < s.nodes; ++i) {
     std::string ns = NsName(i);
     std::vector<std::vector<std::string>> steps = {
         {"ip", "netns", "add", ns},
-        {"ip", "link", "add", Veth(i), "type", "veth", "peer", "name", "eth0", "netns", ns},
+        {"ip", "link", "add", Veth(i), "mtu", mtu, "type", "veth", "peer", "name", "eth0", "mtu", mtu, "netns", ns},
         {"ip", "link", "set", Veth(i), "master", kBridge},
         {"ip", "link", "set", Veth(i), "up"},
         {"ip", "-n", ns, "addr", "add", Address(i) + "/15", "dev", "eth0"},

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   auto* up = emu->add_subcommand("up", "build the namespaces and links and start the daemons");
   up->add_option("--nodes", start.nodes, "number of nodes")->required();
   up->add_option("--link-rate", start.link_rate, "rate of each node's link, both ways (tc rate)");
+  up->add_option("--mtu", start.mtu, "MTU of each node's link (default 1500; 9000 for jumbo frames)");
   up->add_option("--root", start.root, "folder for the nodes' roots")->required();
   up->add_option("--mount", start.mount, "mount path, the same on every node")->required();
   up->add_option("bbd_args", start.bbd_args, "flags passed to every bbd (after --)");
