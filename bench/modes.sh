@@ -62,6 +62,9 @@ run_mode() {
   local m=$1 ws=$mnt/m$1 n
   # Every mode starts from the same state: dirty data of the previous one written back.
   sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
+  # The memory the cache gave back is touched once more, so the mode's writes fill memory this
+  # machine has backed (warm_memory in tools/lib/cluster_fio.sh says why).
+  warm_memory $((2 * nodes * size))
   "$bbctl" job start --name "m$m" --mode-file "configs/modes/mode$m.yaml" >/dev/null
   for n in $(seq 0 $((nodes - 1))); do on "$n" mkdir -p "$ws/nn" "$ws/rnd" "$ws/mdA" "$ws/mdD"; done
   # IOR-A: N-N sequential write (checkpoint), then restart-style read of another node's file.

@@ -48,8 +48,9 @@ def main() -> int:
                 "one workspace per mode (`configs/modes/mode<N>.yaml`, mode 2 with metadata_server_ratio 0.25), "
                 "one client per node, all nodes at once. Figures are aggregates over the nodes, as IOR computes "
                 "them: all bytes or operations / the slowest node's time (fio: `tools/lib/cluster_fio.sh`; "
-                "metadata phases: `bench/lib/md_phase.py`, one system call per operation). Page cache "
-                "dropped before each mode.\n\n")
+                "metadata phases: `bench/lib/md_phase.py`, one system call per operation); fio's "
+                "write times run to the close of the file. Page cache dropped before each mode, then twice "
+                "the mode's data touched in memory once (`warm_memory`, tools/lib/cluster_fio.sh).\n\n")
         if mpi != "1":
             f.write("IOR and mdtest were not on PATH for this run, so only fio and the mdtest-style driver ran "
                     "(the script runs them too when `ior`, `mdtest` and `mpirun` are found).\n\n")
