@@ -115,7 +115,7 @@ with open(out, "w") as f:
     f.write(f"Recorded {datetime.date.today()} on one 2-core Debian 12 machine (all {nodes} daemons and all fio processes share its 2 cores), kernel {platform.release()}.\n")
     f.write(f"Command: `bench/cluster_fio.sh` (NODES={nodes}, RATE={rate}, SIZE={size} MiB per node, RUNTIME={runtime}s, FILES={files} per node), as root. Layout: distributed hashing (mode 3), 512 KiB chunks, UCX over TCP only.\n")
     f.write("One fio job per node, all at once; figures are all nodes' bytes (or operations) over the slowest node's time, as IOR counts. "
-            "A node's time for sequential work runs from its first I/O to the close of its file (fio's own run time ends with the last write, before the close waits for writes behind). "
+            "A node's time for a sequential write runs from its first I/O to the close of its file (fio's own run time ends with the last write, before the close waits for writes behind); reads keep fio's run time. "
             "Files are not laid out before writing (`--fallocate=none`). N-1 = every node writes/reads its own slice of one shared file.\n\n")
     f.write(f"Link bound for sequential work: {nodes} x {rate} / (({nodes}-1)/{nodes}) = {bound:.0f} MiB/s.\n\n")
     f.write("| workload | result | unit | bound | of the bound |\n|---|---|---|---|---|\n")

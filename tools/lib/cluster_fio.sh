@@ -4,10 +4,12 @@
 # Aggregate of several fio JSON outputs (files given as arguments), like IOR reports it: all
 # bytes (or operations) of every node divided by the slowest node's run time. KIND: "bw" MiB/s,
 # "iops" operations/s of the job's one direction, "iops_rw" reads plus writes.
-# For "bw" a node's run time is not fio's, which ends with the last write and so leaves out the
-# close, where a file system with writes behind waits for them. It runs from the start of the
-# first I/O (the first line of the latency log fio wrote beside the JSON, with --log_unix_epoch)
-# to fio's report, which comes after the file is closed.
+# For "bw" writes a node's run time is not fio's, which ends with the last write and so leaves
+# out the close, where a file system with writes behind waits for them. It runs from the start
+# of the first I/O (the first line of the latency log fio wrote beside the JSON, with
+# --log_unix_epoch) to fio's report, which comes after the file is closed. Reads keep fio's run
+# time: their close waits for nothing, and fio's own ending (tens of ms) would weigh on short,
+# cached reads.
 fio_aggregate() {
   python3 -c '
 import json, sys
@@ -21,7 +23,7 @@ for f in files:
     for d in dirs:
         total += d["io_bytes"] / 2**20 if kind == "bw" else d["total_ios"]
         seconds = d["runtime"] / 1000.0
-        if kind == "bw" and d["io_bytes"] > 0:
+        if kind == "bw" and d is j["write"] and d["io_bytes"] > 0:
             # First line: completion time (Unix ms), latency (ns), ...
             done_ms, lat_ns = open(f[:-len(".json")] + "_lat.1.log").readline().split(",")[:2]
             started_ms = int(done_ms) - int(lat_ns) / 1e6
