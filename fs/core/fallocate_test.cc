@@ -17,31 +17,19 @@ using testing::kChunk;
 using testing::kUser;
 
 // A chunk store that counts allocations and can be made to refuse them.
-class CountingChunks : public ChunkStore {
+class CountingChunks : public testing::ForwardingChunkStore {
  public:
-  explicit CountingChunks(std::unique_ptr<ChunkStore> inner) : inner_(std::move(inner)) {}
+  using ForwardingChunkStore::ForwardingChunkStore;
   int allocations() const { return allocations_; }
   void Fail(bool on) { fail_ = on; }
 
-  Status Write(uint64_t file_id, uint64_t index, uint64_t offset, std::span<const char> data) override {
-    return inner_->Write(file_id, index, offset, data);
-  }
-  Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset, std::span<char> buf) override {
-    return inner_->Read(file_id, index, offset, buf);
-  }
   Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
     if (fail_) return Status(ENOSPC, "test store is full");
     allocations_++;
-    return inner_->Allocate(file_id, index, offset, length);
+    return ForwardingChunkStore::Allocate(file_id, index, offset, length);
   }
-  Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
-    return inner_->Truncate(file_id, size, chunk_size);
-  }
-  Status Remove(uint64_t file_id) override { return inner_->Remove(file_id); }
-  Status Sync(uint64_t file_id) override { return inner_->Sync(file_id); }
 
  private:
-  std::unique_ptr<ChunkStore> inner_;
   std::atomic<int> allocations_{0};
   std::atomic<bool> fail_{false};
 };

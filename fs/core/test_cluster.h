@@ -17,6 +17,30 @@
 namespace bb::fs::testing {
 
 constexpr uint32_t kChunk = 4096;
+
+// A chunk store that passes every call to another one; tests derive from it and override only
+// the calls they watch or change.
+class ForwardingChunkStore : public ChunkStore {
+ public:
+  explicit ForwardingChunkStore(std::unique_ptr<ChunkStore> inner) : inner_(std::move(inner)) {}
+  Status Write(uint64_t file_id, uint64_t index, uint64_t offset, std::span<const char> data) override {
+    return inner_->Write(file_id, index, offset, data);
+  }
+  Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset, std::span<char> buf) override {
+    return inner_->Read(file_id, index, offset, buf);
+  }
+  Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
+    return inner_->Allocate(file_id, index, offset, length);
+  }
+  Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
+    return inner_->Truncate(file_id, size, chunk_size);
+  }
+  Status Remove(uint64_t file_id) override { return inner_->Remove(file_id); }
+  Status Sync(uint64_t file_id) override { return inner_->Sync(file_id); }
+
+ private:
+  std::unique_ptr<ChunkStore> inner_;
+};
 const Caller kUser{1000, 1000, 1};
 
 // `options` apply to every node (chunk_size defaults to kChunk); `chunks(i)` makes node i's

@@ -24,9 +24,9 @@ using testing::kUser;
 constexpr int kChunks = 16;  // per test file; hashing puts about half on node 1
 
 // A chunk store whose writes wait while the gate is shut, or fail while `fail` is set.
-class GatedChunks : public ChunkStore {
+class GatedChunks : public testing::ForwardingChunkStore {
  public:
-  explicit GatedChunks(std::unique_ptr<ChunkStore> inner) : inner_(std::move(inner)) {}
+  using ForwardingChunkStore::ForwardingChunkStore;
   void Shut() {
     std::lock_guard lock(mu_);
     open_ = false;
@@ -48,22 +48,10 @@ class GatedChunks : public ChunkStore {
     }
     if (fail_) return Status(ENOSPC, "test store is full");
     writes_++;
-    return inner_->Write(file_id, index, offset, data);
+    return ForwardingChunkStore::Write(file_id, index, offset, data);
   }
-  Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset, std::span<char> buf) override {
-    return inner_->Read(file_id, index, offset, buf);
-  }
-  Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
-    return inner_->Allocate(file_id, index, offset, length);
-  }
-  Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
-    return inner_->Truncate(file_id, size, chunk_size);
-  }
-  Status Remove(uint64_t file_id) override { return inner_->Remove(file_id); }
-  Status Sync(uint64_t file_id) override { return inner_->Sync(file_id); }
 
  private:
-  std::unique_ptr<ChunkStore> inner_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;
