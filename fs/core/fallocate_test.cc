@@ -69,6 +69,12 @@ TEST_CASE("fallocate allocates every chunk of the range on the node that holds i
   CHECK(t.stores[1]->allocations() > 0);
   CHECK(t.Size() == kChunk / 2 + uint64_t{kChunks} * kChunk);  // seen from the other node
 
+  // A range inside one chunk (run on the calling thread) allocates that chunk only.
+  int before = t.stores[0]->allocations() + t.stores[1]->allocations();
+  REQUIRE(t.cluster.fs(0).Fallocate(f, 0, uint64_t{kChunks + 3} * kChunk + 10, 100).ok());
+  CHECK(t.stores[0]->allocations() + t.stores[1]->allocations() == before + 1);
+  CHECK(t.Size() == uint64_t{kChunks + 3} * kChunk + 110);
+
   // The range reads back as zeros.
   std::string buf(kChunk * 3, 'x');
   auto n = t.cluster.fs(0).Read(f, kChunk, {buf.data(), buf.size()});

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "fs/core/chunking.h"
 #include "fs/core/fan_out.h"
@@ -42,6 +43,29 @@ class TouchedNodes {
   std::array<NodeId, kInline> inline_{};
   size_t count_ = 0;
   std::set<NodeId> more_;
+};
+
+// The chunk pieces of one read, write or fallocate. A range inside one chunk runs its piece at
+// once on the calling thread (no task built: the common small request pays nothing); a longer
+// range collects its pieces and Run() moves them at the same time on the fan-out.
+class ChunkPieces {
+ public:
+  ChunkPieces(FanOut* fan_out, uint64_t offset, uint64_t length, uint64_t chunk_size)
+      : fan_out_(fan_out), one_chunk_(length == 0 || offset / chunk_size == (offset + length - 1) / chunk_size) {}
+
+  template <typename Piece>
+  Status Add(Piece&& piece) {
+    if (one_chunk_) return piece();
+    tasks_.emplace_back(std::forward<Piece>(piece));
+    return Status::Ok();
+  }
+  // Returns the first failure in chunk order.
+  Status Run() { return tasks_.empty() ? Status::Ok() : fan_out_->Run(tasks_); }
+
+ private:
+  FanOut* const fan_out_;
+  const bool one_chunk_;
+  std::vector<FanOut::Task> tasks_;
 };
 
 }  // namespace
@@ -129,22 +153,18 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   }
   if (offset >= size) return size_t{0};
   size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset));
-  auto read_piece = [&md, buf](NodeService* node, const ChunkSpan& s) -> Status {
-    std::span<char> piece = buf.subspan(s.buf_offset, s.length);
-    BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
-    if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
-    return Status::Ok();
-  };
-  const bool one_chunk = offset / md.chunk_size == (offset + want - 1) / md.chunk_size;
-  std::vector<FanOut::Task> tasks;  // the chunks of a longer read, read at the same time
+  ChunkPieces pieces(fan_out_.get(), offset, want, md.chunk_size);
   BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) -> Status {
     NodeService* node =
         DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
-    if (one_chunk) return read_piece(node, s);
-    tasks.push_back([&read_piece, node, s] { return read_piece(node, s); });
-    return Status::Ok();
+    return pieces.Add([&md, buf, node, s]() -> Status {
+      std::span<char> piece = buf.subspan(s.buf_offset, s.length);
+      BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
+      if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
+      return Status::Ok();
+    });
   }));
-  if (!tasks.empty()) BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
+  BB_RETURN_IF_ERROR(pieces.Run());
   return want;
 }
 
@@ -168,25 +188,20 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
       inode.size_dirty = true;
     }
   }
-  const bool one_chunk = data.empty() || offset / md.chunk_size == (offset + data.size() - 1) / md.chunk_size;
   TouchedNodes touched;
-  auto write_piece = [&md, data](NodeService* node, const ChunkSpan& s) {
-    return node->WriteChunk(md.file_id, s.index, s.offset_in_chunk, data.subspan(s.buf_offset, s.length));
-  };
-  std::vector<FanOut::Task> tasks;  // the chunks written here, at the same time
+  ChunkPieces pieces(fan_out_.get(), offset, data.size(), md.chunk_size);
   BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) -> Status {
     NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
     touched.Add(target);
     NodeService* node = DataService(target, 0, s.length);
+    std::span<const char> piece = data.subspan(s.buf_offset, s.length);
     if (behind && target != router_->self()) {
-      WriteBehind(file->inode, node, md.file_id, s, data.subspan(s.buf_offset, s.length));
+      WriteBehind(file->inode, node, md.file_id, s, piece);
       return Status::Ok();
     }
-    if (one_chunk) return write_piece(node, s);
-    tasks.push_back([&write_piece, node, s] { return write_piece(node, s); });
-    return Status::Ok();
+    return pieces.Add([&md, node, s, piece] { return node->WriteChunk(md.file_id, s.index, s.offset_in_chunk, piece); });
   }));
-  if (!tasks.empty()) BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
+  BB_RETURN_IF_ERROR(pieces.Run());
   int64_t now = clock_->WallNs();
   bool publish;
   {
@@ -258,15 +273,14 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
   TouchedNodes touched;
   // The chunks are allocated at the same time, as a write's are: one after another, preparing a
   // large file (fio lays out every file it writes) took a round trip per chunk.
-  std::vector<FanOut::Task> tasks;
-  BB_RETURN_IF_ERROR(ForEachChunk(offset, length, md.chunk_size, [&](const ChunkSpan& s) {
+  ChunkPieces pieces(fan_out_.get(), offset, length, md.chunk_size);
+  Status allocated = ForEachChunk(offset, length, md.chunk_size, [&](const ChunkSpan& s) {
     NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
     touched.Add(target);
     NodeService* node = DataService(target, 0, 0);
-    tasks.push_back([node, &md, s] { return node->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length); });
-    return Status::Ok();
-  }));
-  Status allocated = fan_out_->Run(tasks);
+    return pieces.Add([&md, node, s] { return node->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length); });
+  });
+  if (allocated.ok()) allocated = pieces.Run();
   {
     std::lock_guard lock(inode.mu);
     touched.InsertInto(&inode.written_nodes);
