@@ -96,6 +96,15 @@ std::string Pattern(size_t n, char seed) {
   return s;
 }
 
+// Shuts node 1's store and writes kChunks chunks of a pattern to `f` on node 0: the write
+// returns with the chunks for node 1 still behind. Returns the data.
+std::string WriteBehindShut(TwoNodes& c, OpenFile* f, char seed) {
+  std::string data = Pattern(kChunks * kChunk, seed);
+  c.gate->Shut();
+  REQUIRE(c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
+  return data;
+}
+
 template <typename T>
 bool Done(std::future<T>& f, std::chrono::milliseconds wait) {
   return f.wait_for(wait) == std::future_status::ready;
@@ -129,9 +138,7 @@ TEST_CASE("a write returns while its chunks for other nodes are on their way; cl
 TEST_CASE("the writing node reads its own writes behind", "[core]") {
   TwoNodes c;
   OpenFile* f = c.Create("f");
-  std::string data = Pattern(kChunks * kChunk, 'b');
-  c.gate->Shut();
-  REQUIRE(c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
+  std::string data = WriteBehindShut(c, f, 'b');
   std::string back(data.size(), '\0');
   // Waits for the writes behind, never reads around them.
   CHECK(WaitsForNode1(c, [&] { return c.fs(0).Read(f, 0, {back.data(), back.size()}).has_value(); }));
@@ -169,9 +176,7 @@ TEST_CASE("O_DSYNC and O_DIRECT writes wait for every chunk", "[core]") {
 TEST_CASE("a truncate waits for writes behind: nothing lands past the cut", "[core]") {
   TwoNodes c;
   OpenFile* f = c.Create("f");
-  std::string data = Pattern(kChunks * kChunk, 'e');
-  c.gate->Shut();
-  REQUIRE(c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
+  std::string data = WriteBehindShut(c, f, 'e');
   SetAttrRequest cut;
   cut.size = 0;
   uint64_t ino = c.fs(0).Lookup(kRootFileId, "f")->ino;
