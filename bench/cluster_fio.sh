@@ -43,17 +43,16 @@ declare -A r
 # The first N-N write runs as it comes, on memory this machine may not have backed yet; every
 # later write first touches twice its data's size of memory (warm_memory).
 warm=$((2 * nodes * size))
-r[nn_cold]=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}")
-runs=()
-for i in $(seq "$rounds"); do
+nn_write() {  # [fio args...]: N-N write anew (files removed, memory warmed) -> MiB/s
   "$bbctl" exec --node 0 -- sh -c "rm -f $mnt/nn/*"
   warm_memory "$warm"
-  runs+=("$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}")")
-done
+  on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}" "$@"
+}
+r[nn_cold]=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}")
+runs=()
+for i in $(seq "$rounds"); do runs+=("$(nn_write)"); done
 r[nn_write]=$(IFS=/; echo "${runs[*]}")
-"$bbctl" exec --node 0 -- sh -c "rm -f $mnt/nn/*"
-warm_memory "$warm"
-r[nn_fsync]=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}" --end_fsync=1)
+r[nn_fsync]=$(nn_write --end_fsync=1)
 r[nn_read]=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" --rw=read --bs=1M --size="${size}M")
 warm_memory "$warm"
 r[n1_write]=$(on_all_nodes bw 0 --name=n1 --filename="$mnt/shared" "${seq_write[@]}" --offset=@O)
@@ -75,11 +74,8 @@ nn_write_on() {  # RATE MTU [bbd args...] -> "FIRST/SECOND": aggregate MiB/s of 
   local link=$1 mtu=$2 first second; shift 2
   "$bbctl" emulate up --nodes "$nodes" --link-rate "$link" --mtu "$mtu" --root "$work/root-$link-$mtu-$#" --mount "$mnt" -- "$@" >/dev/null
   "$bbctl" exec --node 0 -- mkdir "$mnt/nn"
-  warm_memory "$warm"
-  first=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}")
-  "$bbctl" exec --node 0 -- sh -c "rm -f $mnt/nn/*"
-  warm_memory "$warm"
-  second=$(on_all_nodes bw 0 --name=nn --filename="$mnt/nn/f@N" "${seq_write[@]}")
+  first=$(nn_write)
+  second=$(nn_write)
   "$bbctl" emulate down >/dev/null
   echo "$first/$second"
 }
@@ -106,9 +102,8 @@ runs = lambda text: [float(x) for x in text.split("/")]
 nn_runs = runs(nn_write)
 nn_median = statistics.median(nn_runs)
 # With fsync at the end, every byte also goes to the disk the emulated nodes share, after the
-# links: total / (total / link bound + total / disk), the two in a row.
-total = nodes * size
-fsync_bound = total / (total / bound + total / disk)
+# links: the two rates in a row.
+fsync_bound = 1 / (1 / bound + 1 / disk)
 both = lambda r, b: f"{r[0]:.0f} / {r[1]:.0f} | {b:.0f} | {r[0] / b:.2f} / {r[1] / b:.2f}"
 with open(out, "w") as f:
     f.write(f"# {nodes}-node emulated cluster, {rate} links (fio)\n\n")
@@ -134,7 +129,7 @@ with open(out, "w") as f:
             "A write that grows the page cache of the backing stores into such memory measures the host; the first run shows what that costs.\n\n")
     f.write(f"fsync writes every chunk to the backing disk, and the {nodes} emulated nodes share one: {disk:.0f} MiB/s of direct writes "
             "(`dd oflag=direct`, measured by this script). That row's bound is the links and then the disk, in a row: "
-            f"{total} MiB / ({total} MiB / {bound:.0f} + {total} MiB / {disk:.0f}) = {fsync_bound:.0f} MiB/s. "
+            f"1 / (1 / {bound:.0f} + 1 / {disk:.0f}) = {fsync_bound:.0f} MiB/s. "
             "On a real cluster every node has a disk of its own.\n\n")
     f.write("N-N write again, on clusters set up otherwise (same SIZE, one job per node), each run twice in a row on a "
             "fresh cluster (the files removed in between): the first run also pays for the fresh daemons and stores.\n\n")

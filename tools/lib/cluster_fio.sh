@@ -45,8 +45,10 @@ on_all_nodes() {
       a=${a//@S/$(( target * ${slice_bytes:-0} ))}
       args+=("$a")
     done
-    if [ "$kind" = bw ]; then args+=(--write_lat_log="$work/fio.$n" --log_unix_epoch=1); fi
-    rm -f "$work/fio.${n}_lat.1.log"
+    if [ "$kind" = bw ]; then
+      rm -f "$work/fio.${n}_lat.1.log"
+      args+=(--write_lat_log="$work/fio.$n" --log_unix_epoch=1)
+    fi
     "$bbctl" exec --node "$n" -- fio --output-format=json "${args[@]}" > "$work/fio.$n.json" &
     pids+=($!)
   done
