@@ -1,7 +1,7 @@
 // The wire format of the transport, and bounded readers/writers for typed payloads.
 //
 // Every message is one UCX active message. Its AM header is:
-//   u32 magic 0x50524242 ("BBRP")   u8 version (=2)   u8 kind (1 request, 2 reply)
+//   u32 magic 0x50524242 ("BBRP")   u8 version (=3)   u8 kind (1 request, 2 reply)
 //   u16 op                          u64 request id    i32 status (errno; 0 in requests)
 //   u32 payload length              u32 flags (bit 0: the payload leads the AM data)
 //   u32 sender (the sending node's id, or 0xffffffff when it has none)
@@ -24,7 +24,7 @@
 namespace bb::transport {
 
 inline constexpr uint32_t kMagic = 0x50524242;
-inline constexpr uint8_t kWireVersion = 2;
+inline constexpr uint8_t kWireVersion = 3;
 inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + 4;
 inline constexpr uint32_t kNoSender = 0xffffffffu;
 inline constexpr uint32_t kMaxPayload = 1 << 20;

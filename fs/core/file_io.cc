@@ -159,7 +159,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
         DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
     return pieces.Add([&md, buf, node, s]() -> Status {
       std::span<char> piece = buf.subspan(s.buf_offset, s.length);
-      BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, s.index, s.offset_in_chunk, piece));
+      BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece));
       if (got < piece.size()) std::memset(piece.data() + got, 0, piece.size() - got);  // hole
       return Status::Ok();
     });
@@ -196,10 +196,10 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     NodeService* node = DataService(target, 0, s.length);
     std::span<const char> piece = data.subspan(s.buf_offset, s.length);
     if (behind && target != router_->self()) {
-      WriteBehind(file->inode, node, md.file_id, s, piece);
+      WriteBehind(file->inode, node, md.file_id, md.chunk_size, s, piece);
       return Status::Ok();
     }
-    return pieces.Add([&md, node, s, piece] { return node->WriteChunk(md.file_id, s.index, s.offset_in_chunk, piece); });
+    return pieces.Add([&md, node, s, piece] { return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece); });
   }));
   BB_RETURN_IF_ERROR(pieces.Run());
   int64_t now = clock_->WallNs();
@@ -220,7 +220,7 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
 }
 
 void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
-                             const ChunkSpan& span, std::span<const char> bytes) {
+                             uint64_t chunk_size, const ChunkSpan& span, std::span<const char> bytes) {
   const uint64_t n = bytes.size();
   {
     std::unique_lock lock(behind_mu_);
@@ -234,8 +234,8 @@ void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* n
   }
   auto copy = std::make_shared<BufferPool::Buffer>(behind_pool_.Get(n));
   std::memcpy(copy->get(), bytes.data(), n);
-  fan_out_->Post([this, inode, node, file_id, span, n, copy] {
-    Status s = node->WriteChunk(file_id, span.index, span.offset_in_chunk, {copy->get(), n});
+  fan_out_->Post([this, inode, node, file_id, chunk_size, span, n, copy] {
+    Status s = node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, {copy->get(), n});
     copy->reset();
     {
       std::lock_guard lock(inode->mu);
@@ -278,7 +278,7 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
     NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
     touched.Add(target);
     NodeService* node = DataService(target, 0, 0);
-    return pieces.Add([&md, node, s] { return node->AllocateChunk(md.file_id, s.index, s.offset_in_chunk, s.length); });
+    return pieces.Add([&md, node, s] { return node->AllocateChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, s.length); });
   });
   if (allocated.ok()) allocated = pieces.Run();
   {

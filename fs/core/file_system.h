@@ -198,7 +198,7 @@ class FileSystem {
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   // Copies one chunk piece and sends it on a helper thread (see write_behind_bytes).
   void WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
-                   const ChunkSpan& span, std::span<const char> bytes);
+                   uint64_t chunk_size, const ChunkSpan& span, std::span<const char> bytes);
   // Waits until the inode's writes behind have arrived; returns (and clears) their first
   // error when `take_error`.
   Status WaitBehind(Inode& inode, bool take_error);

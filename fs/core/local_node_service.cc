@@ -121,20 +121,20 @@ class LocalNodeService final : public NodeService {
     return page;
   }
 
-  Status WriteChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {
     CountData(0, data.size());
-    return chunks_->Write(file_id, index, offset, data);
+    return chunks_->Write(file_id, chunk_size, index, offset, data);
   }
-  Result<size_t> ReadChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
-    auto n = chunks_->Read(file_id, index, offset, buf);
+    auto n = chunks_->Read(file_id, chunk_size, index, offset, buf);
     CountData(n ? *n : 0, 0);
     return n;
   }
-  Status AllocateChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                        uint64_t length) override {
-    return chunks_->Allocate(file_id, index, offset, length);
+    return chunks_->Allocate(file_id, chunk_size, index, offset, length);
   }
   Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return chunks_->Truncate(file_id, size, chunk_size);

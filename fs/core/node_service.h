@@ -86,12 +86,13 @@ class NodeService {
   virtual Result<DirPage> ListDir(const std::string& dir, const std::string& start_after,
                                   uint32_t limit) = 0;
 
-  virtual Status WriteChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
+  virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                             std::span<const char> data) = 0;
-  // Bytes the chunk holds at `offset` (short or 0 = hole; the caller zero-fills).
-  virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t index, uint64_t offset,
-                                   std::span<char> buf) = 0;
-  virtual Status AllocateChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  // Bytes filled at `offset` of the chunk (short or 0 = hole; the caller zero-fills).
+  virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                   uint64_t offset, std::span<char> buf) = 0;
+  virtual Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                                uint64_t length) = 0;
   virtual Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;
   virtual Status RemoveChunks(uint64_t file_id) = 0;

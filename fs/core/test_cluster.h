@@ -23,14 +23,17 @@ constexpr uint32_t kChunk = 4096;
 class ForwardingChunkStore : public ChunkStore {
  public:
   explicit ForwardingChunkStore(std::unique_ptr<ChunkStore> inner) : inner_(std::move(inner)) {}
-  Status Write(uint64_t file_id, uint64_t index, uint64_t offset, std::span<const char> data) override {
-    return inner_->Write(file_id, index, offset, data);
+  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+               std::span<const char> data) override {
+    return inner_->Write(file_id, chunk_size, index, offset, data);
   }
-  Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset, std::span<char> buf) override {
-    return inner_->Read(file_id, index, offset, buf);
+  Result<size_t> Read(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                      std::span<char> buf) override {
+    return inner_->Read(file_id, chunk_size, index, offset, buf);
   }
-  Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
-    return inner_->Allocate(file_id, index, offset, length);
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                  uint64_t length) override {
+    return inner_->Allocate(file_id, chunk_size, index, offset, length);
   }
   Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return inner_->Truncate(file_id, size, chunk_size);

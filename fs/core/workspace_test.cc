@@ -182,7 +182,7 @@ TEST_CASE("removing a workspace removes its entries and data on every node", "[w
       CHECK(c.fs(n).Lookup(kRootFileId, "job").error().code() == ENOENT);
       for (auto [id, chunks] : files) {
         char buf[16];
-        for (uint64_t k = 0; k < chunks; ++k) CHECK(c.members[n].chunks->Read(id, k, 0, {buf, sizeof buf}).value() == 0);
+        for (uint64_t k = 0; k < chunks; ++k) CHECK(c.members[n].chunks->Read(id, kChunk, k, 0, {buf, sizeof buf}).value() == 0);
       }
       auto left = c.members[n].meta->Scan("D", "", 100);
       REQUIRE(left.has_value());

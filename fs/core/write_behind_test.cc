@@ -41,14 +41,15 @@ class GatedChunks : public testing::ForwardingChunkStore {
   void Fail(bool on) { fail_ = on; }
   int writes() const { return writes_; }
 
-  Status Write(uint64_t file_id, uint64_t index, uint64_t offset, std::span<const char> data) override {
+  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+               std::span<const char> data) override {
     {
       std::unique_lock lock(mu_);
       if (!cv_.wait_for(lock, 20s, [&] { return open_; })) return Status(ETIMEDOUT, "gate stayed shut");
     }
     if (fail_) return Status(ENOSPC, "test store is full");
     writes_++;
-    return ForwardingChunkStore::Write(file_id, index, offset, data);
+    return ForwardingChunkStore::Write(file_id, chunk_size, index, offset, data);
   }
 
  private:

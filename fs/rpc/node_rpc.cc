@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "fs/core/chunking.h"
 #include "transport/wire.h"
 
 namespace bb::fs {
@@ -13,11 +14,16 @@ using transport::Writer;
 
 constexpr uint32_t kHas(int bit) { return 1u << bit; }
 
-// No chunk is larger than this (see IsValidChunkSize), so no request may reach past it.
-constexpr uint64_t kMaxChunkBytes = 1ULL << 30;
+// A request's chunk size is one a file may have (IsValidChunkSize), and its range lies within
+// one chunk of that size.
+bool InChunk(uint64_t chunk_size, uint64_t offset, uint64_t length) {
+  return IsValidChunkSize(chunk_size) && offset <= chunk_size && length <= chunk_size - offset;
+}
 
-bool InChunk(uint64_t offset, uint64_t length) {
-  return offset <= kMaxChunkBytes && length <= kMaxChunkBytes - offset;
+// A chunk size on the wire (u32; valid ones are at most 1 GiB). One that does not fit is sent
+// as 0, which the receiver refuses.
+uint32_t Chunk(uint64_t chunk_size) {
+  return chunk_size > UINT32_MAX ? 0 : static_cast<uint32_t>(chunk_size);
 }
 
 std::string EncodeUpdate(const MetaUpdate& u) {
@@ -99,20 +105,25 @@ class RemoteNodeService final : public NodeService {
     return page;
   }
 
-  Status WriteChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {
-    return Call(NodeOp::kWriteChunk, Writer().U64(file_id).U64(index).U64(offset).Take(), data).status();
+    return Call(NodeOp::kWriteChunk, Writer().U64(file_id).U32(Chunk(chunk_size)).U64(index).U64(offset).Take(), data)
+        .status();
   }
-  Result<size_t> ReadChunk(uint64_t file_id, uint64_t index, uint64_t offset,
+  Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
-    std::string payload = Writer().U64(file_id).U64(index).U64(offset).U64(buf.size()).Take();
+    std::string payload =
+        Writer().U64(file_id).U32(Chunk(chunk_size)).U64(index).U64(offset).U64(buf.size()).Take();
     auto r = t_->Call(node_, static_cast<uint16_t>(NodeOp::kReadChunk), payload, {}, buf, deadline_);
     if (!r) return r.error();
     if (r->status != 0) return Status(r->status, r->payload);
     return r->bulk_size;
   }
-  Status AllocateChunk(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
-    return Call(NodeOp::kAllocateChunk, Writer().U64(file_id).U64(index).U64(offset).U64(length).Take()).status();
+  Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                       uint64_t length) override {
+    return Call(NodeOp::kAllocateChunk,
+                Writer().U64(file_id).U32(Chunk(chunk_size)).U64(index).U64(offset).U64(length).Take())
+        .status();
   }
   Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return Call(NodeOp::kTruncateChunks, Writer().U64(file_id).U64(size).U64(chunk_size).Take()).status();
@@ -253,29 +264,29 @@ Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payl
       return Ok(w.Take());
     }
     case NodeOp::kWriteChunk: {
-      uint64_t id = r.U64(), index = r.U64(), offset = r.U64();
+      uint64_t id = r.U64(), chunk = r.U32(), index = r.U64(), offset = r.U64();
       if (Status s = r.Finish("write"); !s.ok()) return bad(s);
-      if (!InChunk(offset, bulk.size())) return bad(Status(EPROTO, "write: range beyond any chunk"));
-      return FromStatus(local.WriteChunk(id, index, offset, {bulk.data(), bulk.size()}));
+      if (!InChunk(chunk, offset, bulk.size())) return bad(Status(EPROTO, "write: range beyond its chunk"));
+      return FromStatus(local.WriteChunk(id, chunk, index, offset, {bulk.data(), bulk.size()}));
     }
     case NodeOp::kReadChunk: {
-      uint64_t id = r.U64(), index = r.U64(), offset = r.U64(), length = r.U64();
+      uint64_t id = r.U64(), chunk = r.U32(), index = r.U64(), offset = r.U64(), length = r.U64();
       if (Status s = r.Finish("read"); !s.ok()) return bad(s);
-      if (length > (64u << 20) || !InChunk(offset, length)) {
+      if (length > (64u << 20) || !InChunk(chunk, offset, length)) {
         return bad(Status(EPROTO, "read: range out of bounds"));
       }
       Response resp;
       resp.bulk.resize(length);
-      auto n = local.ReadChunk(id, index, offset, {resp.bulk.data(), resp.bulk.size()});
+      auto n = local.ReadChunk(id, chunk, index, offset, {resp.bulk.data(), resp.bulk.size()});
       if (!n) return Error(n.error());
       resp.bulk.resize(*n);
       return resp;
     }
     case NodeOp::kAllocateChunk: {
-      uint64_t id = r.U64(), index = r.U64(), offset = r.U64(), length = r.U64();
+      uint64_t id = r.U64(), chunk = r.U32(), index = r.U64(), offset = r.U64(), length = r.U64();
       if (Status s = r.Finish("allocate"); !s.ok()) return bad(s);
-      if (!InChunk(offset, length)) return bad(Status(EPROTO, "allocate: range beyond any chunk"));
-      return FromStatus(local.AllocateChunk(id, index, offset, length));
+      if (!InChunk(chunk, offset, length)) return bad(Status(EPROTO, "allocate: range beyond its chunk"));
+      return FromStatus(local.AllocateChunk(id, chunk, index, offset, length));
     }
     case NodeOp::kTruncateChunks: {
       uint64_t id = r.U64(), size = r.U64(), chunk = r.U64();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fs/rpc/node_rpc.h"
+#include "transport/wire.h"
 
 namespace bb::fs {
 namespace {
@@ -67,20 +68,24 @@ void RunContract(NodeService& s) {
   CHECK(rest->entries.size() == 7);
   CHECK(rest->end);
   CHECK(s.RemoveMeta("/b")->file_id == 77);
+  constexpr uint64_t kChunk = 16384;
   std::string data(10000, 'z');
-  REQUIRE(s.WriteChunk(77, 2, 100, data).ok());
-  std::string buf(20000, 'x');
-  auto n = s.ReadChunk(77, 2, 0, {buf.data(), buf.size()});
+  REQUIRE(s.WriteChunk(77, kChunk, 2, 100, data).ok());
+  std::string buf(kChunk, 'x');
+  auto n = s.ReadChunk(77, kChunk, 2, 0, {buf.data(), buf.size()});
   REQUIRE(n.has_value());
   CHECK(*n == 10100);
   CHECK(buf.substr(100, 10000) == data);
-  CHECK(*s.ReadChunk(77, 3, 0, {buf.data(), 10}) == 0);
-  REQUIRE(s.TruncateChunks(77, 2 * 4096 + 50, 4096).ok());
-  CHECK(*s.ReadChunk(77, 2, 0, {buf.data(), buf.size()}) == 50);
-  REQUIRE(s.AllocateChunk(77, 0, 0, 4096).ok());
+  CHECK(*s.ReadChunk(77, kChunk, 3, 0, {buf.data(), 10}) == 0);
+  // A range that does not fit its chunk is refused, and stores nothing.
+  CHECK_FALSE(s.WriteChunk(77, kChunk, 3, kChunk - 10, data).ok());
+  CHECK(*s.ReadChunk(77, kChunk, 3, 0, {buf.data(), 10}) == 0);
+  REQUIRE(s.TruncateChunks(77, 2 * kChunk + 50, kChunk).ok());
+  CHECK(*s.ReadChunk(77, kChunk, 2, 0, {buf.data(), buf.size()}) == 50);
+  REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());
   CHECK(s.Sync(77).ok());
   REQUIRE(s.RemoveChunks(77).ok());
-  CHECK(*s.ReadChunk(77, 2, 0, {buf.data(), buf.size()}) == 0);
+  CHECK(*s.ReadChunk(77, kChunk, 2, 0, {buf.data(), buf.size()}) == 0);
   auto space = s.StatSpace();
   REQUIRE(space.has_value());
   CHECK(space->block_size > 0);
@@ -100,7 +105,7 @@ void RunContract(NodeService& s) {
     f.file_id = 1000 + i;
     REQUIRE(s.CreateMeta("/ws/" + std::string(i % 3 + 1, 'd') + "/f" + std::to_string(i), f).ok());
   }
-  REQUIRE(s.WriteChunk(1005, 0, 0, "x").ok());
+  REQUIRE(s.WriteChunk(1005, kChunk, 0, 0, "x").ok());
   std::set<uint64_t> purged;
   uint32_t removed = 0;
   for (;;) {
@@ -114,7 +119,7 @@ void RunContract(NodeService& s) {
   CHECK(purged.size() == 30);
   CHECK(purged.count(1029) == 1);
   REQUIRE(s.RemoveFiles({purged.begin(), purged.end()}).ok());
-  CHECK(*s.ReadChunk(1005, 0, 0, {buf.data(), 10}) == 0);
+  CHECK(*s.ReadChunk(1005, kChunk, 0, 0, {buf.data(), 10}) == 0);
   CHECK(s.GetMeta("/ws")->file_id == 500);  // the root stays until the workspace is dropped
   REQUIRE(s.DropWorkspace("ws").ok());
   CHECK(s.GetMeta("/ws").error().code() == ENOENT);
@@ -158,6 +163,29 @@ TEST_CASE("garbage requests get EPROTO and change nothing", "[rpc]") {
   auto r = ServeNodeRequest(*local, 999, "", "");
   CHECK(r.status == EPROTO);
   CHECK_THAT(r.payload, Catch::Contains("unknown operation 999"));
+}
+
+TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, get EPROTO", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  auto write = [&](uint32_t chunk, uint64_t offset, const std::string& data) {
+    std::string p = transport::Writer().U64(9).U32(chunk).U64(0).U64(offset).Take();
+    return ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kWriteChunk), p, data);
+  };
+  CHECK(write(4096, 0, "ok").status == 0);
+  for (uint32_t bad : {0u, 3000u, 2048u, 1u << 31}) {
+    auto r = write(bad, 0, "x");
+    CHECK(r.status == EPROTO);
+    CHECK_THAT(r.payload, Catch::Contains("beyond its chunk"));
+  }
+  CHECK(write(4096, 4095, "xy").status == EPROTO);  // one byte past the chunk
+  CHECK(write(4096, 4097, "").status == EPROTO);
+  std::string buf(16, '\0');
+  CHECK(chunks->Read(9, 4096, 0, 0, {buf.data(), buf.size()}).value() == 2);
+  CHECK(buf.substr(0, 2) == "ok");
+  std::string read = transport::Writer().U64(9).U32(4096).U64(0).U64(4000).U64(200).Take();
+  CHECK(ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kReadChunk), read, "").status == EPROTO);
 }
 
 TEST_CASE("only reads of one entry and the probe are answered on the progress thread", "[rpc]") {

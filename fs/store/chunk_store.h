@@ -1,11 +1,19 @@
 // ChunkStore: the file data one node holds, as fixed-size chunks named by (file id, index).
 //
-// On-disk layout of the real store (OpenPosixChunkStore): one file per chunk at
-//   <root>/chunks/<file id, 16 lowercase hex digits>/<chunk index, decimal>
-// holding the bytes of that chunk from its start; a chunk file may be shorter than the chunk
-// size, and a missing chunk file or a short one reads as zeros (holes). Chunk files are
-// created on first write. Because chunks are named by the stable file id and never by path, a
-// rename moves no data.
+// On-disk layout of the real store (OpenPosixChunkStore): the chunks a node holds of one file
+// live in a few sparse "segment" files,
+//   <root>/chunks/<file id, 16 lowercase hex digits>/<segment, decimal 0..kChunkSegments-1>
+// chunk `index` in segment index % kChunkSegments at byte (index / kChunkSegments) * chunk size.
+// A missing segment, a hole and the part past a segment's end read as zeros. Segments are
+// created on first write; <root>/chunks/LAYOUT names this layout, and a store refuses a folder
+// of another one. Because chunks are named by the stable file id and never by path, a rename
+// moves no data.
+//
+// Why segments and not a file per chunk: creating a chunk file costs the backing file system an
+// inode, which for 512 KiB chunks dominated the CPU of a node taking writes (see
+// bench/README.md). Why not one file per file: a buffered write holds its file's inode lock, so
+// writes to different chunks of one file on one node would take turns; with kChunkSegments
+// files, consecutive chunks land in different files.
 //
 // Thread-safety: every method may be called concurrently, also for the same chunk (the
 // result of overlapping concurrent writes to the same bytes is one of them, as with pwrite).
@@ -20,23 +28,54 @@
 
 namespace bb::fs {
 
+inline constexpr uint64_t kChunkSegments = 8;
+
+// Where chunk `index` lives in the posix layout: its segment, and the byte of that segment
+// where the chunk starts.
+inline uint64_t ChunkSegment(uint64_t index) { return index % kChunkSegments; }
+inline uint64_t SegmentOffset(uint64_t index, uint64_t chunk_size) {
+  return index / kChunkSegments * chunk_size;
+}
+
+// How many leading bytes of segment `segment` hold data of a file cut to `size` bytes: every
+// chunk of the segment that starts before `size`, the one spanning it only up to `size`.
+inline uint64_t SegmentBytesBelow(uint64_t size, uint64_t chunk_size, uint64_t segment) {
+  uint64_t spanning = size / chunk_size;  // the chunk that `size` falls in
+  if (ChunkSegment(spanning) == segment) return SegmentOffset(spanning, chunk_size) + size % chunk_size;
+  uint64_t whole = spanning > segment ? (spanning - segment + kChunkSegments - 1) / kChunkSegments : 0;
+  return whole * chunk_size;
+}
+
+// EINVAL unless [offset, offset + length) lies within a chunk of `chunk_size` bytes.
+inline Status CheckChunkRange(uint64_t chunk_size, uint64_t offset, uint64_t length) {
+  if (chunk_size == 0 || offset > chunk_size || length > chunk_size - offset) {
+    return Status(EINVAL, "chunk range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                              ") does not fit a chunk of " + std::to_string(chunk_size) + " bytes");
+  }
+  return Status::Ok();
+}
+
 class ChunkStore {
  public:
   virtual ~ChunkStore() = default;
 
+  // `chunk_size` is the file's chunk size (the same in every call for one file), and
+  // offset + length stays within it (EINVAL otherwise).
+
   // Writes `data` at byte `offset` of chunk (file_id, index), creating it when missing.
   // ENOSPC when the backing store is full (nothing already stored is harmed); EIO otherwise.
-  virtual Status Write(uint64_t file_id, uint64_t index, uint64_t offset,
+  virtual Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                        std::span<const char> data) = 0;
 
-  // Reads up to buf.size() bytes at `offset` of the chunk. Returns the number of bytes that the
-  // chunk file holds there (0 for a missing chunk); the caller treats the rest as a hole.
-  virtual Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset,
-                              std::span<char> buf) = 0;
+  // Reads up to buf.size() bytes at `offset` of the chunk. Returns how many bytes it filled;
+  // the caller treats the rest as a hole (zeros). A missing chunk gives 0 or zeros.
+  virtual Result<size_t> Read(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                              uint64_t offset, std::span<char> buf) = 0;
 
   // Reserves backing space for [offset, offset+length) of the chunk (fallocate). ENOSPC when
   // the space is not there.
-  virtual Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) = 0;
+  virtual Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                          uint64_t length) = 0;
 
   // Drops all data of the file at or beyond byte `size`, for a file of `chunk_size` chunks:
   // removes the chunks that start at or after `size` and shortens the one that spans it.

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <unistd.h>
 
@@ -10,44 +11,68 @@
 namespace bb::fs {
 namespace {
 
-std::string ReadAll(ChunkStore& s, uint64_t id, uint64_t idx, size_t n, uint64_t off = 0) {
+std::string ReadAll(ChunkStore& s, uint64_t chunk_size, uint64_t id, uint64_t idx, size_t n,
+                    uint64_t off = 0) {
   std::string buf(n, 'X');
-  auto got = s.Read(id, idx, off, {buf.data(), n});
+  auto got = s.Read(id, chunk_size, idx, off, {buf.data(), n});
   REQUIRE(got.has_value());
   buf.resize(*got);
   return buf;
 }
 
+// A hole reads as nothing or as zeros (the contract allows both).
+bool Hole(const std::string& bytes) { return bytes.find_first_not_of('\0') == std::string::npos; }
+
 void RunContract(ChunkStore& s) {
-  SECTION("missing chunk reads as nothing") { CHECK(ReadAll(s, 7, 0, 16).empty()); }
+  SECTION("missing chunk reads as nothing") { CHECK(ReadAll(s, 64, 7, 0, 16).empty()); }
   SECTION("write then read at offsets, gaps are zeros") {
-    REQUIRE(s.Write(7, 0, 0, std::string("hello")).ok());
-    REQUIRE(s.Write(7, 0, 10, std::string("world")).ok());
-    CHECK(ReadAll(s, 7, 0, 100) == std::string("hello\0\0\0\0\0world", 15));
-    CHECK(ReadAll(s, 7, 0, 3, 12) == "rld");
-    CHECK(ReadAll(s, 7, 1, 10).empty());
+    REQUIRE(s.Write(7, 64, 0, 0, std::string("hello")).ok());
+    REQUIRE(s.Write(7, 64, 0, 10, std::string("world")).ok());
+    CHECK(ReadAll(s, 64, 7, 0, 64) == std::string("hello\0\0\0\0\0world", 15));
+    CHECK(ReadAll(s, 64, 7, 0, 3, 12) == "rld");
+    CHECK(ReadAll(s, 64, 7, 1, 10).empty());
+  }
+  SECTION("a range beyond its chunk is refused and stores nothing") {
+    CHECK(s.Write(7, 64, 0, 60, std::string("hello")).code() == EINVAL);
+    CHECK(s.Write(7, 0, 0, 0, std::string("x")).code() == EINVAL);
+    CHECK(s.Allocate(7, 64, 1, 32, 64).code() == EINVAL);
+    std::string buf(65, 'X');
+    CHECK(s.Read(7, 64, 0, 0, {buf.data(), buf.size()}).error().code() == EINVAL);
+    CHECK(ReadAll(s, 64, 7, 0, 64).empty());
   }
   SECTION("truncate drops chunks at and past the size and shortens the spanning one") {
-    for (uint64_t i = 0; i < 4; ++i) REQUIRE(s.Write(9, i, 0, std::string(8, 'a' + i)).ok());
+    for (uint64_t i = 0; i < 4; ++i) REQUIRE(s.Write(9, 8, i, 0, std::string(8, 'a' + i)).ok());
     REQUIRE(s.Truncate(9, 8 + 3, 8).ok());  // keeps chunk 0 and 3 bytes of chunk 1
-    CHECK(ReadAll(s, 9, 0, 8) == "aaaaaaaa");
-    CHECK(ReadAll(s, 9, 1, 8) == "bbb");
-    CHECK(ReadAll(s, 9, 2, 8).empty());
-    CHECK(ReadAll(s, 9, 3, 8).empty());
+    CHECK(ReadAll(s, 8, 9, 0, 8) == "aaaaaaaa");
+    CHECK(ReadAll(s, 8, 9, 1, 8) == "bbb");
+    CHECK(ReadAll(s, 8, 9, 2, 8).empty());
+    CHECK(ReadAll(s, 8, 9, 3, 8).empty());
+  }
+  SECTION("truncate of many chunks, then a write past the cut: the cut-off part stays a hole") {
+    for (uint64_t i = 0; i < 40; ++i) REQUIRE(s.Write(4, 8, i, 0, std::string(8, 'A' + i)).ok());
+    REQUIRE(s.Truncate(4, 8 * 13 + 3, 8).ok());
+    for (uint64_t i = 0; i < 13; ++i) CHECK(ReadAll(s, 8, 4, i, 8) == std::string(8, 'A' + i));
+    CHECK(ReadAll(s, 8, 4, 13, 8) == std::string(3, 'A' + 13));
+    for (uint64_t i = 14; i < 40; ++i) CHECK(ReadAll(s, 8, 4, i, 8).empty());
+    REQUIRE(s.Write(4, 8, 30, 0, std::string("new")).ok());
+    for (uint64_t i = 14; i < 30; ++i) CHECK(Hole(ReadAll(s, 8, 4, i, 8)));
+    CHECK(ReadAll(s, 8, 4, 13, 8).substr(0, 3) == std::string(3, 'A' + 13));
+    CHECK(Hole(ReadAll(s, 8, 4, 13, 8).substr(3)));
+    CHECK(ReadAll(s, 8, 4, 30, 8) == "new");
   }
   SECTION("remove drops every chunk of one file only") {
-    REQUIRE(s.Write(1, 0, 0, std::string("one")).ok());
-    REQUIRE(s.Write(1, 5, 0, std::string("five")).ok());
-    REQUIRE(s.Write(2, 0, 0, std::string("other")).ok());
+    REQUIRE(s.Write(1, 64, 0, 0, std::string("one")).ok());
+    REQUIRE(s.Write(1, 64, 5, 0, std::string("five")).ok());
+    REQUIRE(s.Write(2, 64, 0, 0, std::string("other")).ok());
     REQUIRE(s.Remove(1).ok());
-    CHECK(ReadAll(s, 1, 0, 8).empty());
-    CHECK(ReadAll(s, 1, 5, 8).empty());
-    CHECK(ReadAll(s, 2, 0, 8) == "other");
+    CHECK(ReadAll(s, 64, 1, 0, 8).empty());
+    CHECK(ReadAll(s, 64, 1, 5, 8).empty());
+    CHECK(ReadAll(s, 64, 2, 0, 8) == "other");
     CHECK(s.Remove(1).ok());
   }
   SECTION("allocate extends a chunk with zeros and sync succeeds") {
-    REQUIRE(s.Allocate(3, 0, 0, 4096).ok());
-    CHECK(ReadAll(s, 3, 0, 4096) == std::string(4096, '\0'));
+    REQUIRE(s.Allocate(3, 4096, 0, 0, 4096).ok());
+    CHECK(ReadAll(s, 4096, 3, 0, 4096) == std::string(4096, '\0'));
     CHECK(s.Sync(3).ok());
   }
 }
@@ -68,30 +93,102 @@ TEST_CASE("ChunkStore contract: posix", "[store]") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("posix chunk store: many open chunks stay correct past the descriptor cache",
-          "[store]") {
-  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
-  {
-    auto s = OpenPosixChunkStore(dir, 0);
-    REQUIRE(s.has_value());
-    for (uint64_t i = 0; i < 3000; ++i) {
-      REQUIRE((*s)->Write(42, i, 0, std::to_string(i)).ok());
-    }
-    for (uint64_t i = 0; i < 3000; i += 7) CHECK(ReadAll(**s, 42, i, 16) == std::to_string(i));
-    CHECK((*s)->Sync(42).ok());
-    REQUIRE((*s)->Remove(42).ok());
-    CHECK_FALSE(std::filesystem::exists(dir + "/chunks/000000000000002a"));
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/bb-chunks-XXXXXX";
+    path = ::mkdtemp(tmpl);
   }
-  std::filesystem::remove_all(dir);
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+size_t Entries(const std::string& dir) {
+  size_t n = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir)) n += e.path().filename() != "LAYOUT";
+  return n;
 }
 
+// Nothing but the LAYOUT file left in `dir` within `ms`.
 bool EmptyWithin(const std::string& dir, int ms) {
   for (int i = 0; i < ms / 10; ++i) {
-    if (std::filesystem::is_empty(dir)) return true;
+    if (Entries(dir) == 0) return true;
     ::usleep(10000);
   }
-  return std::filesystem::is_empty(dir);
+  return Entries(dir) == 0;
+}
+
+TEST_CASE("posix chunk store: many open files stay correct past the descriptor cache", "[store]") {
+  TempDir dir;
+  auto s = OpenPosixChunkStore(dir.path, 0, /*max_open=*/64);
+  REQUIRE(s.has_value());
+  for (uint64_t f = 1; f <= 300; ++f) {
+    for (uint64_t i = 0; i < 3; ++i) REQUIRE((*s)->Write(f, 64, i * 7, 0, std::to_string(f * i)).ok());
+  }
+  for (uint64_t f = 1; f <= 300; f += 7) {
+    for (uint64_t i = 0; i < 3; ++i) CHECK(ReadAll(**s, 64, f, i * 7, 16) == std::to_string(f * i));
+  }
+  CHECK((*s)->Sync(42).ok());
+  REQUIRE((*s)->Remove(42).ok());
+  CHECK_FALSE(std::filesystem::exists(dir.path + "/chunks/000000000000002a"));
+}
+
+TEST_CASE("posix chunk store keeps a file's chunks in a few segment files", "[store]") {
+  TempDir dir;
+  auto s = OpenPosixChunkStore(dir.path, 0);
+  REQUIRE(s.has_value());
+  constexpr uint64_t kChunk = 4096;
+  for (uint64_t i = 0; i < 20; ++i) REQUIRE((*s)->Write(5, kChunk, i, 0, std::string(kChunk, 'a' + i)).ok());
+  std::string folder = dir.path + "/chunks/0000000000000005";
+  CHECK(Entries(folder) == kChunkSegments);
+  for (uint64_t seg = 0; seg < kChunkSegments; ++seg) {
+    // Segment s holds chunks s, s + 8, s + 16, ... back to back.
+    uint64_t chunks = seg < 20 % kChunkSegments ? 3 : 2;
+    CHECK(std::filesystem::file_size(folder + "/" + std::to_string(seg)) == chunks * kChunk);
+  }
+  for (uint64_t i = 0; i < 20; ++i) CHECK(ReadAll(**s, kChunk, 5, i, kChunk) == std::string(kChunk, 'a' + i));
+}
+
+TEST_CASE("bytes a segment keeps below a size match a chunk-by-chunk count", "[store]") {
+  for (uint64_t chunk : {1, 8, 4096}) {
+    for (uint64_t size = 0; size < 40 * chunk; size += (chunk > 8 ? 997 : 1)) {
+      for (uint64_t seg = 0; seg < kChunkSegments; ++seg) {
+        uint64_t expect = 0;
+        for (uint64_t i = seg; i * chunk < size; i += kChunkSegments) {
+          expect = SegmentOffset(i, chunk) + std::min(chunk, size - i * chunk);
+        }
+        INFO("chunk " << chunk << " size " << size << " segment " << seg);
+        CHECK(SegmentBytesBelow(size, chunk, seg) == expect);
+      }
+    }
+  }
+}
+
+TEST_CASE("posix chunk store refuses a folder of another layout and changes nothing there", "[store]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path + "/chunks/0000000000000001");
+  {
+    std::ofstream old(dir.path + "/chunks/0000000000000001/5");
+    old << "chunk 5 in a file of its own";
+  }
+  auto s = OpenPosixChunkStore(dir.path, 0);
+  REQUIRE_FALSE(s.has_value());
+  CHECK(s.error().code() == EINVAL);
+  CHECK_THAT(s.error().message(), Catch::Contains("older version") && Catch::Contains(dir.path + "/chunks"));
+  CHECK_FALSE(std::filesystem::exists(dir.path + "/chunks/LAYOUT"));
+  CHECK(std::filesystem::file_size(dir.path + "/chunks/0000000000000001/5") == 28);
+
+  TempDir other;
+  std::filesystem::create_directories(other.path + "/chunks");
+  std::ofstream(other.path + "/chunks/LAYOUT") << "segments 16\n";
+  auto t = OpenPosixChunkStore(other.path, 0);
+  REQUIRE_FALSE(t.has_value());
+  CHECK_THAT(t.error().message(), Catch::Contains("\"segments 16\""));
+
+  // A fresh folder is marked, and opens again.
+  TempDir fresh;
+  REQUIRE(OpenPosixChunkStore(fresh.path, 0).has_value());
+  CHECK(std::filesystem::exists(fresh.path + "/chunks/LAYOUT"));
+  CHECK(OpenPosixChunkStore(fresh.path, 0).has_value());
 }
 
 TEST_CASE("posix chunk store reclaims removed files in the background and after a restart",
@@ -102,12 +199,12 @@ TEST_CASE("posix chunk store reclaims removed files in the background and after 
     auto s = OpenPosixChunkStore(dir, 0);
     REQUIRE(s.has_value());
     for (uint64_t f = 1; f <= 20; ++f) {
-      for (uint64_t i = 0; i < 5; ++i) REQUIRE((*s)->Write(f, i, 0, std::string("x")).ok());
+      for (uint64_t i = 0; i < 5; ++i) REQUIRE((*s)->Write(f, 64, i, 0, std::string("x")).ok());
       REQUIRE((*s)->Remove(f).ok());
-      CHECK(ReadAll(**s, f, 0, 4).empty());
+      CHECK(ReadAll(**s, 64, f, 0, 4).empty());
     }
     CHECK(EmptyWithin(dir + "/chunks", 5000));
-    REQUIRE((*s)->Write(99, 0, 0, std::string("y")).ok());
+    REQUIRE((*s)->Write(99, 64, 0, 0, std::string("y")).ok());
   }
   // A removal that a crash interrupted: the renamed folder is finished at the next start.
   std::filesystem::rename(dir + "/chunks/0000000000000063", dir + "/chunks/0000000000000063.del");
@@ -125,14 +222,14 @@ TEST_CASE("posix chunk store waits for removals to pause before it reclaims", "[
   {
     auto s = OpenPosixChunkStore(dir, 0);
     REQUIRE(s.has_value());
-    for (uint64_t f = 1; f <= 3; ++f) REQUIRE((*s)->Write(f, 0, 0, std::string("x")).ok());
+    for (uint64_t f = 1; f <= 3; ++f) REQUIRE((*s)->Write(f, 64, 0, 0, std::string("x")).ok());
     auto start = std::chrono::steady_clock::now();
     for (uint64_t f = 1; f <= 3; ++f) REQUIRE((*s)->Remove(f).ok());
     // Right after the burst the removed folders still wait (the pause is half a second)...
     bool waiting = std::filesystem::exists(dir + "/chunks/0000000000000003.del");
     if (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(400)) CHECK(waiting);
     // ...and once it has passed they are gone, while the removed data never reads back.
-    CHECK(ReadAll(**s, 3, 0, 4).empty());
+    CHECK(ReadAll(**s, 64, 3, 0, 4).empty());
     CHECK(EmptyWithin(dir + "/chunks", 5000));
   }
   std::filesystem::remove_all(dir);

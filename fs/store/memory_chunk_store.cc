@@ -10,8 +10,9 @@ namespace {
 
 class MemoryChunkStore final : public ChunkStore {
  public:
-  Status Write(uint64_t file_id, uint64_t index, uint64_t offset,
+  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                std::span<const char> data) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, data.size()));
     std::lock_guard lock(mu_);
     std::string& chunk = chunks_[{file_id, index}];
     if (chunk.size() < offset + data.size()) chunk.resize(offset + data.size(), '\0');
@@ -19,8 +20,9 @@ class MemoryChunkStore final : public ChunkStore {
     return Status::Ok();
   }
 
-  Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset,
+  Result<size_t> Read(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                       std::span<char> buf) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, buf.size()));
     std::lock_guard lock(mu_);
     auto it = chunks_.find({file_id, index});
     if (it == chunks_.end() || it->second.size() <= offset) return size_t{0};
@@ -29,7 +31,9 @@ class MemoryChunkStore final : public ChunkStore {
     return n;
   }
 
-  Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                  uint64_t length) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
     std::lock_guard lock(mu_);
     std::string& chunk = chunks_[{file_id, index}];
     if (chunk.size() < offset + length) chunk.resize(offset + length, '\0');

@@ -1,6 +1,6 @@
-// The real ChunkStore: one file per chunk (layout in chunk_store.h).
+// The real ChunkStore: a few sparse segment files per file (layout in chunk_store.h).
 //
-// Open chunk files are cached (LRU) as shared handles: a handle is closed only when the cache
+// Open segment files are cached (LRU) as shared handles: a handle is closed only when the cache
 // has dropped it and no in-flight read or write still uses it, so eviction never closes a
 // descriptor under a concurrent pread/pwrite. No lock is held across a syscall on chunk data.
 //
@@ -35,6 +35,8 @@ namespace bb::fs {
 namespace {
 
 constexpr char kRemovedSuffix[] = ".del";
+// The content of <chunks>/LAYOUT: which layout the folder holds.
+const std::string kLayout = "segments " + std::to_string(kChunkSegments) + "\n";
 constexpr auto kReclaimWait = std::chrono::seconds(10);
 // The reclaimer starts once removals have paused this long, or at once when this many folders
 // wait (about 40 bytes of memory each) or a writer finds the store full.
@@ -54,7 +56,7 @@ struct Fd {
 };
 using FdRef = std::shared_ptr<Fd>;
 
-using ChunkKey = std::pair<uint64_t, uint64_t>;  // (file id, index)
+using SegmentKey = std::pair<uint64_t, uint64_t>;  // (file id, segment)
 
 std::string FileDirName(uint64_t file_id) {
   char buf[17];
@@ -99,38 +101,41 @@ class PosixChunkStore final : public ChunkStore {
     ::close(dir_fd_);
   }
 
-  Status Write(uint64_t file_id, uint64_t index, uint64_t offset,
+  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                std::span<const char> data) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, data.size()));
     BB_RETURN_IF_ERROR(CheckSpace(data.size()));
-    BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, index, /*create=*/true));
+    uint64_t segment = ChunkSegment(index);
+    BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, segment, /*create=*/true));
+    uint64_t at = SegmentOffset(index, chunk_size) + offset;
     size_t done = 0;
     while (done < data.size()) {
-      ssize_t n = ::pwrite(fd->fd, data.data() + done, data.size() - done,
-                           static_cast<off_t>(offset + done));
+      ssize_t n = ::pwrite(fd->fd, data.data() + done, data.size() - done, static_cast<off_t>(at + done));
       if (n < 0) {
         if (errno == EINTR) continue;
-        return Errno(errno, "write chunk " + Name(file_id, index));
+        return Errno(errno, "write " + ChunkName(file_id, index));
       }
       done += static_cast<size_t>(n);
     }
-    MarkDirty(file_id, index);
+    MarkDirty(file_id, segment);
     return Status::Ok();
   }
 
-  Result<size_t> Read(uint64_t file_id, uint64_t index, uint64_t offset,
+  Result<size_t> Read(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                       std::span<char> buf) override {
-    auto fd = Open(file_id, index, /*create=*/false);
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, buf.size()));
+    auto fd = Open(file_id, ChunkSegment(index), /*create=*/false);
     if (!fd) {
       if (fd.error().code() == ENOENT) return size_t{0};
       return fd.error();
     }
+    uint64_t at = SegmentOffset(index, chunk_size) + offset;
     size_t done = 0;
     while (done < buf.size()) {
-      ssize_t n = ::pread((*fd)->fd, buf.data() + done, buf.size() - done,
-                          static_cast<off_t>(offset + done));
+      ssize_t n = ::pread((*fd)->fd, buf.data() + done, buf.size() - done, static_cast<off_t>(at + done));
       if (n < 0) {
         if (errno == EINTR) continue;
-        return Errno(errno, "read chunk " + Name(file_id, index));
+        return Errno(errno, "read " + ChunkName(file_id, index));
       }
       if (n == 0) break;
       done += static_cast<size_t>(n);
@@ -138,16 +143,21 @@ class PosixChunkStore final : public ChunkStore {
     return done;
   }
 
-  Status Allocate(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length) override {
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                  uint64_t length) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
     BB_RETURN_IF_ERROR(CheckSpace(length));
-    BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, index, /*create=*/true));
-    int rc = ::posix_fallocate(fd->fd, static_cast<off_t>(offset), static_cast<off_t>(length));
-    if (rc != 0) return Errno(rc, "allocate chunk " + Name(file_id, index));
-    MarkDirty(file_id, index);
+    uint64_t segment = ChunkSegment(index);
+    BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, segment, /*create=*/true));
+    uint64_t at = SegmentOffset(index, chunk_size) + offset;
+    int rc = ::posix_fallocate(fd->fd, static_cast<off_t>(at), static_cast<off_t>(length));
+    if (rc != 0) return Errno(rc, "allocate " + ChunkName(file_id, index));
+    MarkDirty(file_id, segment);
     return Status::Ok();
   }
 
   Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
+    if (chunk_size == 0) return Status(EINVAL, "truncate chunks of file " + FileDirName(file_id) + ": chunk size 0");
     std::string dir = FileDirName(file_id);
     int dfd = ::openat(dir_fd_, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
@@ -156,27 +166,21 @@ class PosixChunkStore final : public ChunkStore {
     }
     for (const std::string& name : ListNames(dfd)) {
       char* end = nullptr;
-      uint64_t index = std::strtoull(name.c_str(), &end, 10);
-      if (end == name.c_str() || *end != '\0') continue;
-      uint64_t start = index * chunk_size;
-      if (start >= size) {
-        ForgetRange(file_id, index, index + 1);
-        std::string path = dir + "/" + name;
-        if (::unlinkat(dir_fd_, path.c_str(), 0) != 0 && errno != ENOENT) {
-          return Errno(errno, "remove chunk " + Name(file_id, index));
-        }
-      } else if (start + chunk_size > size) {
-        BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, index, /*create=*/false));
-        if (::ftruncate(fd->fd, static_cast<off_t>(size - start)) != 0) {
-          return Errno(errno, "truncate chunk " + Name(file_id, index));
-        }
+      uint64_t segment = std::strtoull(name.c_str(), &end, 10);
+      if (end == name.c_str() || *end != '\0' || segment >= kChunkSegments) continue;
+      BB_ASSIGN_OR_RETURN(FdRef fd, Open(file_id, segment, /*create=*/false));
+      struct stat st {};
+      if (::fstat(fd->fd, &st) != 0) return Errno(errno, "stat " + SegmentName(file_id, segment));
+      uint64_t keep = SegmentBytesBelow(size, chunk_size, segment);
+      if (static_cast<uint64_t>(st.st_size) > keep && ::ftruncate(fd->fd, static_cast<off_t>(keep)) != 0) {
+        return Errno(errno, "truncate " + SegmentName(file_id, segment));
       }
     }
     return Status::Ok();
   }
 
   Status Remove(uint64_t file_id) override {
-    ForgetRange(file_id, 0, UINT64_MAX);
+    Forget(file_id);
     {
       std::lock_guard lock(mu_);
       dirty_.erase(file_id);
@@ -208,24 +212,24 @@ class PosixChunkStore final : public ChunkStore {
       state = std::move(it->second);
       dirty_.erase(it);
     }
-    // Start write-back of every dirty chunk first, so the disk sees all of it at once, then
-    // wait for each; one fdatasync after another would write the chunks back one by one.
+    // Start write-back of every dirty segment first, so the disk sees all of it at once, then
+    // wait for each; one fdatasync after another would write the segments back one by one.
     std::vector<std::pair<uint64_t, FdRef>> fds;
-    fds.reserve(state.chunks.size());
-    for (uint64_t index : state.chunks) {
-      auto fd = Open(file_id, index, /*create=*/false);
+    fds.reserve(state.segments.size());
+    for (uint64_t segment : state.segments) {
+      auto fd = Open(file_id, segment, /*create=*/false);
       if (!fd) {
-        if (fd.error().code() == ENOENT) continue;  // truncated away meanwhile
+        if (fd.error().code() == ENOENT) continue;  // removed meanwhile
         return fd.error();
       }
       ::sync_file_range((*fd)->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-      fds.emplace_back(index, std::move(*fd));
+      fds.emplace_back(segment, std::move(*fd));
     }
-    for (auto& [index, fd] : fds) {
-      if (::fdatasync(fd->fd) != 0) return Errno(errno, "sync chunk " + Name(file_id, index));
+    for (auto& [segment, fd] : fds) {
+      if (::fdatasync(fd->fd) != 0) return Errno(errno, "sync " + SegmentName(file_id, segment));
     }
-    // New chunk files must also survive: sync the folders that gained entries, only those.
-    if (state.new_chunk_files) {
+    // New segment files must also survive: sync the folders that gained entries, only those.
+    if (state.new_segments) {
       std::string dir = FileDirName(file_id);
       int dfd = ::openat(dir_fd_, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (dfd >= 0) {
@@ -240,19 +244,23 @@ class PosixChunkStore final : public ChunkStore {
  private:
   // What a file has that is not yet durable.
   struct Dirty {
-    std::set<uint64_t> chunks;     // chunks written
-    bool new_chunk_files = false;  // its folder gained chunk files
+    std::set<uint64_t> segments;   // segments written
+    bool new_segments = false;     // its folder gained segment files
     bool new_file_dir = false;     // the chunks folder gained its folder
   };
 
-  struct OpenChunk {
+  struct OpenSegment {
     FdRef fd;
-    std::list<ChunkKey>::iterator lru_pos;
+    std::list<SegmentKey>::iterator lru_pos;
   };
 
-  std::string Name(uint64_t file_id, uint64_t index) const {
-    return dir_ + "/" + FileDirName(file_id) + "/" + std::to_string(index);
+  std::string SegmentName(uint64_t file_id, uint64_t segment) const {
+    return dir_ + "/" + FileDirName(file_id) + "/" + std::to_string(segment);
   }
+  std::string ChunkName(uint64_t file_id, uint64_t index) const {
+    return "chunk " + std::to_string(index) + " in " + SegmentName(file_id, ChunkSegment(index));
+  }
+
 
   // ENOSPC only once the removals still pending could not make room.
   Status CheckSpace(uint64_t bytes) {
@@ -301,13 +309,13 @@ class PosixChunkStore final : public ChunkStore {
     }
   }
 
-  void MarkDirty(uint64_t file_id, uint64_t index) {
+  void MarkDirty(uint64_t file_id, uint64_t segment) {
     std::lock_guard lock(mu_);
-    dirty_[file_id].chunks.insert(index);
+    dirty_[file_id].segments.insert(segment);
   }
 
-  Result<FdRef> Open(uint64_t file_id, uint64_t index, bool create) {
-    ChunkKey key{file_id, index};
+  Result<FdRef> Open(uint64_t file_id, uint64_t segment, bool create) {
+    SegmentKey key{file_id, segment};
     {
       std::lock_guard lock(mu_);
       auto it = open_.find(key);
@@ -317,10 +325,10 @@ class PosixChunkStore final : public ChunkStore {
       }
     }
     std::string dir = FileDirName(file_id);
-    std::string name = dir + "/" + std::to_string(index);
+    std::string name = dir + "/" + std::to_string(segment);
     int fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && create) {
-      // A new chunk file (and maybe a new folder): remember it, so Sync makes the entries
+      // A new segment file (and maybe a new folder): remember it, so Sync makes the entries
       // durable too, and only then.
       bool new_dir = false;
       fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0600);
@@ -335,13 +343,13 @@ class PosixChunkStore final : public ChunkStore {
       if (fd >= 0) {
         std::lock_guard lock(mu_);
         Dirty& d = dirty_[file_id];
-        d.new_chunk_files = true;
+        d.new_segments = true;
         d.new_file_dir |= new_dir;
       } else if (errno == EEXIST) {  // another thread created it meanwhile
         fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC);
       }
     }
-    if (fd < 0) return Errno(errno, "open chunk " + Name(file_id, index));
+    if (fd < 0) return Errno(errno, "open " + SegmentName(file_id, segment));
     auto ref = std::make_shared<Fd>(fd);
     std::lock_guard lock(mu_);
     auto [it, inserted] = open_.try_emplace(key);
@@ -358,11 +366,11 @@ class PosixChunkStore final : public ChunkStore {
     return ref;
   }
 
-  // Drops cached handles of chunks [first, last) of the file.
-  void ForgetRange(uint64_t file_id, uint64_t first, uint64_t last) {
+  // Drops the cached handles of the file's segments.
+  void Forget(uint64_t file_id) {
     std::lock_guard lock(mu_);
-    auto it = open_.lower_bound({file_id, first});
-    while (it != open_.end() && it->first.first == file_id && it->first.second < last) {
+    auto it = open_.lower_bound({file_id, 0});
+    while (it != open_.end() && it->first.first == file_id) {
       lru_.erase(it->second.lru_pos);
       it = open_.erase(it);
     }
@@ -374,8 +382,8 @@ class PosixChunkStore final : public ChunkStore {
   SpaceGuard guard_;
 
   std::mutex mu_;  // guards open_, lru_ and dirty_
-  std::map<ChunkKey, OpenChunk> open_;
-  std::list<ChunkKey> lru_;  // most recently used first
+  std::map<SegmentKey, OpenSegment> open_;
+  std::list<SegmentKey> lru_;  // most recently used first
   std::map<uint64_t, Dirty> dirty_;  // not yet durable, per file
 
   std::mutex reclaim_mu_;  // guards removed_, last_remove_, the flags
@@ -388,6 +396,39 @@ class PosixChunkStore final : public ChunkStore {
   std::thread reclaimer_;  // last: started after everything it uses
 };
 
+// The folder must hold this layout (its LAYOUT file says so) or nothing yet, in which case it
+// is marked as holding it.
+Status CheckLayout(int dir_fd, const std::string& dir) {
+  int fd = ::openat(dir_fd, "LAYOUT", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[64];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    ::close(fd);
+    std::string found(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    if (found == kLayout) return Status::Ok();
+    return Status(EINVAL, "chunk folder " + dir + " holds the layout \"" +
+                              found.substr(0, found.find('\n')) + "\" (its LAYOUT file); this version reads \"" +
+                              kLayout.substr(0, kLayout.size() - 1) + "\"; start from an empty root");
+  }
+  if (errno != ENOENT) return Errno(errno, "read " + dir + "/LAYOUT");
+  std::vector<std::string> names = ListNames(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::erase(names, "LAYOUT.new");  // left by a start that stopped while marking the folder
+  if (!names.empty()) {
+    return Status(EINVAL, "chunk folder " + dir + " holds data but no LAYOUT file: it was written with a "
+                          "file per chunk by an older version; start from an empty root");
+  }
+  fd = ::openat(dir_fd, "LAYOUT.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno(errno, "create " + dir + "/LAYOUT.new");
+  bool written = ::write(fd, kLayout.data(), kLayout.size()) == static_cast<ssize_t>(kLayout.size()) &&
+                 ::fsync(fd) == 0;
+  int err = errno;
+  ::close(fd);
+  if (!written) return Errno(err, "write " + dir + "/LAYOUT.new");
+  if (::renameat(dir_fd, "LAYOUT.new", dir_fd, "LAYOUT") != 0) return Errno(errno, "create " + dir + "/LAYOUT");
+  ::fsync(dir_fd);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
@@ -398,6 +439,10 @@ Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
   }
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Errno(errno, "open chunk folder " + dir);
+  if (Status s = CheckLayout(fd, dir); !s.ok()) {
+    ::close(fd);
+    return s;
+  }
   return std::unique_ptr<ChunkStore>(new PosixChunkStore(fd, dir, reserve_bytes, max_open));
 }
 
