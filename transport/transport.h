@@ -47,7 +47,7 @@ struct TransportOptions {
   size_t handler_threads = 4;
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
   // Calls carrying 64 KiB or more that may be in flight at once; more callers wait for a slot.
-  size_t max_large_in_flight = 8;
+  size_t max_large_in_flight = 16;
   // Ops whose handler runs on the progress thread itself, which saves the two thread hand-offs
   // (to a handler thread and back) of every other request. Only for handlers that never wait
   // long — every other message of this node waits meanwhile. Empty: none.

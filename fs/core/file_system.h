@@ -65,7 +65,7 @@ struct FileSystemOptions {
   uint32_t dir_page = 4096;                     // entries per readdir page per node
   // Helper threads that move the chunks of one read or write at the same time (FanOut);
   // 0 = one chunk after another on the calling thread.
-  uint32_t io_threads = 8;
+  uint32_t io_threads = 16;
   // Write-behind: a write's chunks for other nodes are copied and sent on helper threads while
   // write() returns; at most this many bytes are on their way at once (writers wait for
   // room). flush (close) and fsync wait for them and report their first error, as does the

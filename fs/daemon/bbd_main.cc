@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
       {"nodes", "number of nodes to wait for"},
       {"rpc_timeout", "deadline of calls to other nodes, ms"},
       {"rpc_poll_spin", "how long the transport polls before it sleeps, µs (0 = never polls)"},
+      {"io_threads", "threads carrying chunks to and from other nodes"},
+      {"rpc_large_in_flight", "most chunk-sized transfers under way at once"},
       {"qos_stage", "auto|on|off: the per-job QoS stage"},
       {"qos_controller", "IP:PORT of the QoS controller"},
       {"qos_threads", "threads running requests that waited for QoS tokens"},

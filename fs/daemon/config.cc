@@ -111,6 +111,14 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
       BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "milliseconds"));
       if (n < 1 || n > 600000) return YamlError(source, v.Mark(), "field 'rpc_timeout' must be 1..600000 ms");
       cfg.rpc_timeout_ms = static_cast<uint32_t>(n);
+    } else if (field == "io_threads") {
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 256) return YamlError(source, v.Mark(), "field 'io_threads' must be 1..256");
+      cfg.io_threads = static_cast<uint32_t>(n);
+    } else if (field == "rpc_large_in_flight") {
+      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
+      if (n < 1 || n > 1024) return YamlError(source, v.Mark(), "field 'rpc_large_in_flight' must be 1..1024");
+      cfg.rpc_large_in_flight = static_cast<uint32_t>(n);
     } else if (field == "rpc_poll_spin") {
       BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "microseconds"));
       if (n < 0 || n > 10000) return YamlError(source, v.Mark(), "field 'rpc_poll_spin' must be 0..10000 µs");
@@ -120,7 +128,8 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
                  "unknown field '" + field +
                      "' (known: root, mount, chunk_size, log_level, fuse_threads, cache_timeout, "
                      "private_cache_timeout, qos_stage, qos_limits, qos_controller, qos_threads, "
-                     "reserve, write_behind, hosts_file, node_name, listen, nodes, rpc_timeout, rpc_poll_spin)");
+                     "reserve, write_behind, io_threads, hosts_file, node_name, listen, nodes, rpc_timeout, "
+                     "rpc_poll_spin, rpc_large_in_flight)");
     }
   }
   return cfg;
@@ -147,6 +156,8 @@ Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string
     else if (field == "nodes") cfg->nodes = one.nodes;
     else if (field == "rpc_timeout") cfg->rpc_timeout_ms = one.rpc_timeout_ms;
     else if (field == "rpc_poll_spin") cfg->rpc_poll_spin_us = one.rpc_poll_spin_us;
+    else if (field == "io_threads") cfg->io_threads = one.io_threads;
+    else if (field == "rpc_large_in_flight") cfg->rpc_large_in_flight = one.rpc_large_in_flight;
     else if (field == "qos_stage") cfg->qos_stage = one.qos_stage;
     else if (field == "qos_controller") cfg->qos_controller = one.qos_controller;
     else if (field == "qos_threads") cfg->qos_threads = one.qos_threads;

@@ -15,6 +15,8 @@
 //                        write() has returned (default 64MiB; 0 = every write waits for its
 //                        chunks). Their errors come back from the next flush/close, fsync or
 //                        write (see fs/core/file_system.h)
+//   io_threads: N        threads that carry the chunks of one read or write to their nodes at
+//                        the same time, and the writes behind (1..256, default 16)
 // Cluster fields (all needed together; without them the daemon serves one node):
 //   hosts_file: PATH     the shared hosts file (see hosts_file.h)
 //   node_name: NAME      this node's name in it (default: the host name)
@@ -25,6 +27,9 @@
 //                        microseconds (0..10000, default 50; see TransportOptions::poll_spin):
 //                        lower round trips for a core's time. 0 when nodes share cores, as
 //                        the emulated cluster's do
+//   rpc_large_in_flight: N  most chunk-sized transfers to other nodes under way at once
+//                        (1..1024, default 16; TransportOptions::max_large_in_flight): enough
+//                        to keep the links busy while each waits its turn in their queues
 // QoS (qos/stage.h; all optional):
 //   qos_stage: auto|on|off     the per-job stage every request passes; auto = on when limits
 //                              or a controller are configured (else a plain pass-through)
@@ -62,12 +67,14 @@ struct DaemonConfig {
   double private_cache_timeout = 60;
   uint64_t reserve_bytes = 8 << 20;
   uint64_t write_behind_bytes = 64 << 20;
+  uint32_t io_threads = 16;
   std::string hosts_file;
   std::string node_name;
   std::string listen;
   uint32_t nodes = 1;
   uint32_t rpc_timeout_ms = 5000;
   uint32_t rpc_poll_spin_us = 50;
+  uint32_t rpc_large_in_flight = 16;
   std::string qos_stage = "auto";
   struct QosLimit {
     std::optional<double> metadata;  // ops/s

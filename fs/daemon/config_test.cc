@@ -43,12 +43,18 @@ TEST_CASE("an empty file gives the defaults", "[config]") {
   REQUIRE(c.has_value());
   CHECK(c->chunk_size == 512 * 1024);
   CHECK(c->rpc_poll_spin_us == 50);
+  CHECK(c->io_threads == 16);
+  CHECK(c->rpc_large_in_flight == 16);
   CHECK(c->write_behind_bytes == 64 << 20);
   CHECK(ParseDaemonConfig("write_behind: 0\n", "bbd.yaml")->write_behind_bytes == 0);
   CHECK(ParseDaemonConfig("write_behind: 1GiB\n", "bbd.yaml")->write_behind_bytes == 1 << 30);
   auto spin = ParseDaemonConfig("rpc_poll_spin: 0\n", "bbd.yaml");
   REQUIRE(spin.has_value());
   CHECK(spin->rpc_poll_spin_us == 0);
+  auto io = ParseDaemonConfig("io_threads: 4\nrpc_large_in_flight: 32\n", "bbd.yaml");
+  REQUIRE(io.has_value());
+  CHECK(io->io_threads == 4);
+  CHECK(io->rpc_large_in_flight == 32);
 }
 
 TEST_CASE("bad configurations name the file, line and field", "[config]") {
@@ -75,6 +81,9 @@ TEST_CASE("bad configurations name the file, line and field", "[config]") {
       {"qos_limits: 5\n", "bbd.yaml:1: field 'qos_limits' must map job ids to limits"},
       {"private_cache_timeout: 9000\n", "bbd.yaml:1: field 'private_cache_timeout' must be 0..3600"},
       {"rpc_poll_spin: 20000\n", "bbd.yaml:1: field 'rpc_poll_spin' must be 0..10000"},
+      {"io_threads: 0\n", "bbd.yaml:1: field 'io_threads' must be 1..256"},
+      {"rpc_large_in_flight: 2000\n", "bbd.yaml:1: field 'rpc_large_in_flight' must be 1..1024"},
+      {"rpc_large_in_flight: many\n", "bbd.yaml:1: field 'rpc_large_in_flight' must be an integer"},
       {"rpc_poll_spin: fast\n", "bbd.yaml:1: field 'rpc_poll_spin' must be microseconds"},
       {"write_behind: 100GiB\n", "bbd.yaml:1: field 'write_behind' must be at most 64GiB"},
       {"write_behind: lots\n", "bbd.yaml:1: field 'write_behind'"},

@@ -54,6 +54,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
     topt.listen_port = listen.second;
     topt.deadline = std::chrono::milliseconds(cfg.rpc_timeout_ms);
     topt.poll_spin = std::chrono::microseconds(cfg.rpc_poll_spin_us);
+    topt.max_large_in_flight = cfg.rpc_large_in_flight;
     topt.run_inline = ServeInline;
     // Requests that come before this node is assembled are answered EIO; callers retry.
     std::atomic<NodeService*>* served = &served_;
@@ -98,6 +99,7 @@ Status Daemon::Open(const DaemonConfig& cfg) {
   FileSystemOptions fo;
   fo.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
   fo.write_behind_bytes = cfg.write_behind_bytes;
+  fo.io_threads = cfg.io_threads;
   fo.prefault_write_behind = cfg.cluster() && nodes > 1;
   std::vector<NodeService*> services = services_;
   fs_ = std::make_unique<FileSystem>(fo, router_.get(), [services](NodeId n) { return services[n]; },
