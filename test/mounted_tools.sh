@@ -64,10 +64,10 @@ cp "$src"/fs/core/*.h "$mnt/repo/"
 
 step "fio write + crc32c verify, 1 MiB blocks"
 fio --name=seq1m --directory="$mnt" --rw=write --bs=1M --size=64M --numjobs=2 \
-    --verify=crc32c --do_verify=1 --verify_fatal=1 --ioengine=psync --output-format=terse >/dev/null
+    --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 --ioengine=psync --output-format=terse >/dev/null
 step "fio random write + crc32c verify, 4 KiB blocks"
 fio --name=rand4k --directory="$mnt" --rw=randwrite --bs=4k --size=8M --numjobs=2 \
-    --verify=crc32c --do_verify=1 --verify_fatal=1 --ioengine=psync --output-format=terse >/dev/null
+    --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 --ioengine=psync --output-format=terse >/dev/null
 
 step "stop with SIGTERM unmounts cleanly"
 pid=$(cat "$root/bbd.lock")
