@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "fs/base/temp_dir.h"
 #include "fs/core/file_system.h"
 #include "fs/core/workspace.h"
 
@@ -50,15 +51,6 @@ class Node {
   std::unique_ptr<NodeService> local_;
   std::unique_ptr<FileIdAllocator> ids_;
   std::unique_ptr<FileSystem> fs_;
-};
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/bb-core-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
 };
 
 std::string ReadString(FileSystem& fs, OpenFile* f, uint64_t off, size_t n) {
@@ -307,13 +299,13 @@ TEST_CASE("core operations on in-memory stores", "[core]") {
 }
 
 TEST_CASE("core operations on LevelDB and chunk files", "[core]") {
-  TempDir dir;
+  TempDir dir("bb-core");
   Node n(true, dir.path);
   RunCoreCases(n);
 }
 
 TEST_CASE("the tree, data and attributes survive a restart of the core", "[core]") {
-  TempDir dir;
+  TempDir dir("bb-core");
   uint64_t file_ino;
   {
     Node n(true, dir.path);

@@ -5,23 +5,15 @@
 #include <fstream>
 #include <thread>
 
+#include "fs/base/temp_dir.h"
 #include "fs/daemon/hosts_file.h"
 
 namespace bb::fs {
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/bb-hosts-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
-
 TEST_CASE("nodes publish concurrently; ids are the sorted order; a restart replaces its line",
           "[hosts]") {
-  TempDir dir;
+  TempDir dir("bb-hosts");
   std::string hosts = dir.path + "/hosts";
   std::vector<std::thread> threads;
   for (int i = 7; i >= 0; --i) {
@@ -50,7 +42,7 @@ TEST_CASE("nodes publish concurrently; ids are the sorted order; a restart repla
 }
 
 TEST_CASE("malformed hosts files name the line", "[hosts]") {
-  TempDir dir;
+  TempDir dir("bb-hosts");
   std::string hosts = dir.path + "/hosts";
   struct Row {
     const char* text;

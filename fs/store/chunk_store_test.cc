@@ -6,6 +6,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "fs/base/temp_dir.h"
 #include "fs/store/chunk_store.h"
 
 namespace bb::fs {
@@ -83,24 +84,14 @@ TEST_CASE("ChunkStore contract: memory", "[store]") {
 }
 
 TEST_CASE("ChunkStore contract: posix", "[store]") {
-  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
+  TempDir tmp("bb-chunks");
+  const std::string& dir = tmp.path;
   {
     auto s = OpenPosixChunkStore(dir, 0);
     REQUIRE(s.has_value());
     RunContract(**s);
   }
-  std::filesystem::remove_all(dir);
 }
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/bb-chunks-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
 
 size_t Entries(const std::string& dir) {
   size_t n = 0;
@@ -118,7 +109,7 @@ bool EmptyWithin(const std::string& dir, int ms) {
 }
 
 TEST_CASE("posix chunk store: many open files stay correct past the descriptor cache", "[store]") {
-  TempDir dir;
+  TempDir dir("bb-chunks");
   auto s = OpenPosixChunkStore(dir.path, 0, /*max_open=*/64);
   REQUIRE(s.has_value());
   for (uint64_t f = 1; f <= 300; ++f) {
@@ -133,7 +124,7 @@ TEST_CASE("posix chunk store: many open files stay correct past the descriptor c
 }
 
 TEST_CASE("posix chunk store keeps a file's chunks in a few segment files", "[store]") {
-  TempDir dir;
+  TempDir dir("bb-chunks");
   auto s = OpenPosixChunkStore(dir.path, 0);
   REQUIRE(s.has_value());
   constexpr uint64_t kChunk = 4096;
@@ -164,7 +155,7 @@ TEST_CASE("bytes a segment keeps below a size match a chunk-by-chunk count", "[s
 }
 
 TEST_CASE("posix chunk store refuses a folder of another layout and changes nothing there", "[store]") {
-  TempDir dir;
+  TempDir dir("bb-chunks");
   std::filesystem::create_directories(dir.path + "/chunks/0000000000000001");
   {
     std::ofstream old(dir.path + "/chunks/0000000000000001/5");
@@ -177,7 +168,7 @@ TEST_CASE("posix chunk store refuses a folder of another layout and changes noth
   CHECK_FALSE(std::filesystem::exists(dir.path + "/chunks/LAYOUT"));
   CHECK(std::filesystem::file_size(dir.path + "/chunks/0000000000000001/5") == 28);
 
-  TempDir other;
+  TempDir other("bb-chunks");
   std::filesystem::create_directories(other.path + "/chunks");
   std::ofstream(other.path + "/chunks/LAYOUT") << "segments 16\n";
   auto t = OpenPosixChunkStore(other.path, 0);
@@ -185,7 +176,7 @@ TEST_CASE("posix chunk store refuses a folder of another layout and changes noth
   CHECK_THAT(t.error().message(), Catch::Contains("\"segments 16\""));
 
   // A fresh folder is marked, and opens again.
-  TempDir fresh;
+  TempDir fresh("bb-chunks");
   REQUIRE(OpenPosixChunkStore(fresh.path, 0).has_value());
   CHECK(std::filesystem::exists(fresh.path + "/chunks/LAYOUT"));
   CHECK(OpenPosixChunkStore(fresh.path, 0).has_value());
@@ -193,8 +184,8 @@ TEST_CASE("posix chunk store refuses a folder of another layout and changes noth
 
 TEST_CASE("posix chunk store reclaims removed files in the background and after a restart",
           "[store]") {
-  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
+  TempDir tmp("bb-chunks");
+  const std::string& dir = tmp.path;
   {
     auto s = OpenPosixChunkStore(dir, 0);
     REQUIRE(s.has_value());
@@ -213,12 +204,11 @@ TEST_CASE("posix chunk store reclaims removed files in the background and after 
     REQUIRE(s.has_value());
     CHECK(EmptyWithin(dir + "/chunks", 5000));
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("posix chunk store waits for removals to pause before it reclaims", "[store]") {
-  char tmpl[] = "/tmp/bb-chunks-XXXXXX";
-  std::string dir = ::mkdtemp(tmpl);
+  TempDir tmp("bb-chunks");
+  const std::string& dir = tmp.path;
   {
     auto s = OpenPosixChunkStore(dir, 0);
     REQUIRE(s.has_value());
@@ -232,7 +222,6 @@ TEST_CASE("posix chunk store waits for removals to pause before it reclaims", "[
     CHECK(ReadAll(**s, 64, 3, 0, 4).empty());
     CHECK(EmptyWithin(dir + "/chunks", 5000));
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,19 +2,11 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "fs/base/temp_dir.h"
 #include "fs/store/meta_store.h"
 
 namespace bb::fs {
 namespace {
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/bb-meta-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
 
 void RunContract(MetaStore& s) {
   SECTION("get of a missing key is ENOENT") {
@@ -72,14 +64,14 @@ TEST_CASE("MetaStore contract: memory", "[store]") {
 }
 
 TEST_CASE("MetaStore contract: LevelDB", "[store]") {
-  TempDir dir;
+  TempDir dir("bb-meta");
   auto s = OpenLevelDbMetaStore(dir.path + "/db");
   REQUIRE(s.has_value());
   RunContract(**s);
 }
 
 TEST_CASE("LevelDB store keeps data across reopen and refuses a second opener", "[store]") {
-  TempDir dir;
+  TempDir dir("bb-meta");
   {
     auto s = OpenLevelDbMetaStore(dir.path + "/db");
     REQUIRE(s.has_value());
