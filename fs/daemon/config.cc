@@ -41,9 +41,7 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
         return YamlError(source, v.Mark(), "field 'log_level' must be one of trace, debug, info, warn, error");
       }
     } else if (field == "fuse_threads") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 1024) return YamlError(source, v.Mark(), "field 'fuse_threads' must be 1..1024");
-      cfg.fuse_threads = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.fuse_threads, YamlIntIn(source, field, v, 1, 1024));
     } else if (field == "cache_timeout") {
       BB_ASSIGN_OR_RETURN(cfg.cache_timeout, YamlScalar<double>(source, field, v, "a number of seconds"));
       if (!(cfg.cache_timeout >= 0 && cfg.cache_timeout <= 3600)) {
@@ -65,9 +63,7 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
         return YamlError(source, v.Mark(), "field 'qos_controller': " + hp.error().message());
       }
     } else if (field == "qos_threads") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 256) return YamlError(source, v.Mark(), "field 'qos_threads' must be 1..256");
-      cfg.qos_threads = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.qos_threads, YamlIntIn(source, field, v, 1, 256));
     } else if (field == "qos_limits") {
       if (!v.IsMap()) return YamlError(source, v.Mark(), "field 'qos_limits' must map job ids to limits");
       for (const auto& j : v) {
@@ -104,25 +100,15 @@ Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::strin
         return YamlError(source, v.Mark(), "field 'listen': " + hp.error().message());
       }
     } else if (field == "nodes") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 4096) return YamlError(source, v.Mark(), "field 'nodes' must be 1..4096");
-      cfg.nodes = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.nodes, YamlIntIn(source, field, v, 1, 4096));
     } else if (field == "rpc_timeout") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "milliseconds"));
-      if (n < 1 || n > 600000) return YamlError(source, v.Mark(), "field 'rpc_timeout' must be 1..600000 ms");
-      cfg.rpc_timeout_ms = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.rpc_timeout_ms, YamlIntIn(source, field, v, 1, 600000, "milliseconds", "ms"));
     } else if (field == "io_threads") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 256) return YamlError(source, v.Mark(), "field 'io_threads' must be 1..256");
-      cfg.io_threads = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.io_threads, YamlIntIn(source, field, v, 1, 256));
     } else if (field == "rpc_large_in_flight") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "an integer"));
-      if (n < 1 || n > 1024) return YamlError(source, v.Mark(), "field 'rpc_large_in_flight' must be 1..1024");
-      cfg.rpc_large_in_flight = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.rpc_large_in_flight, YamlIntIn(source, field, v, 1, 1024));
     } else if (field == "rpc_poll_spin") {
-      BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, v, "microseconds"));
-      if (n < 0 || n > 10000) return YamlError(source, v.Mark(), "field 'rpc_poll_spin' must be 0..10000 µs");
-      cfg.rpc_poll_spin_us = static_cast<uint32_t>(n);
+      BB_ASSIGN_OR_RETURN(cfg.rpc_poll_spin_us, YamlIntIn(source, field, v, 0, 10000, "microseconds", "µs"));
     } else {
       return YamlError(source, kv.first.Mark(),
                  "unknown field '" + field +

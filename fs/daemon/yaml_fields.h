@@ -31,6 +31,19 @@ Result<T> YamlScalar(const std::string& source, const std::string& field, const 
   }
 }
 
+// An integer field within [lo, hi]: an error saying it must be `expected` (not an integer) or
+// "lo..hi" followed by `unit` (out of range).
+inline Result<uint32_t> YamlIntIn(const std::string& source, const std::string& field, const YAML::Node& node,
+                                  int64_t lo, int64_t hi, const char* expected = "an integer",
+                                  const std::string& unit = "") {
+  BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, node, expected));
+  if (n < lo || n > hi) {
+    return YamlError(source, node.Mark(), "field '" + field + "' must be " + std::to_string(lo) + ".." +
+                                              std::to_string(hi) + (unit.empty() ? "" : " " + unit));
+  }
+  return static_cast<uint32_t>(n);
+}
+
 // Parses YAML text; a syntax error is EINVAL "<source>:<line>: <what>".
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source);
 // The whole text of `path`; ENOENT (or the errno of the read) naming the file as `what`.
