@@ -404,6 +404,15 @@ TEST_CASE("bbd refuses bad starts with a clear message and a non-zero exit", "[m
     CHECK(RunBbd({"--root", tmp + "/r", "--mount", tmp, "--chunk-size", "1000", "-f"}, &out) == 1);
     CHECK_THAT(out, Catch::Contains("chunk_size"));
   }
+  SECTION("a root whose chunks have another layout, left as it is") {
+    std::filesystem::create_directories(tmp + "/r/chunks/0000000000000001");
+    std::filesystem::create_directories(tmp + "/m");
+    std::ofstream(tmp + "/r/chunks/0000000000000001/5") << "a chunk in a file of its own";
+    CHECK(RunBbd({"--root", tmp + "/r", "--mount", tmp + "/m", "-f"}, &out) == 1);
+    CHECK_THAT(out, Catch::Contains(tmp + "/r/chunks holds data but no LAYOUT file"));
+    CHECK_FALSE(MountedBb::IsMounted(tmp + "/m"));
+    CHECK(std::filesystem::file_size(tmp + "/r/chunks/0000000000000001/5") == 28);
+  }
   SECTION("already mounted, and a root held by another daemon") {
     MountedBb bb;
     REQUIRE_MOUNTED(bb);
