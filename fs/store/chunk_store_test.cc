@@ -1,10 +1,13 @@
 // One contract, run against every ChunkStore implementation.
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 #include "fs/base/temp_dir.h"
 #include "fs/store/chunk_store.h"
@@ -137,6 +140,33 @@ TEST_CASE("posix chunk store keeps a file's chunks in a few segment files", "[st
     CHECK(std::filesystem::file_size(folder + "/" + std::to_string(seg)) == chunks * kChunk);
   }
   for (uint64_t i = 0; i < 20; ++i) CHECK(ReadAll(**s, kChunk, 5, i, kChunk) == std::string(kChunk, 'a' + i));
+}
+
+TEST_CASE("posix chunk store: threads writing chunks of one file at once all land", "[store]") {
+  TempDir dir("bb-chunks");
+  auto s = OpenPosixChunkStore(dir.path, 0);
+  REQUIRE(s.has_value());
+  constexpr uint64_t kChunk = 4096;
+  constexpr uint64_t kThreads = 8, kEach = 64;
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Thread t writes chunks t*64 .. t*64+63: every segment gets writes from every thread.
+      for (uint64_t i = t * kEach; i < (t + 1) * kEach; ++i) {
+        std::string data(kChunk, static_cast<char>('A' + i % 50));
+        data.replace(0, std::to_string(i).size(), std::to_string(i));
+        if (!(*s)->Write(6, kChunk, i, 0, data).ok()) failed++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(failed == 0);
+  for (uint64_t i = 0; i < kThreads * kEach; ++i) {
+    std::string want(kChunk, static_cast<char>('A' + i % 50));
+    want.replace(0, std::to_string(i).size(), std::to_string(i));
+    CHECK(ReadAll(**s, kChunk, 6, i, kChunk) == want);
+  }
 }
 
 TEST_CASE("bytes a segment keeps below a size match a chunk-by-chunk count", "[store]") {
