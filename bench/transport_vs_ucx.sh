@@ -3,13 +3,14 @@
 # round trip of an empty request vs ucx_perftest -t ucp_am_lat (one-way latency x 2), and
 # bandwidth of 512 KiB requests vs ucx_perftest -t ucp_am_bw.
 #   bench/transport_vs_ucx.sh [RESULT.md]     (default bench/results/transport_vs_ucx.md)
-# Environment: ROUNDS (5). Each round runs ucx_perftest and the transport one after the other;
-# the table gives the median of the rounds for each (on a shared 2-core guest single runs
-# scatter by +-30 %), and lists every round.
+# Environment: ROUNDS (15). Each round runs ucx_perftest and the transport one after the other;
+# the table gives the median of the rounds for each, and lists every round. On a shared 2-core
+# guest single rounds scatter by 2x in bandwidth (ucx_perftest's own too), and 5 rounds gave
+# medians from 0.64x to 0.86x within two days; hence 15.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench/results/transport_vs_ucx.md}
-rounds=${ROUNDS:-5}
+rounds=${ROUNDS:-15}
 bench=$PWD/build/bin/bb-transport-bench
 [ -x "$bench" ] || { echo "build first: tools/build.sh" >&2; exit 1; }
 command -v ucx_perftest >/dev/null || { echo "ucx_perftest is missing (Debian package ucx-utils)" >&2; exit 1; }
