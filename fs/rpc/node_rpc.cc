@@ -17,13 +17,7 @@ constexpr uint32_t kHas(int bit) { return 1u << bit; }
 // A request's chunk size is one a file may have (IsValidChunkSize), and its range lies within
 // one chunk of that size.
 bool InChunk(uint64_t chunk_size, uint64_t offset, uint64_t length) {
-  return IsValidChunkSize(chunk_size) && offset <= chunk_size && length <= chunk_size - offset;
-}
-
-// A chunk size on the wire (u32; valid ones are at most 1 GiB). One that does not fit is sent
-// as 0, which the receiver refuses.
-uint32_t Chunk(uint64_t chunk_size) {
-  return chunk_size > UINT32_MAX ? 0 : static_cast<uint32_t>(chunk_size);
+  return IsValidChunkSize(chunk_size) && FitsChunk(chunk_size, offset, length);
 }
 
 std::string EncodeUpdate(const MetaUpdate& u) {
@@ -107,13 +101,11 @@ class RemoteNodeService final : public NodeService {
 
   Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {
-    return Call(NodeOp::kWriteChunk, Writer().U64(file_id).U32(Chunk(chunk_size)).U64(index).U64(offset).Take(), data)
-        .status();
+    return Call(NodeOp::kWriteChunk, Writer().U64(file_id).U64(chunk_size).U64(index).U64(offset).Take(), data).status();
   }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
-    std::string payload =
-        Writer().U64(file_id).U32(Chunk(chunk_size)).U64(index).U64(offset).U64(buf.size()).Take();
+    std::string payload = Writer().U64(file_id).U64(chunk_size).U64(index).U64(offset).U64(buf.size()).Take();
     auto r = t_->Call(node_, static_cast<uint16_t>(NodeOp::kReadChunk), payload, {}, buf, deadline_);
     if (!r) return r.error();
     if (r->status != 0) return Status(r->status, r->payload);
@@ -121,8 +113,7 @@ class RemoteNodeService final : public NodeService {
   }
   Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                        uint64_t length) override {
-    return Call(NodeOp::kAllocateChunk,
-                Writer().U64(file_id).U32(Chunk(chunk_size)).U64(index).U64(offset).U64(length).Take())
+    return Call(NodeOp::kAllocateChunk, Writer().U64(file_id).U64(chunk_size).U64(index).U64(offset).U64(length).Take())
         .status();
   }
   Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
@@ -264,13 +255,13 @@ Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payl
       return Ok(w.Take());
     }
     case NodeOp::kWriteChunk: {
-      uint64_t id = r.U64(), chunk = r.U32(), index = r.U64(), offset = r.U64();
+      uint64_t id = r.U64(), chunk = r.U64(), index = r.U64(), offset = r.U64();
       if (Status s = r.Finish("write"); !s.ok()) return bad(s);
       if (!InChunk(chunk, offset, bulk.size())) return bad(Status(EPROTO, "write: range beyond its chunk"));
       return FromStatus(local.WriteChunk(id, chunk, index, offset, {bulk.data(), bulk.size()}));
     }
     case NodeOp::kReadChunk: {
-      uint64_t id = r.U64(), chunk = r.U32(), index = r.U64(), offset = r.U64(), length = r.U64();
+      uint64_t id = r.U64(), chunk = r.U64(), index = r.U64(), offset = r.U64(), length = r.U64();
       if (Status s = r.Finish("read"); !s.ok()) return bad(s);
       if (length > (64u << 20) || !InChunk(chunk, offset, length)) {
         return bad(Status(EPROTO, "read: range out of bounds"));
@@ -283,7 +274,7 @@ Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payl
       return resp;
     }
     case NodeOp::kAllocateChunk: {
-      uint64_t id = r.U64(), chunk = r.U32(), index = r.U64(), offset = r.U64(), length = r.U64();
+      uint64_t id = r.U64(), chunk = r.U64(), index = r.U64(), offset = r.U64(), length = r.U64();
       if (Status s = r.Finish("allocate"); !s.ok()) return bad(s);
       if (!InChunk(chunk, offset, length)) return bad(Status(EPROTO, "allocate: range beyond its chunk"));
       return FromStatus(local.AllocateChunk(id, chunk, index, offset, length));

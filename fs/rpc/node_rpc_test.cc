@@ -169,12 +169,12 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
   auto meta = NewMemoryMetaStore();
   auto chunks = NewMemoryChunkStore();
   auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
-  auto write = [&](uint32_t chunk, uint64_t offset, const std::string& data) {
-    std::string p = transport::Writer().U64(9).U32(chunk).U64(0).U64(offset).Take();
+  auto write = [&](uint64_t chunk, uint64_t offset, const std::string& data) {
+    std::string p = transport::Writer().U64(9).U64(chunk).U64(0).U64(offset).Take();
     return ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kWriteChunk), p, data);
   };
   CHECK(write(4096, 0, "ok").status == 0);
-  for (uint32_t bad : {0u, 3000u, 2048u, 1u << 31}) {
+  for (uint64_t bad : {0ull, 3000ull, 2048ull, 1ull << 31, (1ull << 32) + 4096}) {
     auto r = write(bad, 0, "x");
     CHECK(r.status == EPROTO);
     CHECK_THAT(r.payload, Catch::Contains("beyond its chunk"));
@@ -184,7 +184,7 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
   std::string buf(16, '\0');
   CHECK(chunks->Read(9, 4096, 0, 0, {buf.data(), buf.size()}).value() == 2);
   CHECK(buf.substr(0, 2) == "ok");
-  std::string read = transport::Writer().U64(9).U32(4096).U64(0).U64(4000).U64(200).Take();
+  std::string read = transport::Writer().U64(9).U64(4096).U64(0).U64(4000).U64(200).Take();
   CHECK(ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kReadChunk), read, "").status == EPROTO);
 }
 

@@ -46,9 +46,14 @@ inline uint64_t SegmentBytesBelow(uint64_t size, uint64_t chunk_size, uint64_t s
   return whole * chunk_size;
 }
 
-// EINVAL unless [offset, offset + length) lies within a chunk of `chunk_size` bytes.
+// Whether [offset, offset + length) lies within a chunk of `chunk_size` bytes (never for 0).
+inline bool FitsChunk(uint64_t chunk_size, uint64_t offset, uint64_t length) {
+  return chunk_size > 0 && offset <= chunk_size && length <= chunk_size - offset;
+}
+
+// EINVAL unless the range fits its chunk (FitsChunk).
 inline Status CheckChunkRange(uint64_t chunk_size, uint64_t offset, uint64_t length) {
-  if (chunk_size == 0 || offset > chunk_size || length > chunk_size - offset) {
+  if (!FitsChunk(chunk_size, offset, length)) {
     return Status(EINVAL, "chunk range [" + std::to_string(offset) + ", +" + std::to_string(length) +
                               ") does not fit a chunk of " + std::to_string(chunk_size) + " bytes");
   }

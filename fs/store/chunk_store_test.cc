@@ -174,8 +174,9 @@ TEST_CASE("bytes a segment keeps below a size match a chunk-by-chunk count", "[s
     for (uint64_t size = 0; size < 40 * chunk; size += (chunk > 8 ? 997 : 1)) {
       for (uint64_t seg = 0; seg < kChunkSegments; ++seg) {
         uint64_t expect = 0;
-        for (uint64_t i = seg; i * chunk < size; i += kChunkSegments) {
-          expect = SegmentOffset(i, chunk) + std::min(chunk, size - i * chunk);
+        // Chunks seg, seg + 8, ... sit back to back in the segment: the k-th at k x chunk.
+        for (uint64_t i = seg, k = 0; i * chunk < size; i += kChunkSegments, ++k) {
+          expect = k * chunk + std::min(chunk, size - i * chunk);
         }
         INFO("chunk " << chunk << " size " << size << " segment " << seg);
         CHECK(SegmentBytesBelow(size, chunk, seg) == expect);

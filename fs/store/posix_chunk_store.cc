@@ -261,7 +261,6 @@ class PosixChunkStore final : public ChunkStore {
     return "chunk " + std::to_string(index) + " in " + SegmentName(file_id, ChunkSegment(index));
   }
 
-
   // ENOSPC only once the removals still pending could not make room.
   Status CheckSpace(uint64_t bytes) {
     Status s = guard_.Check(bytes);
