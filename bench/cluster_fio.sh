@@ -94,10 +94,9 @@ out, nodes, rate, size, runtime, files, disk, warm, nn_cold, *v = sys.argv[1:]
 nodes, size, disk, nn_cold = int(nodes), int(size), float(disk), float(nn_cold)
 (nn_write, nn_fsync, nn_read, n1_write, n1_read, rand_write, rand_read, create, stat, delete,
  nn_sync, nn_jumbo, nn_unshaped, slow_rate, nn_slow) = v
-def link_bound(rate):
-    rate_bytes = float(rate.rstrip("gbitmk")) * {"g": 1e9, "m": 1e6, "k": 1e3}[rate[-4]] / 8
-    return nodes * rate_bytes / ((nodes - 1) / nodes) / 2**20 if nodes > 1 else float("inf")
-bound = link_bound(rate)
+sys.path.insert(0, "bench/lib")
+from links import link_bound
+bound = link_bound(rate, nodes)
 runs = lambda text: [float(x) for x in text.split("/")]
 nn_runs = runs(nn_write)
 nn_median = statistics.median(nn_runs)
@@ -142,6 +141,6 @@ with open(out, "w") as f:
     f.write(f"| {rate}, write_behind 0 (every write waits for its chunks) | {both(runs(nn_sync), bound)} |\n")
     f.write(f"| {rate}, jumbo frames (`bbctl emulate up --mtu 9000`; the rest uses 1500) | {both(runs(nn_jumbo), bound)} |\n")
     f.write(f"| 40gbit: links that do not limit, measured against the {rate} bound | {both(runs(nn_unshaped), bound)} |\n")
-    f.write(f"| {slow_rate} | {both(runs(nn_slow), link_bound(slow_rate))} |\n")
+    f.write(f"| {slow_rate} | {both(runs(nn_slow), link_bound(slow_rate, nodes))} |\n")
 print(open(out).read())
 PY

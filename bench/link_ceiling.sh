@@ -38,8 +38,10 @@ python3 - "$out" "$nodes" "$rate" "$size" "$work" <<'PY'
 import datetime, platform, statistics, sys
 out, nodes, rate, size, work = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
 seconds = [float(open(f"{work}/node{i}").read().split()[1]) for i in range(nodes)]
-rate_mib = float(rate.rstrip("gbitmk")) * {"g": 1e9, "m": 1e6, "k": 1e3}[rate[-4]] / 8 / 2**20
-bound = nodes * rate_mib / ((nodes - 1) / nodes)
+sys.path.insert(0, "bench/lib")
+from links import link_bound, rate_mib
+link = rate_mib(rate)
+bound = link_bound(rate, nodes)
 # Each node moved (nodes - 1) x size out and in: what an N-N write of nodes x size MiB per node
 # moves across its link. As an aggregate against the N-N bound of bench/cluster_fio.sh:
 equivalent = nodes * nodes * size / max(seconds)
@@ -55,7 +57,7 @@ with open(out, "w") as f:
     f.write(f"| time per node, s | {' / '.join(f'{s:.2f}' for s in seconds)} |\n")
     f.write(f"| as an N-N write of {nodes * size} MiB per node, MiB/s | {equivalent:.0f} |\n")
     f.write(f"| of the link bound ({bound:.0f} MiB/s) | {equivalent / bound:.2f} |\n")
-    f.write(f"| per link direction while all send, MiB/s of frames (link {rate_mib:.1f}): median / 10th percentile | "
+    f.write(f"| per link direction while all send, MiB/s of frames (link {link:.1f}): median / 10th percentile | "
             f"{statistics.median(values):.0f} / {statistics.quantiles(values, n=10)[0]:.0f} |\n\n")
     f.write("The rate counts Ethernet frames, so the most TCP payload a 1,500-byte frame carries is 1,448 of its "
             "1,514 bytes (0.956).\n\nEvery 200 ms, per node: MiB/s out / in.\n\n```\n")
