@@ -1,117 +1,11 @@
 #include "qos/controller.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
 
-#include "fs/base/units.h"
 #include "qos/policy.h"
 
 namespace bb::qos {
-namespace {
-
-Status Error(const std::string& source, const YAML::Mark& m, const std::string& what) {
-  return Status(EINVAL, source + ":" + std::to_string(m.line + 1) + ": " + what);
-}
-
-// A number, or a byte size such as "200MiB" (ParseByteSize, as in bbd.yaml) when `bytes`.
-Result<double> Number(const std::string& source, const std::string& field, const YAML::Node& v, bool bytes) {
-  if (!v.IsScalar()) return Error(source, v.Mark(), "field '" + field + "' must be a number");
-  const std::string& s = v.Scalar();
-  double x;
-  if (bytes) {
-    auto n = ParseByteSize(s);
-    if (!n) return Error(source, v.Mark(), "field '" + field + "': " + n.error().message());
-    x = static_cast<double>(*n);
-  } else {
-    char* end = nullptr;
-    x = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || *end != '\0') {
-      return Error(source, v.Mark(), "field '" + field + "' must be a number, got '" + s + "'");
-    }
-  }
-  if (!(x >= 0) || x > 1e15) return Error(source, v.Mark(), "field '" + field + "' must be 0..1e15");
-  return x;
-}
-
-}  // namespace
-
-Result<Policy> ParsePolicy(const std::string& text, const std::string& source) {
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status(EINVAL, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  if (!doc.IsMap()) return Status(EINVAL, source + ": a policy must be a mapping of fields");
-  Policy p;
-  bool have_max = false;
-  for (const auto& kv : doc) {
-    std::string field = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
-    if (field == "algorithm") {
-      p.algorithm = v.IsScalar() ? v.Scalar() : "";
-      if (p.algorithm != "static" && p.algorithm != "priority" && p.algorithm != "proportional" && p.algorithm != "psfa") {
-        return Error(source, v.Mark(), "field 'algorithm' must be static, priority, proportional or psfa");
-      }
-    } else if (field == "interval_ms") {
-      BB_ASSIGN_OR_RETURN(double ms, Number(source, field, v, false));
-      if (ms < 10 || ms > 60000) return Error(source, v.Mark(), "field 'interval_ms' must be 10..60000");
-      p.interval_ms = static_cast<int>(ms);
-    } else if (field == "max_rate") {
-      if (!v.IsMap()) return Error(source, v.Mark(), "field 'max_rate' must map metadata/data to rates");
-      for (const auto& c : v) {
-        std::string cls = c.first.Scalar();
-        if (cls == "metadata") {
-          BB_ASSIGN_OR_RETURN(p.max_metadata, Number(source, "max_rate.metadata", c.second, false));
-        } else if (cls == "data") {
-          BB_ASSIGN_OR_RETURN(p.max_data, Number(source, "max_rate.data", c.second, true));
-        } else {
-          return Error(source, c.first.Mark(), "unknown field 'max_rate." + cls + "' (known: metadata, data)");
-        }
-      }
-      have_max = true;
-    } else if (field == "jobs") {
-      if (!v.IsMap()) return Error(source, v.Mark(), "field 'jobs' must map job ids to their demands");
-      for (const auto& j : v) {
-        std::string job = j.first.Scalar();
-        if (!j.second.IsMap()) return Error(source, j.second.Mark(), "job '" + job + "' must be a mapping");
-        JobPolicy jp;
-        for (const auto& f : j.second) {
-          std::string name = f.first.Scalar();
-          std::string full = "jobs." + job + "." + name;
-          if (name == "metadata") {
-            BB_ASSIGN_OR_RETURN(jp.metadata, Number(source, full, f.second, false));
-          } else if (name == "data") {
-            BB_ASSIGN_OR_RETURN(jp.data, Number(source, full, f.second, true));
-          } else if (name == "weight") {
-            BB_ASSIGN_OR_RETURN(jp.weight, Number(source, full, f.second, false));
-            if (jp.weight <= 0) return Error(source, f.second.Mark(), "field '" + full + "' must be above 0");
-          } else {
-            return Error(source, f.first.Mark(), "unknown field '" + full + "' (known: metadata, data, weight)");
-          }
-        }
-        p.jobs[job] = jp;
-      }
-    } else {
-      return Error(source, kv.first.Mark(), "unknown field '" + field + "' (known: algorithm, interval_ms, max_rate, jobs)");
-    }
-  }
-  if (!have_max) return Status(EINVAL, source + ": field 'max_rate' is required");
-  return p;
-}
-
-Result<Policy> LoadPolicy(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status(ENOENT, "cannot read policy file " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParsePolicy(ss.str(), path);
-}
-
 std::pair<double, double> CycleResult::Rate(const std::string& node, const std::string& job) const {
   auto n = std::find(nodes.begin(), nodes.end(), node);
   auto j = std::find(job_names.begin(), job_names.end(), job);
@@ -164,11 +58,7 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
       }
     }
     double max_rate = cls == 0 ? policy.max_metadata : policy.max_data;
-    std::vector<double> rates;
-    if (policy.algorithm == "static") rates = StaticRates(loads, max_rate);
-    else if (policy.algorithm == "priority") rates = PriorityRates(loads, max_rate);
-    else if (policy.algorithm == "proportional") rates = ProportionalRates(loads, max_rate);
-    else rates = PsfaRates(loads, max_rate, prev);
+    std::vector<double> rates = AlgorithmOf(policy.algorithm).rates(loads, max_rate, prev);
     // Each job's rate over the nodes: 5 % evenly, so a node where the job is just starting is
     // never stuck at zero, 95 % by where its usage is.
     std::vector<double> node_usage(nodes);

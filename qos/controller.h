@@ -1,8 +1,9 @@
-// The QoS controller's logic (DESIGN.md §7): its policy file, the messages it exchanges with
+// The QoS controller's logic (DESIGN.md §7): its policy (read from YAML by
+// tools/config/qos_policy.h), the messages it exchanges with
 // daemons and bbctl, and one control cycle (collect -> compute -> enforce). The network side
 // (Boost.Asio) is tools/bb-controller; the daemon side is qos/client.h.
 //
-// Policy file (YAML):
+// Policy (as the YAML file holds it):
 //   algorithm: psfa            # static | priority | proportional | psfa
 //   interval_ms: 1000          # control cycle, 10..60000
 //   max_rate:                  # Max_R per class, cluster-wide
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
+#include "qos/policy.h"
 
 namespace bb::qos {
 
@@ -44,15 +46,13 @@ struct JobPolicy {
 };
 
 struct Policy {
-  std::string algorithm = "psfa";
+  Algorithm algorithm = Algorithm::kPsfa;
   int interval_ms = 1000;
   double max_metadata = 0;
   double max_data = 0;
   std::map<std::string, JobPolicy> jobs;
 };
 
-Result<Policy> ParsePolicy(const std::string& text, const std::string& source);
-Result<Policy> LoadPolicy(const std::string& path);
 
 // Usage one daemon reported: job -> (metadata ops/s, data bytes/s).
 using NodeUsage = std::map<std::string, std::pair<double, double>>;

@@ -7,51 +7,18 @@
 namespace bb::qos {
 namespace {
 
-const char* kPolicy = R"(algorithm: psfa
-interval_ms: 500
-max_rate:
-  metadata: 9000
-  data: 300MiB
-jobs:
-  A: {metadata: 6000, data: 200MiB, weight: 2}
-  B: {metadata: 6000}
-  C: {metadata: 6000}
-)";
-
-TEST_CASE("policy files parse, and bad ones name the field and the line", "[qos][controller]") {
-  auto p = ParsePolicy(kPolicy, "policy.yaml");
-  REQUIRE(p.has_value());
-  CHECK(p->algorithm == "psfa");
-  CHECK(p->interval_ms == 500);
-  CHECK(p->max_data == 300.0 * 1048576);
-  CHECK(p->jobs.at("A").weight == 2);
-  CHECK(p->jobs.at("A").data == 200.0 * 1048576);
-  // Sizes read as in bbd.yaml: "2G" is 2 GiB in both.
-  auto g = ParsePolicy("max_rate: {data: 2G}\n", "policy.yaml");
-  REQUIRE(g.has_value());
-  CHECK(g->max_data == static_cast<double>(2ULL << 30));
-  struct Row {
-    std::string text, error;
-  };
-  const Row rows[] = {
-      {"algorithm: fifo\nmax_rate: {metadata: 1}\n", "policy.yaml:1: field 'algorithm'"},
-      {"max_rate: {metadata: 1}\ninterval_ms: 5\n", "policy.yaml:2: field 'interval_ms' must be 10..60000"},
-      {"max_rate: {metadata: -3}\n", "policy.yaml:1: field 'max_rate.metadata'"},
-      {"max_rate: {meta: 3}\n", "unknown field 'max_rate.meta'"},
-      {"max_rate: {data: 3XB}\n", "policy.yaml:1: field 'max_rate.data': '3XB' has an unknown unit"},
-      {"max_rate: {metadata: 1}\njobs:\n  A: {metadata: 1, speed: 2}\n", "policy.yaml:3: unknown field 'jobs.A.speed'"},
-      {"max_rate: {metadata: 1}\njobs:\n  A: {weight: 0}\n", "field 'jobs.A.weight' must be above 0"},
-      {"algorithm: psfa\n", "field 'max_rate' is required"},
-      {"max_rate: [1\n", "policy.yaml:"},
-      {"colour: blue\nmax_rate: {metadata: 1}\n", "policy.yaml:1: unknown field 'colour'"},
-  };
-  for (const Row& r : rows) {
-    INFO(r.text);
-    auto bad = ParsePolicy(r.text, "policy.yaml");
-    REQUIRE_FALSE(bad.has_value());
-    CHECK(bad.error().code() == EINVAL);
-    CHECK_THAT(bad.error().message(), Catch::Contains(r.error));
-  }
+// algorithm psfa, interval 500 ms, Max_R 9000 op/s and 300 MiB/s; A {6000 op/s, 200 MiB/s,
+// weight 2}, B and C {6000 op/s}.
+Policy TestPolicy() {
+  Policy p;
+  p.algorithm = Algorithm::kPsfa;
+  p.interval_ms = 500;
+  p.max_metadata = 9000;
+  p.max_data = 300.0 * 1048576;
+  p.jobs["A"] = {6000, 200.0 * 1048576, 2};
+  p.jobs["B"] = {6000, 0, 1};
+  p.jobs["C"] = {6000, 0, 1};
+  return p;
 }
 
 TEST_CASE("reports: usage is read per job and class, anything else is refused with the reason", "[qos][controller]") {
@@ -100,7 +67,7 @@ TEST_CASE("messages are framed with a big-endian length and must be JSON objects
 }
 
 TEST_CASE("a control cycle keeps the cluster under Max_R and splits rates by where the load is", "[qos][controller]") {
-  Policy p = *ParsePolicy(kPolicy, "p");
+  Policy p = TestPolicy();
   // What each node would do unthrottled: A and B busy on two nodes, C idle.
   const std::map<std::string, NodeUsage> load = {
       {"n0", {{"A", {3000, 50e6}}, {"B", {1000, 0}}}},
@@ -139,10 +106,10 @@ TEST_CASE("a control cycle keeps the cluster under Max_R and splits rates by whe
 }
 
 TEST_CASE("every algorithm of the controller keeps the sum at or under Max_R", "[qos][controller]") {
-  for (const char* algo : {"static", "priority", "proportional", "psfa"}) {
-    INFO(algo);
-    Policy p = *ParsePolicy(kPolicy, "p");
-    p.algorithm = algo;
+  for (const AlgorithmInfo& algo : Algorithms()) {
+    INFO(algo.name);
+    Policy p = TestPolicy();
+    p.algorithm = algo.id;
     std::map<std::string, NodeUsage> usage = {{"n0", {{"A", {9000, 1e9}}, {"B", {9000, 0}}, {"C", {9000, 0}}}}};
     CycleResult r = ComputeCycle(p, usage, nullptr);
     double sum = 0;
@@ -155,17 +122,3 @@ TEST_CASE("every algorithm of the controller keeps the sum at or under Max_R", "
 }  // namespace
 }  // namespace bb::qos
 
-namespace bb::qos {
-namespace {
-
-TEST_CASE("the example policy in configs/qos parses", "[qos][controller]") {
-  auto p = LoadPolicy(std::string(BB_SOURCE_DIR) + "/configs/qos/policy.yaml");
-  REQUIRE(p.has_value());
-  CHECK(p->algorithm == "psfa");
-  CHECK(p->jobs.size() == 3);
-  CHECK(p->max_metadata == 110000);
-  CHECK(LoadPolicy("/nonexistent/policy.yaml").error().code() == ENOENT);
-}
-
-}  // namespace
-}  // namespace bb::qos

@@ -145,3 +145,44 @@ std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_us
 }
 
 }  // namespace bb::qos
+
+namespace bb::qos {
+namespace {
+
+std::vector<double> StaticAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) { return StaticRates(j, m); }
+std::vector<double> PriorityAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) { return PriorityRates(j, m); }
+std::vector<double> ProportionalAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) {
+  return ProportionalRates(j, m);
+}
+
+constexpr AlgorithmInfo kAlgorithms[] = {
+    {Algorithm::kStatic, "static", "each job at its demand, all scaled down alike past Max_R", StaticAlgo},
+    {Algorithm::kPriority, "priority", "Max_R shared by weight, never past a job's demand", PriorityAlgo},
+    {Algorithm::kProportional, "proportional", "max-min fair by demand, leftover split equally", ProportionalAlgo},
+    {Algorithm::kPsfa, "psfa", "usage-aware sharing without false allocation", PsfaRates},
+};
+static_assert(std::size(kAlgorithms) == kAlgorithmCount, "one row per Algorithm, in enum order");
+
+}  // namespace
+
+std::span<const AlgorithmInfo> Algorithms() { return kAlgorithms; }
+
+const AlgorithmInfo& AlgorithmOf(Algorithm a) { return kAlgorithms[static_cast<size_t>(a)]; }
+
+const AlgorithmInfo* FindAlgorithm(std::string_view name) {
+  for (const AlgorithmInfo& a : kAlgorithms) {
+    if (name == a.name) return &a;
+  }
+  return nullptr;
+}
+
+std::string AlgorithmNames() {
+  std::string out;
+  for (size_t i = 0; i < kAlgorithmCount; ++i) {
+    if (i > 0) out += i + 1 == kAlgorithmCount ? " or " : ", ";
+    out += kAlgorithms[i].name;
+  }
+  return out;
+}
+
+}  // namespace bb::qos

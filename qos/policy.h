@@ -9,6 +9,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace bb::qos {
@@ -36,6 +40,26 @@ std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double m
 // its old value, as long as the total stays within max_rate.
 std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
                               const std::vector<double>& previous);
+
+// The algorithms a controller can run, in one table (Algorithms()): its name in the policy
+// file, what it does, and its rate function (`previous`: the last rates, same order, may be
+// empty; only PSFA uses it). A new algorithm is one row.
+enum class Algorithm : uint8_t { kStatic, kPriority, kProportional, kPsfa };
+inline constexpr size_t kAlgorithmCount = 4;
+struct AlgorithmInfo {
+  Algorithm id;
+  const char* name;
+  const char* summary;
+  std::vector<double> (*rates)(const std::vector<JobLoad>& jobs, double max_rate,
+                               const std::vector<double>& previous);
+};
+std::span<const AlgorithmInfo> Algorithms();
+// REQUIRES: `a` is one of the table's.
+const AlgorithmInfo& AlgorithmOf(Algorithm a);
+// The algorithm named `name`, or nullptr.
+const AlgorithmInfo* FindAlgorithm(std::string_view name);
+// "static, priority, proportional or psfa", for error messages.
+std::string AlgorithmNames();
 
 // Splits a job's rate over its nodes: `even_share` of it equally, the rest in proportion to
 // each node's share of its usage (all of it equally when it has no usage yet). An even share

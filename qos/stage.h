@@ -1,4 +1,6 @@
 // Stage: the QoS step every file-system request passes before it is routed (DESIGN.md §7).
+// QoS admission happens in the FUSE adapter, before the request's one call into the core: the
+// adapter finds the request's channel (qos/channel_cache.h) and submits the call here.
 //
 // A request is classified by the caller to (job, class, units): class metadata counts one unit
 // per operation, class data counts bytes; the two never share a counter. Each (job, class) is a

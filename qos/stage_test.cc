@@ -4,10 +4,13 @@
 #include <fstream>
 
 #include "qos/job_identity.h"
+#include "qos/fake_proc.h"
 #include "qos/stage.h"
 
 namespace bb::qos {
 namespace {
+
+using testing::FakeProc;
 
 constexpr int64_t kMs = 1'000'000;
 
@@ -157,23 +160,6 @@ TEST_CASE("with threads, waiting requests are dispatched in the background", "[q
   for (int i = 0; i < 500 && ran < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   CHECK(ran == 20);
 }
-
-struct FakeProc {
-  FakeProc() {
-    char tmpl[] = "/tmp/bb-proc-XXXXXX";
-    root = ::mkdtemp(tmpl);
-  }
-  ~FakeProc() { std::filesystem::remove_all(root); }
-  void Process(pid_t pid, uint64_t start, const std::string& environ, const std::string& cgroup) {
-    std::string dir = root + "/" + std::to_string(pid);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/stat") << pid << " (my prog) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 " << start
-                                 << " 20 21\n";
-    std::ofstream(dir + "/environ") << environ;
-    std::ofstream(dir + "/cgroup") << cgroup;
-  }
-  std::string root;
-};
 
 TEST_CASE("jobs come from the environment, then the cgroup, then the user; pid reuse is noticed", "[qos][stage]") {
   FakeProc proc;

@@ -91,8 +91,10 @@ import json, socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode() + b"\n")
 print(s.makefile().readline().strip())' "$tmp/r1/bbd.sock" "$1"
 }
-r=$(ctl_reply '{"cmd": "job_start", "name": "w", "mode_file": "mode: 3", "source": 5}')
-check "a control request with a field of the wrong type is refused, naming it ($r)" grep -q "field 'source'" <<< "$r"
+r=$(ctl_reply '{"cmd": "job_start", "name": "w", "mode": "three"}')
+check "a control request with a field of the wrong type is refused, naming it ($r)" grep -q "field 'mode'" <<< "$r"
+r=$(ctl_reply '{"cmd": "job_start", "name": "w", "mode": 3, "chunk_size": 3000}')
+check "a workspace with a chunk size no file may have is refused ($r)" grep -q "chunk size 3000" <<< "$r"
 r=$(ctl_reply '{"cmd": "qos_set", "job": "A", "metadata": "fast"}')
 check "a QoS rate of the wrong type is refused ($r)" grep -q "field 'metadata' must be a rate" <<< "$r"
 check "the daemon answers after them" sh -c "'$bbctl' stats --root '$tmp/r1' >/dev/null"

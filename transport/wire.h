@@ -96,6 +96,10 @@ class Reader {
     return s;
   }
   bool failed() const { return failed_; }
+  // Bytes not read yet.
+  size_t remaining() const { return in_.size() - pos_; }
+  // Marks the input as malformed (a count it cannot hold, say): Finish then fails.
+  void Fail() { failed_ = true; }
   // OK when every read stayed in bounds and nothing is left over; EPROTO otherwise.
   Status Finish(std::string_view what) const;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <system_error>
 
-namespace bb::fs {
+namespace bb {
 
 struct TempDir {
   // /tmp/<prefix>-XXXXXX; `path` stays empty when the folder cannot be made.
@@ -26,4 +26,4 @@ struct TempDir {
   std::string path;
 };
 
-}  // namespace bb::fs
+}  // namespace bb

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fs/base/status.h"
@@ -49,9 +50,16 @@ inline uint64_t ChunkCount(uint64_t size, uint64_t chunk_size) {
   return (size + chunk_size - 1) / chunk_size;
 }
 
-// True for a power of two between 4 KiB and 1 GiB, the chunk sizes a workspace may use.
+// The one rule for chunk sizes (daemon configuration, mode files, workspace records, the wire):
+// a power of two between 4 KiB and 1 GiB.
+inline constexpr const char* kChunkSizeRule = "a power of two from 4KiB to 1GiB";
 inline bool IsValidChunkSize(uint64_t chunk_size) {
   return chunk_size >= 4096 && chunk_size <= (1ULL << 30) && (chunk_size & (chunk_size - 1)) == 0;
+}
+// EINVAL "chunk size N is not <rule>" unless IsValidChunkSize.
+inline Status CheckChunkSize(uint64_t chunk_size) {
+  if (IsValidChunkSize(chunk_size)) return Status::Ok();
+  return Status(EINVAL, "chunk size " + std::to_string(chunk_size) + " is not " + kChunkSizeRule);
 }
 
 }  // namespace bb::fs

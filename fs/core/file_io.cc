@@ -13,6 +13,7 @@
 #include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
+#include "fs/core/write_behind.h"
 
 namespace bb::fs {
 namespace {
@@ -125,6 +126,7 @@ OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md,
     file->path = inode->path;
   }
   file->node_private = inode->node_private.load(std::memory_order_relaxed);
+  file->data = router_->Resolve(file->path).Data(md.file_id, md.data_location);
   {
     std::lock_guard lock(inode->mu);
     inode->meta = md;
@@ -142,7 +144,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   uint64_t size;
   {
     std::unique_lock lock(inode.mu);
-    inode.behind_cv.wait(lock, [&] { return inode.behind_chunks.empty(); });  // see our writes
+    WriteBehind::WaitLocked(inode, lock);  // see our writes
     md = inode.meta;
     size = std::max(inode.size, md.size);
   }
@@ -155,8 +157,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - offset));
   ChunkPieces pieces(fan_out_.get(), offset, want, md.chunk_size);
   BB_RETURN_IF_ERROR(ForEachChunk(offset, want, md.chunk_size, [&](const ChunkSpan& s) -> Status {
-    NodeService* node =
-        DataService(router_->DataNode(file->path, md.file_id, s.index, md.data_location), s.length, 0);
+    NodeService* node = DataService(file->data.For(s.index), s.length, 0);
     return pieces.Add([&md, buf, node, s]() -> Status {
       std::span<char> piece = buf.subspan(s.buf_offset, s.length);
       BB_ASSIGN_OR_RETURN(size_t got, node->ReadChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece));
@@ -172,14 +173,14 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   Count(FsOp::kWrite);
   Inode& inode = *file->inode;
   // O_SYNC includes the O_DSYNC bit.
-  const bool behind = behind_limit_ > 0 && !(file->flags & (O_DSYNC | O_DIRECT));
+  const bool behind = behind_->enabled() && !(file->flags & (O_DSYNC | O_DIRECT));
   Metadata md;
   {
     std::unique_lock lock(inode.mu);
     // A write behind that failed is reported by the next write (as by flush and fsync).
-    if (!inode.behind_error.ok()) return std::exchange(inode.behind_error, Status::Ok());
+    if (!inode.behind.error.ok()) return std::exchange(inode.behind.error, Status::Ok());
     // A write that waits for its chunks must not overtake writes behind of the same chunks.
-    if (!behind) inode.behind_cv.wait(lock, [&] { return inode.behind_chunks.empty(); });
+    if (!behind) WriteBehind::WaitLocked(inode, lock);
     md = inode.meta;
     if (file->flags & O_APPEND) {
       // Reserve the range at the end so concurrent appenders never overlap.
@@ -191,12 +192,12 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   TouchedNodes touched;
   ChunkPieces pieces(fan_out_.get(), offset, data.size(), md.chunk_size);
   BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) -> Status {
-    NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
+    NodeId target = file->data.For(s.index);
     touched.Add(target);
     NodeService* node = DataService(target, 0, s.length);
     std::span<const char> piece = data.subspan(s.buf_offset, s.length);
-    if (behind && target != router_->self()) {
-      WriteBehind(file->inode, node, md.file_id, md.chunk_size, s, piece);
+    if (behind && target != self_) {
+      behind_->Send(file->inode, node, md.file_id, md.chunk_size, s, piece);
       return Status::Ok();
     }
     return pieces.Add([&md, node, s, piece] { return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece); });
@@ -213,52 +214,10 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     // A published size never covers data still on its way: while writes behind are, the size
     // waits for a later write, flush or fsync.
     publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns &&
-              inode.behind_chunks.empty();
+              inode.behind.chunks.empty();
   }
   if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
   return data.size();
-}
-
-void FileSystem::WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
-                             uint64_t chunk_size, const ChunkSpan& span, std::span<const char> bytes) {
-  const uint64_t n = bytes.size();
-  {
-    std::unique_lock lock(behind_mu_);
-    behind_cv_.wait(lock, [&] { return behind_bytes_ == 0 || behind_bytes_ + n <= behind_limit_; });
-    behind_bytes_ += n;
-  }
-  {
-    std::unique_lock lock(inode->mu);
-    inode->behind_cv.wait(lock, [&] { return inode->behind_chunks.count(span.index) == 0; });
-    inode->behind_chunks.insert(span.index);
-  }
-  auto copy = std::make_shared<BufferPool::Buffer>(behind_pool_.Get(n));
-  std::memcpy(copy->get(), bytes.data(), n);
-  fan_out_->Post([this, inode, node, file_id, chunk_size, span, n, copy] {
-    Status s = node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, {copy->get(), n});
-    copy->reset();
-    {
-      std::lock_guard lock(inode->mu);
-      inode->behind_chunks.erase(span.index);
-      if (!s.ok() && inode->behind_error.ok()) {
-        inode->behind_error = s.Annotate("writing chunk " + std::to_string(span.index) + " of file " +
-                                         std::to_string(file_id) + " behind");
-      }
-    }
-    inode->behind_cv.notify_all();
-    {
-      std::lock_guard lock(behind_mu_);
-      behind_bytes_ -= n;
-    }
-    behind_cv_.notify_all();
-  });
-}
-
-Status FileSystem::WaitBehind(Inode& inode, bool take_error) {
-  std::unique_lock lock(inode.mu);
-  inode.behind_cv.wait(lock, [&] { return inode.behind_chunks.empty(); });
-  if (!take_error) return Status::Ok();
-  return std::exchange(inode.behind_error, Status::Ok());
 }
 
 Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length) {
@@ -275,7 +234,7 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
   // large file (fio lays out every file it writes) took a round trip per chunk.
   ChunkPieces pieces(fan_out_.get(), offset, length, md.chunk_size);
   Status allocated = ForEachChunk(offset, length, md.chunk_size, [&](const ChunkSpan& s) {
-    NodeId target = router_->DataNode(file->path, md.file_id, s.index, md.data_location);
+    NodeId target = file->data.For(s.index);
     touched.Add(target);
     NodeService* node = DataService(target, 0, 0);
     return pieces.Add([&md, node, s] { return node->AllocateChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, s.length); });
@@ -312,10 +271,9 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     path = inode->path;
     unlinked = inode->unlinked;
   }
-  if (unlinked) {
+  if (unlinked) {  // the open file's own copy is the only one left
     std::lock_guard lock(inode->mu);
-    inode->meta.size = std::max(inode->meta.size, *u.grow_to);
-    inode->meta.mtime_ns = std::max(inode->meta.mtime_ns, *u.mtime_ns);
+    ApplyUpdate(u, &inode->meta);
     return Status::Ok();
   }
   auto md = MetaOwner(path)->UpdateMeta(path, u);
@@ -331,14 +289,14 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
 
 Status FileSystem::Flush(OpenFile* file) {
   Count(FsOp::kFlush);
-  Status behind = WaitBehind(*file->inode, true);
+  Status behind = WriteBehind::Wait(*file->inode, true);
   Status published = PublishSize(file->inode);
   return behind.ok() ? published : behind;
 }
 
 Status FileSystem::Fsync(OpenFile* file) {
   Count(FsOp::kFsync);
-  BB_RETURN_IF_ERROR(WaitBehind(*file->inode, true));
+  BB_RETURN_IF_ERROR(WriteBehind::Wait(*file->inode, true));
   BB_RETURN_IF_ERROR(PublishSize(file->inode));
   Inode& inode = *file->inode;
   std::set<NodeId> nodes;
@@ -353,7 +311,8 @@ Status FileSystem::Fsync(OpenFile* file) {
     std::lock_guard lock(table_mu_);
     path = inode.path;
   }
-  if (!router_->Replicated(path)) nodes.insert(router_->MetaNode(path));
+  PathLayout layout = router_->Resolve(path);
+  if (!layout.replicated) nodes.insert(layout.MetaNode(path));
   for (NodeId n : nodes) {
     Status s = nodes_(n)->Sync(file_id);
     if (!s.ok()) {
@@ -368,7 +327,7 @@ Status FileSystem::Fsync(OpenFile* file) {
 Status FileSystem::Release(OpenFile* file) {
   Count(FsOp::kRelease);
   std::unique_ptr<OpenFile> owned(file);
-  Status behind = WaitBehind(*file->inode, true);
+  Status behind = WriteBehind::Wait(*file->inode, true);
   Status published = PublishSize(file->inode);
   if (!behind.ok()) published = behind;
   Inode& inode = *file->inode;
@@ -392,17 +351,22 @@ Status FileSystem::Release(OpenFile* file) {
   return published;
 }
 
+std::set<NodeId> FileSystem::ChunkNodes(const DataPlacement& data, uint64_t first, uint64_t last) const {
+  if (data.fixed()) return {data.For(0)};
+  std::set<NodeId> nodes;
+  if (last - first > kEnumerateChunksLimit) {
+    for (NodeId n : AllNodes(*router_)) nodes.insert(n);
+  } else {
+    for (uint64_t i = first; i < last; ++i) nodes.insert(data.For(i));
+  }
+  return nodes;
+}
+
 // Only the nodes that can hold chunks of the file are asked.
 Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::string& path) {
-  std::set<NodeId> nodes;
-  uint64_t count = ChunkCount(size, md.chunk_size);
-  if (count > kEnumerateChunksLimit) {
-    for (NodeId n : router_->AllNodes()) nodes.insert(n);
-  } else {
-    for (uint64_t i = 0; i < count; ++i) nodes.insert(router_->DataNode(path, md.file_id, i, md.data_location));
-  }
+  DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
   Status first_error;
-  for (NodeId n : nodes) {
+  for (NodeId n : ChunkNodes(data, 0, ChunkCount(size, md.chunk_size))) {
     Status s = nodes_(n)->RemoveChunks(md.file_id);
     if (!s.ok() && first_error.ok()) first_error = s;
   }
@@ -412,15 +376,8 @@ Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::
 Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
                                     const std::string& path) {
   if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
-  std::set<NodeId> nodes;
-  uint64_t first = new_size / md.chunk_size;
-  uint64_t last = ChunkCount(old_size, md.chunk_size);
-  if (last - first > kEnumerateChunksLimit) {
-    for (NodeId n : router_->AllNodes()) nodes.insert(n);
-  } else {
-    for (uint64_t i = first; i < last; ++i) nodes.insert(router_->DataNode(path, md.file_id, i, md.data_location));
-  }
-  for (NodeId n : nodes) {
+  DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
+  for (NodeId n : ChunkNodes(data, new_size / md.chunk_size, ChunkCount(old_size, md.chunk_size))) {
     BB_RETURN_IF_ERROR(nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size));
   }
   return Status::Ok();

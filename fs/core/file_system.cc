@@ -11,6 +11,7 @@
 #include "fs/core/fan_out.h"
 #include "fs/core/inode.h"
 #include "fs/core/path.h"
+#include "fs/core/write_behind.h"
 
 namespace bb::fs {
 
@@ -18,32 +19,33 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
                        FileIdAllocator* ids, const Clock* clock, NodeStats* stats)
     : options_(options),
       router_(router),
+      self_(router->view().self),
       nodes_(std::move(nodes)),
       ids_(ids),
       clock_(clock),
       stats_(stats),
-      behind_limit_(options.io_threads > 0 ? options.write_behind_bytes : 0),  // helpers send them
-      behind_pool_(behind_limit_),
       fan_out_(std::make_unique<FanOut>(options.io_threads)) {
+  // Writes behind are sent by the fan-out's helpers: none without them.
+  behind_ = std::make_unique<WriteBehind>(options.io_threads > 0 ? options.write_behind_bytes : 0, fan_out_.get());
   auto root = std::make_shared<Inode>(kRootFileId);
   root->path = "/";
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten
   inodes_.emplace(kRootFileId, std::move(root));
-  if (options_.prefault_write_behind && options_.chunk_size > 0) {
-    behind_pool_.Prefault(options_.chunk_size, behind_limit_ / options_.chunk_size);
-  }
+  if (options_.prefault_write_behind) behind_->Prefault(options_.chunk_size);
 }
 
 FileSystem::~FileSystem() = default;
 
 // The root directory and workspace roots are kept on every node (see file_system.h): reads
 // are local.
-NodeService* FileSystem::MetaOwner(const std::string& path) const {
-  if (router_->Replicated(path)) {
+NodeService* FileSystem::MetaOwner(const std::string& path) const { return MetaOwner(router_->Resolve(path), path); }
+
+NodeService* FileSystem::MetaOwner(const PathLayout& layout, const std::string& path) const {
+  if (layout.replicated) {
     if (stats_) stats_->CountReplicated();
-    return nodes_(router_->self());
+    return nodes_(layout.view.self);
   }
-  NodeId n = router_->MetaNode(path);
+  NodeId n = layout.MetaNode(path);
   if (stats_) stats_->Meta(n);
   return nodes_(n);
 }
@@ -62,7 +64,7 @@ bool FileSystem::KeepCache(const OpenFile* file) { return file->node_private; }
 
 Status FileSystem::Init(const Caller& owner) {
   Metadata md = NewMeta(FileType::kDirectory, 0755, owner, kRootFileId);
-  for (NodeId n : router_->AllNodes()) {
+  for (NodeId n : AllNodes(*router_)) {
     auto existing = nodes_(n)->GetMeta("/");
     if (existing) continue;
     if (existing.error().code() != ENOENT) return existing.error();
@@ -84,10 +86,10 @@ Metadata FileSystem::NewMeta(FileType type, mode_t mode, const Caller& c, uint64
   return md;
 }
 
-// A new entry at `path` gets the layout fields of the workspace it is in.
-void FileSystem::ApplyLayout(Metadata* md, std::string_view path) const {
-  if (!router_->Domain(path).empty()) md->chunk_size = router_->ChunkSize(path);
-  if (md->type == FileType::kRegular) md->data_location = router_->NewDataLocation(path);
+// A new entry gets the layout fields of the workspace it is in.
+void FileSystem::ApplyLayout(Metadata* md, const PathLayout& layout) const {
+  if (!layout.domain.empty()) md->chunk_size = layout.spec.chunk_size;
+  if (md->type == FileType::kRegular) md->data_location = layout.NewDataLocation();
 }
 
 Result<std::shared_ptr<Inode>> FileSystem::FindInode(uint64_t ino) const {
@@ -118,7 +120,7 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   slot->path = path;
   slot->unlinked = false;
   slot->nlookup++;
-  bool node_private = router_->NodePrivate(path);
+  bool node_private = router_->Resolve(path).node_private();
   slot->node_private.store(node_private, std::memory_order_relaxed);
   return Entry{md.file_id, md, node_private};
 }
@@ -200,7 +202,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   if (req.size) {
     if (md.type == FileType::kDirectory) return Status(EISDIR, "truncate of a directory");
     if (md.type != FileType::kRegular) return Status(EINVAL, "truncate of a non-regular file");
-    BB_RETURN_IF_ERROR(WaitBehind(*inode, false));  // no write behind lands past the cut
+    BB_RETURN_IF_ERROR(WriteBehind::Wait(*inode, false));  // no write behind lands past the cut
     BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size, path));
     u.size = *req.size;
     if (!req.mtime_ns) u.mtime_ns = now;
@@ -208,10 +210,10 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     inode->size = *req.size;
     inode->size_dirty = false;
   }
-  if (!unlinked && router_->Replicated(path)) {
+  if (!unlinked && router_->Resolve(path).replicated) {
     // Every node keeps a copy: change them all, the local one last.
-    for (NodeId n : router_->AllNodes()) {
-      if (n != router_->self()) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
+    for (NodeId n : AllNodes(*router_)) {
+      if (n != self_) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
     }
   }
   if (!unlinked) {
@@ -221,22 +223,17 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     if (inode->size_dirty) md.size = std::max(md.size, inode->size);
     return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
   }
+  // Unlinked: the open file's own copy is the only one left.
   std::lock_guard lock(inode->mu);
-  Metadata& m = inode->meta;
-  if (u.mode) m.mode = *u.mode & 07777;
-  if (u.uid) m.uid = *u.uid;
-  if (u.gid) m.gid = *u.gid;
-  if (u.size) m.size = *u.size;
-  if (u.atime_ns) m.atime_ns = *u.atime_ns;
-  if (u.mtime_ns) m.mtime_ns = *u.mtime_ns;
-  m.ctime_ns = now;
-  return Entry{ino, m, inode->node_private.load(std::memory_order_relaxed)};
+  ApplyUpdate(u, &inode->meta);
+  return Entry{ino, inode->meta, inode->node_private.load(std::memory_order_relaxed)};
 }
 
 Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, Metadata md) {
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
-  ApplyLayout(&md, path);
-  BB_RETURN_IF_ERROR(MetaOwner(path)->CreateMeta(path, md));
+  PathLayout layout = router_->Resolve(path);
+  ApplyLayout(&md, layout);
+  BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
   return Remember(path, md);
 }
 
@@ -303,8 +300,9 @@ Status FileSystem::DropEntryData(const Metadata& md, const std::string& path) {
 Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   Count(FsOp::kUnlink);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
-  if (router_->Replicated(path)) return Status(EISDIR, path);
-  NodeService* owner = MetaOwner(path);
+  PathLayout layout = router_->Resolve(path);
+  if (layout.replicated) return Status(EISDIR, path);
+  NodeService* owner = MetaOwner(layout, path);
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type == FileType::kDirectory) return Status(EISDIR, path);
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
@@ -314,13 +312,12 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
 Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
   Count(FsOp::kRmdir);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
-  if (router_->Replicated(path)) {
-    return Status(EBUSY, path + " is a workspace: remove it with bbctl job stop");
-  }
-  NodeService* owner = MetaOwner(path);
+  PathLayout layout = router_->Resolve(path);
+  if (layout.replicated) return Status(EBUSY, path + " is a workspace: remove it with bbctl job stop");
+  NodeService* owner = MetaOwner(layout, path);
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
-  for (NodeId n : router_->DirNodes(path)) {
+  for (NodeId n : layout.DirNodes()) {
     BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(path, "", 1));
     if (!page.entries.empty()) return Status(ENOTEMPTY, path);
   }
@@ -338,20 +335,22 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
   if (from == to) return Status::Ok();
   if (IsSameOrBelow(to, from)) return Status(EINVAL, "cannot move a directory into itself");
-  if (router_->Replicated(from) || router_->Replicated(to)) {
+  PathLayout from_layout = router_->Resolve(from);
+  PathLayout to_layout = router_->Resolve(to);
+  if (from_layout.replicated || to_layout.replicated) {
     return Status(EBUSY, "a workspace cannot be renamed or replaced");
   }
-  if (router_->Domain(from) != router_->Domain(to)) {
+  if (from_layout.domain != to_layout.domain) {
     return Status(EXDEV, "rename between workspaces: " + from + " -> " + to);
   }
-  NodeService* from_owner = MetaOwner(from);
-  NodeService* to_owner = MetaOwner(to);
+  NodeService* from_owner = MetaOwner(from_layout, from);
+  NodeService* to_owner = MetaOwner(to_layout, to);
   BB_ASSIGN_OR_RETURN(Metadata src, from_owner->GetMeta(from));
   auto dst = to_owner->GetMeta(to);
   if (!dst && dst.error().code() != ENOENT) return dst.error();
   bool src_dir = src.type == FileType::kDirectory;
   if (src_dir) {
-    for (NodeId n : router_->DirNodes(from)) {
+    for (NodeId n : from_layout.DirNodes()) {
       BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(from, "", 1));
       if (!page.entries.empty()) {
         return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
@@ -365,7 +364,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     if (src_dir && !dst_dir) return Status(ENOTDIR, to);
     if (!src_dir && dst_dir) return Status(EISDIR, to);
     if (dst_dir) {
-      for (NodeId n : router_->DirNodes(to)) {
+      for (NodeId n : to_layout.DirNodes()) {
         BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(to, "", 1));
         if (!page.entries.empty()) return Status(ENOTEMPTY, to);
       }
@@ -391,7 +390,7 @@ Result<SpaceStats> FileSystem::StatFs() {
   Count(FsOp::kStatFs);
   SpaceStats total;
   bool first = true;
-  for (NodeId n : router_->AllNodes()) {
+  for (NodeId n : AllNodes(*router_)) {
     BB_ASSIGN_OR_RETURN(SpaceStats s, nodes_(n)->StatSpace());
     if (first) {
       total = s;
@@ -411,11 +410,11 @@ Result<SpaceStats> FileSystem::StatFs() {
 
 Status FileSystem::CreateWorkspace(const std::string& name, const WorkspaceSpec& spec, const Caller& owner) {
   BB_RETURN_IF_ERROR(ValidateWorkspaceName(name));
-  if (router_->Replicated("/" + name)) return Status(EEXIST, "workspace " + name + " exists");
+  if (router_->Resolve("/" + name).replicated) return Status(EEXIST, "workspace " + name + " exists");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   Metadata root = NewMeta(FileType::kDirectory, 0755, owner, id);
   std::vector<NodeId> done;
-  for (NodeId n : router_->AllNodes()) {
+  for (NodeId n : AllNodes(*router_)) {
     Status s = nodes_(n)->PutWorkspace(name, spec, root);
     if (!s.ok()) {
       // Leave no node routing a workspace the others do not know.
@@ -434,18 +433,19 @@ Status FileSystem::RemoveWorkspace(const std::string& name, const WorkspaceRoute
   constexpr uint32_t kBatch = 4096;
   // Every node holds its own share of the entries (in mode 1, its own files); the data of a
   // file may be on any node, so each batch of removed files is dropped everywhere.
-  for (NodeId n : router_->AllNodes()) {
+  const std::vector<NodeId> all = AllNodes(*router_);
+  for (NodeId n : all) {
     for (;;) {
       BB_ASSIGN_OR_RETURN(PurgePage page, nodes_(n)->PurgeTree(dir, kBatch));
       if (!page.file_ids.empty()) {
-        for (NodeId m : router_->AllNodes()) {
+        for (NodeId m : all) {
           BB_RETURN_IF_ERROR(nodes_(m)->RemoveFiles(page.file_ids).Annotate("node " + std::to_string(m)));
         }
       }
       if (!page.more) break;
     }
   }
-  for (NodeId n : router_->AllNodes()) {
+  for (NodeId n : all) {
     BB_RETURN_IF_ERROR(nodes_(n)->DropWorkspace(name).Annotate("node " + std::to_string(n)));
   }
   // Forget the paths the kernel still knows below the workspace: they are gone.
@@ -489,7 +489,7 @@ Status FileSystem::LoadDirPage(DirHandle* dir) {
   Count(FsOp::kReadDirPage);
   std::map<std::string, DirListing> merged;
   std::optional<std::string> bound;  // nullopt: every node reached its end
-  for (NodeId n : router_->DirNodes(dir->path)) {
+  for (NodeId n : router_->Resolve(dir->path).DirNodes()) {
     BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(dir->path, dir->cursor, options_.dir_page));
     for (auto& e : page.entries) {
       merged.emplace(e.name, DirListing{e.name, e.file_id, e.type});

@@ -43,11 +43,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
 
-#include "fs/base/buffer_pool.h"
 #include "fs/base/clock.h"
 #include "fs/base/status.h"
 #include "fs/core/chunking.h"
@@ -60,7 +60,7 @@
 namespace bb::fs {
 
 struct FileSystemOptions {
-  uint32_t chunk_size = 512 * 1024;
+  uint32_t chunk_size = kDefaultChunkSize;
   int64_t publish_interval_ns = 1'000'000'000;  // bound on how stale a published size gets
   uint32_t dir_page = 4096;                     // entries per readdir page per node
   // Helper threads that move the chunks of one read or write at the same time (FanOut);
@@ -110,6 +110,7 @@ struct Inode;
 struct OpenFile;
 struct DirHandle;
 class FanOut;
+class WriteBehind;
 
 // Resolves a node id to the service that reaches it. Must return non-null for every node the
 // router names.
@@ -194,20 +195,17 @@ class FileSystem {
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
-  void ApplyLayout(Metadata* md, std::string_view path) const;
+  void ApplyLayout(Metadata* md, const PathLayout& layout) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
-  // Copies one chunk piece and sends it on a helper thread (see write_behind_bytes).
-  void WriteBehind(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
-                   uint64_t chunk_size, const ChunkSpan& span, std::span<const char> bytes);
-  // Waits until the inode's writes behind have arrived; returns (and clears) their first
-  // error when `take_error`.
-  Status WaitBehind(Inode& inode, bool take_error);
   Status DropEntryData(const Metadata& md, const std::string& path);
+  // The nodes that may hold chunks [first, last) of a file placed by `data`.
+  std::set<NodeId> ChunkNodes(const DataPlacement& data, uint64_t first, uint64_t last) const;
   Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);
   Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
                           const std::string& path);
   Status LoadDirPage(DirHandle* dir);
   NodeService* MetaOwner(const std::string& path) const;
+  NodeService* MetaOwner(const PathLayout& layout, const std::string& path) const;
   // The service of data node `n`, counted as one data request of `read` / `written` bytes.
   NodeService* DataService(NodeId n, uint64_t read, uint64_t written) const;
   // The service of node `n` for a directory page, counted.
@@ -218,19 +216,16 @@ class FileSystem {
 
   const FileSystemOptions options_;
   const Router* const router_;
+  const NodeId self_;  // router_->view().self
   const NodeResolver nodes_;
   FileIdAllocator* const ids_;
   const Clock* const clock_;
   NodeStats* const stats_;
 
-  const uint64_t behind_limit_;  // write_behind_bytes, 0 without helper threads
-  std::mutex behind_mu_;  // guards behind_bytes_
-  std::condition_variable behind_cv_;
-  uint64_t behind_bytes_ = 0;  // bytes of writes behind on their way
-  // As large as the limit: every copy on its way reuses a buffer faulted in before (a fresh
-  // one costs a page fault per 4 KiB, see buffer_pool.h).
-  BufferPool behind_pool_;
-  // After the write-behind state: destroyed first, it finishes the writes still queued.
+  // Before fan_out_, which is destroyed first: it finishes the writes still queued, which
+  // report to behind_.
+  std::unique_ptr<WriteBehind> behind_;
+  // Moves the chunks of one request at the same time, and the writes behind.
   const std::unique_ptr<FanOut> fan_out_;
 
   mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count

@@ -44,7 +44,7 @@ class Node {
  private:
   std::string dir_;
   Caller owner_{1000, 1000, 1};
-  WorkspaceRouter router_{LayoutOptions{}, kChunk, 0, 1};  // one node: every target is local
+  WorkspaceRouter router_{WorkspaceSpec{{}, kChunk}, NodeView{1, 0}};  // one node: every target is local
   ManualClock clock_;
   std::unique_ptr<MetaStore> meta_;
   std::unique_ptr<ChunkStore> chunks_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fs/core/file_system.h"
+#include "fs/core/write_behind.h"
 
 namespace bb::fs {
 
@@ -24,7 +25,7 @@ struct Inode {
   uint64_t nlookup = 0;
   uint32_t open_count = 0;
   bool unlinked = false;  // removed from the namespace while still open
-  // Router::NodePrivate of its path, set when the kernel learns the inode (a rename never
+  // PathLayout::node_private of its path, set when the kernel learns the inode (a rename never
   // moves an entry between workspaces, so it never changes).
   std::atomic<bool> node_private{false};
 
@@ -35,19 +36,17 @@ struct Inode {
   int64_t dirty_mtime_ns = 0;
   int64_t last_publish_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync
-  // Write-behind (FileSystem::WriteBehind): the chunks with a write still on its way to another
-  // node (one per chunk at a time keeps them in order), and the first error one of them met,
-  // reported by the next write, flush or fsync.
-  std::set<uint64_t> behind_chunks;
-  Status behind_error;
-  std::condition_variable behind_cv;  // with mu: a write behind finished
+  BehindState behind;  // writes of this file on their way to other nodes (write_behind.h)
 };
 
 struct OpenFile {
   std::shared_ptr<Inode> inode;
   int flags = 0;
-  std::string path;           // at open; routes the data (renames never change the layout)
-  bool node_private = false;  // Router::NodePrivate of `path`
+  std::string path;           // at open (renames never change the layout)
+  bool node_private = false;  // PathLayout::node_private of `path`
+  // Where the file's chunks are, resolved at open (a file keeps its layout for life): the
+  // per-chunk path of reads and writes asks nothing else.
+  DataPlacement data;
 };
 
 struct DirHandle {

@@ -1,5 +1,6 @@
 // Table-driven placement tests of the four layout modes.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -36,28 +37,28 @@ TEST_CASE("each mode places data, file metadata and directory entries as specifi
       INFO("nodes " << nodes << " self " << self);
       // mode 1: everything on self
       LayoutOptions m1{LayoutMode::kNodeLocal};
-      for (const auto& p : Paths()) CHECK(MetaNodeFor(m1, nodes, self, p) == self);
-      CHECK(DataNodeFor(m1, nodes, self, 42, 7, kNoNode) == self);
-      CHECK(DirNodesFor(m1, nodes, self) == std::vector<NodeId>{self});
+      for (const auto& p : Paths()) CHECK(MetaNodeFor(m1, {nodes, self}, p) == self);
+      CHECK(DataNodeFor(m1, {nodes, self}, 42, 7, kNoNode) == self);
+      CHECK(DirNodesFor(m1, {nodes, self}) == std::vector<NodeId>{self});
       // mode 3: hashed over all nodes, the same from every node
       LayoutOptions m3{LayoutMode::kHashed};
       std::set<NodeId> meta_used, data_used;
       for (const auto& p : Paths()) {
-        NodeId n = MetaNodeFor(m3, nodes, self, p);
-        CHECK(n == MetaNodeFor(m3, nodes, (self + 1) % nodes, p));
+        NodeId n = MetaNodeFor(m3, {nodes, self}, p);
+        CHECK(n == MetaNodeFor(m3, {nodes, (self + 1) % nodes}, p));
         meta_used.insert(n);
       }
-      for (uint64_t c = 0; c < 2000; ++c) data_used.insert(DataNodeFor(m3, nodes, self, 99, c, kNoNode));
+      for (uint64_t c = 0; c < 2000; ++c) data_used.insert(DataNodeFor(m3, {nodes, self}, 99, c, kNoNode));
       CHECK(meta_used.size() == nodes);  // 2000 paths reach every node
       CHECK(data_used.size() == nodes);
-      CHECK(DirNodesFor(m3, nodes, self).size() == nodes);
+      CHECK(DirNodesFor(m3, {nodes, self}).size() == nodes);
       // mode 4: data on the recorded writer, else on self; metadata as mode 3
       LayoutOptions m4{LayoutMode::kHybrid};
-      CHECK(DataNodeFor(m4, nodes, self, 99, 5, nodes - 1) == nodes - 1);
-      CHECK(DataNodeFor(m4, nodes, self, 99, 5, kNoNode) == self);
-      CHECK(DataNodeFor(m4, nodes, self, 99, 5, nodes + 7) == self);  // stale record
-      for (const auto& p : Paths()) CHECK(MetaNodeFor(m4, nodes, self, p) == MetaNodeFor(m3, nodes, self, p));
-      CHECK(DirNodesFor(m4, nodes, self).size() == nodes);
+      CHECK(DataNodeFor(m4, {nodes, self}, 99, 5, nodes - 1) == nodes - 1);
+      CHECK(DataNodeFor(m4, {nodes, self}, 99, 5, kNoNode) == self);
+      CHECK(DataNodeFor(m4, {nodes, self}, 99, 5, nodes + 7) == self);  // stale record
+      for (const auto& p : Paths()) CHECK(MetaNodeFor(m4, {nodes, self}, p) == MetaNodeFor(m3, {nodes, self}, p));
+      CHECK(DirNodesFor(m4, {nodes, self}).size() == nodes);
     }
   }
 }
@@ -69,17 +70,65 @@ TEST_CASE("mode 2 keeps all metadata on the subset and spreads data over all nod
       LayoutOptions m2{LayoutMode::kCentralizedMeta, ratio};
       uint32_t k = MetadataServers(ratio, nodes);
       std::set<NodeId> meta_used, data_used;
-      for (const auto& p : Paths()) meta_used.insert(MetaNodeFor(m2, nodes, 0, p));
-      for (uint64_t c = 0; c < 2000; ++c) data_used.insert(DataNodeFor(m2, nodes, 0, 7, c, kNoNode));
+      for (const auto& p : Paths()) meta_used.insert(MetaNodeFor(m2, {nodes, 0}, p));
+      for (uint64_t c = 0; c < 2000; ++c) data_used.insert(DataNodeFor(m2, {nodes, 0}, 7, c, kNoNode));
       CHECK(meta_used.size() == k);
       CHECK(*meta_used.rbegin() == k - 1);
       CHECK(data_used.size() == nodes);
-      CHECK(DirNodesFor(m2, nodes, 0).size() == k);
+      CHECK(DirNodesFor(m2, {nodes, 0}).size() == k);
     }
   }
   // ratio 0.25 on 4 nodes: one metadata server, node 0
   LayoutOptions quarter{LayoutMode::kCentralizedMeta, 0.25};
-  for (const auto& p : Paths()) CHECK(MetaNodeFor(quarter, 4, 3, p) == 0);
+  for (const auto& p : Paths()) CHECK(MetaNodeFor(quarter, {4, 3}, p) == 0);
+}
+
+TEST_CASE("every mode of the table is found by its number and places inside the cluster", "[layout]") {
+  CHECK(Modes().size() == kModeCount);
+  CHECK(FindMode(0) == nullptr);
+  CHECK(FindMode(static_cast<int64_t>(kModeCount) + 1) == nullptr);
+  for (const ModeInfo& m : Modes()) {
+    INFO("mode " << m.name);
+    CHECK(FindMode(ModeNumber(m.mode)) == &m);
+    CHECK(&ModeOf(m.mode) == &m);
+    CHECK(std::string(m.name).size() > 0);
+    for (uint32_t nodes : {1u, 4u, 7u}) {
+      for (NodeId self = 0; self < nodes; ++self) {
+        LayoutOptions o{m.mode, 0.5};
+        NodeView v{nodes, self};
+        std::vector<NodeId> dirs = m.meta_dir(o, v);
+        REQUIRE_FALSE(dirs.empty());
+        for (NodeId d : dirs) CHECK(d < nodes);
+        for (const auto& p : Paths()) {
+          NodeId meta = m.meta_file(o, v, p);
+          CHECK(meta < nodes);
+          // A file's entry is on one of the nodes its directory's entries may be on.
+          CHECK(std::find(dirs.begin(), dirs.end(), meta) != dirs.end());
+        }
+        DataPlacement d = m.data(o, v, 99, kNoNode);
+        for (uint64_t c = 0; c < 64; ++c) CHECK(d.For(c) < nodes);
+        if (m.node_private) {
+          CHECK(d.fixed());
+          CHECK(d.For(5) == self);
+          CHECK(dirs == std::vector<NodeId>{self});
+        }
+        if (m.records_data_location) CHECK(m.data(o, v, 99, nodes - 1).For(3) == nodes - 1);
+        if (m.uses_metadata_ratio) CHECK(dirs.size() == MetadataServers(0.5, nodes));
+      }
+    }
+  }
+}
+
+TEST_CASE("workspace specs compare the ratio only where the mode uses it", "[layout]") {
+  for (const ModeInfo& m : Modes()) {
+    WorkspaceSpec a{{m.mode, 0.25}, 1 << 20}, b{{m.mode, 0.5}, 1 << 20};
+    CHECK((a == b) == !m.uses_metadata_ratio);
+    CHECK(ValidateSpec(a).ok());
+    CHECK(ValidateSpec(WorkspaceSpec{{m.mode, 0}, 1 << 20}).code() == EINVAL);
+    CHECK(ValidateSpec(WorkspaceSpec{{m.mode, 0.5}, 5000}).code() == EINVAL);
+  }
+  CHECK(ValidateSpec(WorkspaceSpec{{static_cast<LayoutMode>(kModeCount + 1), 0.5}, 1 << 20}).code() == EINVAL);
+  CHECK(ModeNumbers() == "1, 2, 3 or 4");
 }
 
 TEST_CASE("the placement hash is fixed across builds", "[layout]") {

@@ -61,20 +61,7 @@ class LocalNodeService final : public NodeService {
     std::lock_guard lock(Stripe(path));
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(key));
     BB_ASSIGN_OR_RETURN(Metadata md, Decode(path, value));
-    if (u.mode) md.mode = *u.mode & 07777;
-    if (u.uid) md.uid = *u.uid;
-    if (u.gid) md.gid = *u.gid;
-    if (u.size) md.size = *u.size;
-    if (u.grow_to) {
-      md.size = std::max(md.size, *u.grow_to);
-      if (u.mtime_ns) md.mtime_ns = std::max(md.mtime_ns, *u.mtime_ns);
-      if (u.ctime_ns) md.ctime_ns = std::max(md.ctime_ns, *u.ctime_ns);
-    } else {
-      if (u.mtime_ns) md.mtime_ns = *u.mtime_ns;
-      if (u.ctime_ns) md.ctime_ns = *u.ctime_ns;
-    }
-    if (u.atime_ns) md.atime_ns = *u.atime_ns;
-    if (u.data_location) md.data_location = *u.data_location;
+    ApplyUpdate(u, &md);
     BB_RETURN_IF_ERROR(meta_->Put(key, EncodeMetadata(md)));
     return md;
   }
@@ -264,6 +251,23 @@ class LocalNodeService final : public NodeService {
 };
 
 }  // namespace
+
+void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
+  if (u.mode) md->mode = *u.mode & 07777;
+  if (u.uid) md->uid = *u.uid;
+  if (u.gid) md->gid = *u.gid;
+  if (u.size) md->size = *u.size;
+  if (u.grow_to) {
+    md->size = std::max(md->size, *u.grow_to);
+    if (u.mtime_ns) md->mtime_ns = std::max(md->mtime_ns, *u.mtime_ns);
+    if (u.ctime_ns) md->ctime_ns = std::max(md->ctime_ns, *u.ctime_ns);
+  } else {
+    if (u.mtime_ns) md->mtime_ns = *u.mtime_ns;
+    if (u.ctime_ns) md->ctime_ns = *u.ctime_ns;
+  }
+  if (u.atime_ns) md->atime_ns = *u.atime_ns;
+  if (u.data_location) md->data_location = *u.data_location;
+}
 
 std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks,
                                                  LocalNodeOptions options) {

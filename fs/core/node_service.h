@@ -39,6 +39,10 @@ struct MetaUpdate {
   std::optional<uint32_t> data_location;
 };
 
+// Applies `u` to `md`, as the metadata owner does: set fields replace; `grow_to` grows the size
+// and never moves mtime/ctime backwards.
+void ApplyUpdate(const MetaUpdate& u, Metadata* md);
+
 struct DirEntry {
   std::string name;
   FileType type;

@@ -73,7 +73,7 @@ struct Cluster {
     Member& m = members[i];
     uint32_t n = static_cast<uint32_t>(members.size());
     m.fs.reset();
-    m.router = std::make_unique<WorkspaceRouter>(LayoutOptions{}, kChunk, i, n);
+    m.router = std::make_unique<WorkspaceRouter>(WorkspaceSpec{{}, kChunk}, NodeView{n, i});
     REQUIRE(LoadWorkspaces(m.meta.get(), m.router.get()).ok());
     m.stats = std::make_unique<NodeStats>(n);
     m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});

@@ -54,17 +54,12 @@ Result<WorkspaceSpec> DecodeWorkspace(std::string_view bytes) {
     return Status(EIO, "workspace record of unknown version " + std::to_string(GetLe(bytes, 0, 1)));
   }
   WorkspaceSpec s;
-  uint64_t mode = GetLe(bytes, 1, 1);
-  if (mode < 1 || mode > 4) return Status(EIO, "workspace record with mode " + std::to_string(mode));
-  s.layout.mode = static_cast<LayoutMode>(mode);
+  const ModeInfo* mode = FindMode(static_cast<int64_t>(GetLe(bytes, 1, 1)));
+  if (mode == nullptr) return Status(EIO, "workspace record with mode " + std::to_string(GetLe(bytes, 1, 1)));
+  s.layout.mode = mode->mode;
   s.layout.metadata_server_ratio = std::bit_cast<double>(GetLe(bytes, 2, 8));
-  if (!(s.layout.metadata_server_ratio > 0 && s.layout.metadata_server_ratio <= 1)) {
-    return Status(EIO, "workspace record with metadata_server_ratio out of (0, 1]");
-  }
   s.chunk_size = static_cast<uint32_t>(GetLe(bytes, 10, 4));
-  if (s.chunk_size < 4096 || (s.chunk_size & (s.chunk_size - 1)) != 0) {
-    return Status(EIO, "workspace record with chunk size " + std::to_string(s.chunk_size));
-  }
+  if (Status valid = ValidateSpec(s); !valid.ok()) return Status(EIO, "workspace record: " + valid.message());
   return s;
 }
 
@@ -83,8 +78,7 @@ Status ValidateWorkspaceName(std::string_view name) {
   return Status::Ok();
 }
 
-WorkspaceRouter::WorkspaceRouter(LayoutOptions instance, uint32_t chunk_size, NodeId self, uint32_t nodes)
-    : instance_{instance, chunk_size}, self_(self), nodes_(nodes) {}
+WorkspaceRouter::WorkspaceRouter(WorkspaceSpec instance, NodeView view) : instance_(instance), view_(view) {}
 
 void WorkspaceRouter::Set(const std::string& name, const WorkspaceSpec& spec) {
   std::unique_lock lock(mu_);
@@ -110,69 +104,18 @@ std::map<std::string, WorkspaceSpec> WorkspaceRouter::List() const {
   return {table_.begin(), table_.end()};
 }
 
-WorkspaceSpec WorkspaceRouter::SpecFor(std::string_view path) const {
-  if (!any_.load(std::memory_order_acquire) || path.size() < 2) return instance_;
+PathLayout WorkspaceRouter::Resolve(std::string_view path) const {
+  PathLayout l{{}, instance_, path == "/", view_};
+  if (!any_.load(std::memory_order_acquire) || path.size() < 2) return l;
   bool deeper;
   std::string_view first = FirstComponent(path, &deeper);
-  if (!deeper) return instance_;  // "/" and "/name" itself follow the instance
   std::shared_lock lock(mu_);
   auto it = table_.find(first);
-  return it == table_.end() ? instance_ : it->second;
-}
-
-NodeId WorkspaceRouter::MetaNode(std::string_view path) const {
-  return MetaNodeFor(SpecFor(path).layout, nodes_, self_, path);
-}
-
-std::optional<WorkspaceSpec> WorkspaceRouter::RootSpec(std::string_view path) const {
-  if (!any_.load(std::memory_order_acquire) || path.size() < 2) return std::nullopt;
-  bool deeper;
-  std::string_view first = FirstComponent(path, &deeper);
-  if (deeper) return std::nullopt;
-  return Find(first);
-}
-
-std::vector<NodeId> WorkspaceRouter::DirNodes(std::string_view dir) const {
-  // The entries of a workspace's root are placed by the workspace's layout.
-  auto root = RootSpec(dir);
-  return DirNodesFor(root ? root->layout : SpecFor(dir).layout, nodes_, self_);
-}
-
-NodeId WorkspaceRouter::DataNodeAs(NodeId viewer, std::string_view path, uint64_t file_id, uint64_t index,
-                                   uint32_t data_location) const {
-  return DataNodeFor(SpecFor(path).layout, nodes_, viewer, file_id, index, data_location);
-}
-
-std::vector<NodeId> WorkspaceRouter::AllNodes() const {
-  std::vector<NodeId> all(nodes_);
-  for (uint32_t i = 0; i < nodes_; ++i) all[i] = i;
-  return all;
-}
-
-bool WorkspaceRouter::Replicated(std::string_view path) const {
-  return path == "/" || RootSpec(path).has_value();
-}
-
-std::string_view WorkspaceRouter::Domain(std::string_view path) const {
-  if (!any_.load(std::memory_order_acquire) || path.size() < 2) return {};
-  bool deeper;
-  std::string_view first = FirstComponent(path, &deeper);
-  std::shared_lock lock(mu_);
-  return table_.find(first) != table_.end() ? first : std::string_view();
-}
-
-uint32_t WorkspaceRouter::ChunkSize(std::string_view path) const { return SpecFor(path).chunk_size; }
-
-uint32_t WorkspaceRouter::NewDataLocation(std::string_view path) const {
-  return SpecFor(path).layout.mode == LayoutMode::kHybrid ? self_ : kNoNode;
-}
-
-bool WorkspaceRouter::NodePrivate(std::string_view path) const {
-  // The root of a node-local workspace counts as private too: its name never changes while
-  // the workspace exists and its entries are this node's own; only a chmod/chown of it on
-  // another node reaches this node's kernel late (within private_cache_timeout).
-  auto root = RootSpec(path);
-  return (root ? *root : SpecFor(path)).layout.mode == LayoutMode::kNodeLocal;
+  if (it == table_.end()) return l;
+  l.domain = it->first;
+  l.spec = it->second;
+  l.replicated = !deeper;  // the workspace's root entry itself
+  return l;
 }
 
 Status LoadWorkspaces(MetaStore* store, WorkspaceRouter* router) {

@@ -13,7 +13,7 @@
 // so a restarted daemon routes the workspace the same way (LoadWorkspaces).
 //
 // WorkspaceRouter is the core's Router: it finds the workspace of a path from the path's
-// first component and applies that layout's pure functions (fs/core/layout.h).
+// first component (fs/core/router.h).
 //
 // Thread-safety: WorkspaceRouter may be used and changed from any number of threads.
 #pragma once
@@ -35,21 +35,10 @@ namespace bb::fs {
 
 inline constexpr uint8_t kWorkspaceVersion = 1;
 
-struct WorkspaceSpec {
-  LayoutOptions layout;
-  uint32_t chunk_size = 512 * 1024;
-
-  bool operator==(const WorkspaceSpec& o) const {
-    return layout.mode == o.layout.mode && chunk_size == o.chunk_size &&
-           (layout.mode != LayoutMode::kCentralizedMeta ||
-            layout.metadata_server_ratio == o.layout.metadata_server_ratio);
-  }
-};
-
 std::string WorkspaceKey(std::string_view name);
 inline constexpr std::string_view kWorkspaceKeyPrefix = "W";
 std::string EncodeWorkspace(const WorkspaceSpec& spec);
-// EIO naming what is wrong when `bytes` is not a valid record.
+// EIO naming what is wrong when `bytes` is not a valid record (ValidateSpec).
 Result<WorkspaceSpec> DecodeWorkspace(std::string_view bytes);
 // EINVAL unless `name` can name a workspace: a single path component of 1..255 bytes of
 // letters, digits, '.', '_' and '-', not "." or "..".
@@ -57,43 +46,20 @@ Status ValidateWorkspaceName(std::string_view name);
 
 class WorkspaceRouter final : public Router {
  public:
-  // `instance` is the layout of everything outside workspaces; REQUIRES self < nodes.
-  WorkspaceRouter(LayoutOptions instance, uint32_t chunk_size, NodeId self, uint32_t nodes);
+  // `instance` is the layout of everything outside workspaces; REQUIRES view.self < view.nodes.
+  WorkspaceRouter(WorkspaceSpec instance, NodeView view);
 
   void Set(const std::string& name, const WorkspaceSpec& spec);
   void Erase(const std::string& name);
   std::optional<WorkspaceSpec> Find(std::string_view name) const;
   std::map<std::string, WorkspaceSpec> List() const;
-  uint32_t nodes() const { return nodes_; }
 
-  // The data node of a chunk as node `viewer` routes it (removal of a workspace's files on
-  // behalf of every node).
-  NodeId DataNodeAs(NodeId viewer, std::string_view path, uint64_t file_id, uint64_t index,
-                    uint32_t data_location) const;
-
-  NodeId self() const override { return self_; }
-  NodeId MetaNode(std::string_view path) const override;
-  std::vector<NodeId> DirNodes(std::string_view dir) const override;
-  NodeId DataNode(std::string_view path, uint64_t file_id, uint64_t index,
-                  uint32_t data_location) const override {
-    return DataNodeAs(self_, path, file_id, index, data_location);
-  }
-  std::vector<NodeId> AllNodes() const override;
-  bool Replicated(std::string_view path) const override;
-  std::string_view Domain(std::string_view path) const override;
-  uint32_t ChunkSize(std::string_view path) const override;
-  uint32_t NewDataLocation(std::string_view path) const override;
-  bool NodePrivate(std::string_view path) const override;
+  NodeView view() const override { return view_; }
+  PathLayout Resolve(std::string_view path) const override;
 
  private:
-  // The layout that places `path` (the workspace's, or the instance's).
-  WorkspaceSpec SpecFor(std::string_view path) const;
-  // The spec of the workspace whose root `path` is ("/name"), if it is one.
-  std::optional<WorkspaceSpec> RootSpec(std::string_view path) const;
-
   const WorkspaceSpec instance_;
-  const NodeId self_;
-  const uint32_t nodes_;
+  const NodeView view_;
   std::atomic<bool> any_{false};  // fast path while no workspace exists
   mutable std::shared_mutex mu_;  // guards table_
   std::map<std::string, WorkspaceSpec, std::less<>> table_;

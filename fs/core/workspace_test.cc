@@ -38,40 +38,40 @@ TEST_CASE("workspace records round-trip and bad ones are rejected", "[workspace]
 }
 
 TEST_CASE("the router places each workspace by its own mode and the rest by the instance's", "[workspace]") {
-  WorkspaceRouter r(LayoutOptions{}, kChunk, 2, 4);
+  WorkspaceRouter r(WorkspaceSpec{{}, kChunk}, NodeView{4, 2});
   r.Set("local", Spec(LayoutMode::kNodeLocal));
   r.Set("central", Spec(LayoutMode::kCentralizedMeta, 0.25));
   r.Set("hybrid", Spec(LayoutMode::kHybrid));
-  CHECK(r.Replicated("/"));
-  CHECK(r.Replicated("/local"));
-  CHECK_FALSE(r.Replicated("/local/x"));
-  CHECK_FALSE(r.Replicated("/other"));
-  CHECK(r.Domain("/local/a/b") == "local");
-  CHECK(r.Domain("/local") == "local");
-  CHECK(r.Domain("/other/a").empty());
+  CHECK(r.Resolve("/").replicated);
+  CHECK(r.Resolve("/local").replicated);
+  CHECK_FALSE(r.Resolve("/local/x").replicated);
+  CHECK_FALSE(r.Resolve("/other").replicated);
+  CHECK(r.Resolve("/local/a/b").domain == "local");
+  CHECK(r.Resolve("/local").domain == "local");
+  CHECK(r.Resolve("/other/a").domain.empty());
   std::set<NodeId> hashed;
   for (int i = 0; i < 200; ++i) {
     std::string name = "/f" + std::to_string(i);
-    CHECK(r.MetaNode("/local" + name) == 2);
-    CHECK(r.MetaNode("/central" + name) == 0);
-    hashed.insert(r.MetaNode("/other" + name));
-    CHECK(r.DataNode("/local" + name, 77, i, kNoNode) == 2);
-    CHECK(r.DataNode("/hybrid" + name, 77, i, 3) == 3);
+    CHECK(r.Resolve("/local" + name).MetaNode("/local" + name) == 2);
+    CHECK(r.Resolve("/central" + name).MetaNode("/central" + name) == 0);
+    hashed.insert(r.Resolve("/other" + name).MetaNode("/other" + name));
+    CHECK(r.Resolve("/local" + name).Data(77, kNoNode).For(i) == 2);
+    CHECK(r.Resolve("/hybrid" + name).Data(77, 3).For(i) == 3);
   }
   CHECK(hashed.size() == 4);
-  CHECK(r.DirNodes("/local") == std::vector<NodeId>{2});
-  CHECK(r.DirNodes("/central/d") == std::vector<NodeId>{0});
-  CHECK(r.DirNodes("/").size() == 4);
-  CHECK(r.NewDataLocation("/hybrid/f") == 2);
-  CHECK(r.NewDataLocation("/local/f") == kNoNode);
-  CHECK(r.NodePrivate("/local/f"));
-  CHECK(r.NodePrivate("/local"));  // the workspace's root entry too
-  CHECK_FALSE(r.NodePrivate("/hybrid"));
-  CHECK_FALSE(r.NodePrivate("/"));
-  CHECK_FALSE(r.NodePrivate("/hybrid/f"));
+  CHECK(r.Resolve("/local").DirNodes() == std::vector<NodeId>{2});
+  CHECK(r.Resolve("/central/d").DirNodes() == std::vector<NodeId>{0});
+  CHECK(r.Resolve("/").DirNodes().size() == 4);
+  CHECK(r.Resolve("/hybrid/f").NewDataLocation() == 2);
+  CHECK(r.Resolve("/local/f").NewDataLocation() == kNoNode);
+  CHECK(r.Resolve("/local/f").node_private());
+  CHECK(r.Resolve("/local").node_private());  // the workspace's root entry too
+  CHECK_FALSE(r.Resolve("/hybrid").node_private());
+  CHECK_FALSE(r.Resolve("/").node_private());
+  CHECK_FALSE(r.Resolve("/hybrid/f").node_private());
   r.Erase("local");
-  CHECK_FALSE(r.Replicated("/local"));
-  CHECK(r.DirNodes("/local").size() == 4);
+  CHECK_FALSE(r.Resolve("/local").replicated);
+  CHECK(r.Resolve("/local").DirNodes().size() == 4);
 }
 
 TEST_CASE("mode 1: a file is seen only on the node that wrote it, data stays there", "[workspace]") {

@@ -1,13 +1,16 @@
 // Daemon: everything one bbd serves, assembled from its configuration — the stores, the
 // local node service, and for a cluster the transport, the membership and the remote node
-// services — the FileSystem core on top, and the control socket <root>/bbd.sock (statistics,
-// workspaces). The FUSE session is not part of it.
+// services — the FileSystem core on top, the QoS stage, and the control socket
+// <root>/bbd.sock (statistics, workspaces, QoS limits; the commands are in
+// control_commands.cc). The FUSE session is not part of it.
 //
-// Thread-safety: construct and destroy on one thread; fs() is thread-safe like FileSystem.
+// Thread-safety: construct and destroy on one thread; fs() is thread-safe like FileSystem, and
+// Control may be called from any number of threads.
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "fs/core/file_system.h"
@@ -15,8 +18,10 @@
 #include "fs/core/workspace.h"
 #include "fs/daemon/config.h"
 #include "fs/daemon/control.h"
+#include "fs/rpc/node_rpc.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
+#include "qos/channel_cache.h"
 #include "qos/client.h"
 #include "qos/job_identity.h"
 #include "qos/stage.h"
@@ -33,38 +38,51 @@ class Daemon {
   ~Daemon();
 
   FileSystem& fs() { return *fs_; }
-  // The QoS stage and job resolver, or null when the stage is off.
+  // The QoS stage and the cache of each calling process's channels, or null when the stage
+  // is off.
   qos::Stage* stage() { return stage_.get(); }
-  qos::JobResolver* jobs() { return jobs_.get(); }
+  qos::ChannelCache* channels() { return channels_.get(); }
   // Stops the QoS stage and its controller link: requests still waiting for tokens run now.
   // Call while the FUSE session still exists (they answer their requests through it).
   void StopQos();
   // Answers one request of the control socket (fs/daemon/control.h).
   nlohmann::json Control(const nlohmann::json& request, const ControlPeer& peer);
-  NodeId self() const { return router_->self(); }
-  uint32_t nodes() const { return static_cast<uint32_t>(services_.size()); }
+  NodeId self() const { return router_->view().self; }
+  uint32_t nodes() const { return router_->view().nodes; }
 
  private:
   Daemon() = default;
-  Status Open(const DaemonConfig& cfg);
+  // The steps of Start, in order.
+  Status OpenStores(const DaemonConfig& cfg);
+  // For a cluster: serves, publishes this node, waits for the others; sets `view`.
+  Status JoinCluster(const DaemonConfig& cfg, NodeView* view);
+  Status StartFileSystem(const DaemonConfig& cfg, NodeView view);
+  Status StartQos(const DaemonConfig& cfg);
+
+  // The control commands (control_commands.cc).
+  nlohmann::json StatsCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json QosSetCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json JobListCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json JobStartCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json JobStopCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json QosJson();
 
   int lock_fd_ = -1;
   std::unique_ptr<MetaStore> meta_;
   std::unique_ptr<ChunkStore> chunks_;
-  std::unique_ptr<NodeService> local_;
+  NodeServer server_;  // before the transport, which calls it
   std::unique_ptr<transport::Transport> transport_;
-  std::vector<std::unique_ptr<NodeService>> remotes_;
-  std::vector<NodeService*> services_;  // by node id; the local one is local_
+  std::vector<std::unique_ptr<NodeService>> remotes_;  // by node id; null for this node
+  std::unique_ptr<NodeService> local_;
   std::unique_ptr<WorkspaceRouter> router_;
   std::unique_ptr<NodeStats> stats_;
-  std::atomic<NodeService*> served_{nullptr};  // what the transport serves, once assembled
   std::unique_ptr<FileIdAllocator> ids_;
   SystemClock clock_;
   std::unique_ptr<FileSystem> fs_;
   std::string mount_;
   std::unique_ptr<qos::JobResolver> jobs_;
   std::unique_ptr<qos::Stage> stage_;
+  std::unique_ptr<qos::ChannelCache> channels_;
   std::unique_ptr<qos::QosClient> qos_client_;
   std::unique_ptr<ControlServer> control_;  // last: stops before the rest goes
 };

@@ -3,9 +3,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include <array>
 #include <string>
 
 namespace bb::fs {
@@ -18,32 +16,9 @@ Caller CallerOf(fuse_req_t req) {
   return Caller{c->uid, c->gid, c->pid};
 }
 
-// The channels of the calling process, remembered per FUSE thread for a quarter of a second:
-// most requests then cost no lock and no string (the resolver behind it checks for pid reuse
-// once a second, so a reused pid is noticed within 1.25 s). Channels live as long as the stage.
 qos::Stage::Channel* JobChannel(fuse_req_t req, qos::Class cls) {
-  AdapterContext& c = Ctx(req);
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  struct Slot {
-    pid_t pid = -1;
-    const qos::Stage* stage = nullptr;
-    int64_t until_ns = 0;
-    qos::Stage::Channel* channel[2] = {nullptr, nullptr};
-  };
-  thread_local std::array<Slot, 64> cache;
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  int64_t now = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-  Slot& slot = cache[static_cast<size_t>(ctx->pid) & 63];
-  if (slot.pid != ctx->pid || slot.stage != c.stage || now >= slot.until_ns) {
-    std::string job = c.jobs->JobOf(ctx->pid, ctx->uid);
-    slot.pid = ctx->pid;
-    slot.stage = c.stage;
-    slot.until_ns = now + 250'000'000;
-    slot.channel[0] = c.stage->Find(job, qos::Class::kMetadata);
-    slot.channel[1] = c.stage->Find(job, qos::Class::kData);
-  }
-  return slot.channel[static_cast<size_t>(cls)];
+  return Ctx(req).channels->Find(ctx->pid, ctx->uid, cls);
 }
 
 int ToErrno(const Status& s) {

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "fs/core/file_system.h"
-#include "qos/job_identity.h"
+#include "qos/channel_cache.h"
 #include "qos/stage.h"
 
 namespace bb::fs {
@@ -26,14 +26,16 @@ struct AdapterOptions {
   double private_cache_timeout = 60;
 };
 
-// The session's userdata. `fs` (and `stage`, `jobs` when set) must outlive the session.
-// With a stage, every operation but forget/release passes it first (qos/stage.h), classified
-// by the calling process's job: reads and writes as data (bytes), the rest as metadata.
+// The session's userdata. `fs` (and `stage`, `channels` when set) must outlive the session.
+// QoS admission happens here, in the adapter, before a request's one call into the core: with
+// a stage, every operation but forget/release is submitted to it (qos/stage.h) on the channel
+// of the calling process's job (qos/channel_cache.h) — reads and writes as data (bytes), the
+// rest as metadata — and runs when the channel admits it.
 struct AdapterContext {
   FileSystem* fs;
   AdapterOptions options;
   qos::Stage* stage = nullptr;
-  qos::JobResolver* jobs = nullptr;
+  qos::ChannelCache* channels = nullptr;  // REQUIRED with a stage
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.

@@ -1,15 +1,19 @@
-// NodeService over the transport: the client proxy a daemon uses for a remote node, and the
-// server side that answers those calls from the local node's service.
+// NodeService over the transport: the client proxy a daemon uses for a remote node
+// (NewRemoteNodeService), and the server side that answers those calls from the local node's
+// service (NodeServer).
 //
-// Wire format: one transport operation per NodeService method (NodeOp below). Typed fields
-// travel in the frame's payload (transport/wire.h Writer/Reader); metadata values travel in
-// their own versioned encoding (fs/store/metadata.h); chunk data travels as the bulk part,
-// straight from and into the caller's buffers. A reply's status is the errno of the method's
-// result, and its payload then carries the error message.
+// Wire format: one transport operation per NodeService method (NodeOp). Each op's request,
+// reply and serving are written side by side in fs/rpc/node_ops.h; typed fields travel in the
+// frame's payload (transport/wire.h Writer/Reader), metadata values in their own versioned
+// encoding (fs/store/metadata.h), chunk data as the bulk part, straight from and into the
+// caller's buffers. A reply's status is the errno of the method's result, and its payload then
+// carries the error message. A malformed request gets EPROTO with the reason, and changes
+// nothing.
 //
 // Thread-safety: both sides may be used from many threads at once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -42,7 +46,8 @@ enum class NodeOp : uint16_t {
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.
-// Transport failures surface as the method's error (ETIMEDOUT, EIO, EHOSTUNREACH).
+// Transport failures surface as the method's error (ETIMEDOUT, EIO, EHOSTUNREACH), annotated
+// with the node.
 std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transport,
                                                   transport::NodeId node,
                                                   std::chrono::milliseconds deadline);
@@ -52,8 +57,24 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
 // or touches chunk data goes to the handler threads.
 bool ServeInline(uint16_t op);
 
-// Answers one request with `local`. Malformed requests get EPROTO with the reason.
+// Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the
+// reason.
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
                                      std::string_view bulk);
+
+// The server side of a daemon: the transport's Handler, serving the local node once it is
+// attached. Requests that come before Attach (the node is still being assembled) are answered
+// EIO "node is starting"; callers retry.
+class NodeServer {
+ public:
+  // The handler to start the transport with. This object must outlive the transport.
+  transport::Handler Handler();
+  // REQUIRES: `local` outlives the transport.
+  void Attach(NodeService* local) { local_.store(local, std::memory_order_release); }
+  static bool Inline(uint16_t op) { return ServeInline(op); }
+
+ private:
+  std::atomic<NodeService*> local_{nullptr};
+};
 
 }  // namespace bb::fs

@@ -6,9 +6,8 @@
 
 #include "fs/core/workspace.h"
 #include "fs/daemon/control.h"
-#include "fs/daemon/mode_file.h"
-#include "fs/daemon/yaml_fields.h"
 #include "tools/bbctl/cluster.h"
+#include "tools/config/mode_file.h"
 
 namespace bb::ctl {
 namespace {
@@ -53,18 +52,23 @@ Result<json> Ask(const std::string& socket, const json& request, int timeout_ms)
 }  // namespace
 
 Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file) {
-  // Checked here first, so a bad file changes nothing and the error names its line.
-  BB_ASSIGN_OR_RETURN(std::string text, fs::ReadTextFile(mode_file, "mode file"));
-  BB_ASSIGN_OR_RETURN(fs::ModeFile mode, fs::ParseModeFile(text, mode_file));
+  // Read and checked here, so a bad file changes nothing and the error names its line; the
+  // daemon is given the parsed fields.
+  BB_ASSIGN_OR_RETURN(config::ModeFile mode, config::LoadModeFile(mode_file));
   BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(name));
   BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
-  BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(),
-                                      {{"cmd", "job_start"}, {"name", name}, {"mode_file", text}, {"source", mode_file}},
-                                      kLongMs));
-  std::printf("bbctl: workspace %s ready at %s: mode %d, chunk size %u%s\n", name.c_str(),
-              reply.value("path", std::string("?")).c_str(), static_cast<int>(mode.layout.mode),
-              reply.value("chunk_size", 0u),
-              mode.layout.mode == fs::LayoutMode::kNodeLocal ? " (node-local: each node sees only its own files)" : "");
+  json request = {{"cmd", "job_start"},          {"name", name},
+                  {"mode", fs::ModeNumber(mode.spec.layout.mode)}, {"chunk_size", mode.spec.chunk_size},
+                  {"confidence", mode.confidence},  {"reason", mode.reason},
+                  {"selected_by", mode.selected_by}};
+  if (fs::ModeOf(mode.spec.layout.mode).uses_metadata_ratio) {
+    request["metadata_server_ratio"] = mode.spec.layout.metadata_server_ratio;
+  }
+  BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), request, kLongMs));
+  const fs::ModeInfo& info = fs::ModeOf(mode.spec.layout.mode);
+  std::printf("bbctl: workspace %s ready at %s: mode %d (%s), chunk size %u%s\n", name.c_str(),
+              reply.value("path", std::string("?")).c_str(), fs::ModeNumber(info.mode), info.name,
+              reply.value("chunk_size", 0u), info.node_private ? " (node-private: each node sees only its own files)" : "");
   return Status::Ok();
 }
 

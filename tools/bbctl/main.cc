@@ -15,7 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "fs/daemon/config.h"
+#include "fs/base/units.h"
 #include "tools/bbctl/cluster.h"
 
 using namespace bb::ctl;

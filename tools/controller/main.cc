@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "qos/controller.h"
+#include "tools/config/qos_policy.h"
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -75,7 +76,7 @@ class Controller {
     WaitSignal();
     Schedule();
     spdlog::info("bb-controller: listening on {}, algorithm {}, interval {} ms, Max_R metadata {} ops/s, data {} B/s",
-                 acceptor_.local_endpoint().port(), policy_.algorithm, policy_.interval_ms, policy_.max_metadata,
+                 acceptor_.local_endpoint().port(), bb::qos::AlgorithmOf(policy_.algorithm).name, policy_.interval_ms, policy_.max_metadata,
                  policy_.max_data);
   }
 
@@ -130,10 +131,10 @@ class Controller {
     signals_.async_wait([this](boost::system::error_code ec, int sig) {
       if (ec) return;
       if (sig == SIGHUP) {
-        auto p = bb::qos::LoadPolicy(policy_path_);
+        auto p = bb::config::LoadPolicy(policy_path_);
         if (p) {
           policy_ = std::move(*p);
-          spdlog::info("policy reloaded from {}: algorithm {}, {} jobs", policy_path_, policy_.algorithm,
+          spdlog::info("policy reloaded from {}: algorithm {}, {} jobs", policy_path_, bb::qos::AlgorithmOf(policy_.algorithm).name,
                        policy_.jobs.size());
         } else {
           spdlog::error("policy not reloaded, keeping the old one: {}", p.error().message());
@@ -253,7 +254,7 @@ class Controller {
     json nodes = json::array();
     for (const auto& c : daemons_) nodes.push_back(c->node);
     return {{"type", "status"},
-            {"algorithm", policy_.algorithm},
+            {"algorithm", bb::qos::AlgorithmOf(policy_.algorithm).name},
             {"interval_ms", policy_.interval_ms},
             {"max_rate", {{"metadata", policy_.max_metadata}, {"data", policy_.max_data}}},
             {"nodes", nodes},
@@ -349,7 +350,7 @@ int main(int argc, char** argv) {
     lim.rlim_cur = lim.rlim_max;
     (void)::setrlimit(RLIMIT_NOFILE, &lim);
   }
-  auto policy = bb::qos::LoadPolicy(policy_path);
+  auto policy = bb::config::LoadPolicy(policy_path);
   if (!policy) {
     std::fprintf(stderr, "bb-controller: %s\n", policy.error().message().c_str());
     return 1;

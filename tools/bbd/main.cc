@@ -24,6 +24,7 @@
 #include "fs/daemon/daemon.h"
 #include "fs/daemon/startup.h"
 #include "fs/fuse/adapter.h"
+#include "tools/config/daemon_config.h"
 
 namespace {
 
@@ -87,54 +88,34 @@ int Fail(Launcher& launcher, const Status& s) {
 int main(int argc, char** argv) {
   CLI::App app{"bbd: burst buffer daemon (one per node)"};
   std::string config_path;
-  // Flags that override fields of the configuration file, by field name.
-  const std::vector<std::pair<std::string, std::string>> kFlags = {
-      {"root", "backing directory for metadata and chunks"},
-      {"mount", "mount point"},
-      {"chunk_size", "chunk size, e.g. 512KiB"},
-      {"log_level", "trace|debug|info|warn|error"},
-      {"fuse_threads", "most FUSE worker threads"},
-      {"cache_timeout", "kernel attribute/entry cache, seconds"},
-      {"private_cache_timeout", "the same for node-private (mode 1) entries, seconds"},
-      {"reserve", "free space kept for metadata, e.g. 8MiB"},
-      {"write_behind", "bytes of writes to other nodes on their way after write() returned (0 = none)"},
-      {"hosts_file", "shared hosts file of a cluster"},
-      {"node_name", "this node's name in the hosts file"},
-      {"listen", "IP:PORT to serve the other nodes on"},
-      {"nodes", "number of nodes to wait for"},
-      {"rpc_timeout", "deadline of calls to other nodes, ms"},
-      {"rpc_poll_spin", "how long the transport polls before it sleeps, µs (0 = never polls)"},
-      {"io_threads", "threads carrying chunks to and from other nodes"},
-      {"rpc_large_in_flight", "most chunk-sized transfers under way at once"},
-      {"qos_stage", "auto|on|off: the per-job QoS stage"},
-      {"qos_controller", "IP:PORT of the QoS controller"},
-      {"qos_threads", "threads running requests that waited for QoS tokens"},
-  };
-  auto flag_of = [](std::string field) {
-    std::replace(field.begin(), field.end(), '_', '-');
-    return "--" + field;
-  };
+  // Flags that override fields of the configuration file: one per field of the table.
   std::map<std::string, std::string> values;
-  for (const auto& [field, help] : kFlags) app.add_option(flag_of(field), values[field], help);
+  for (const bb::config::DaemonField& f : bb::config::DaemonFields()) {
+    if (f.flag) app.add_option(bb::config::FlagOf(f.name), values[f.name], f.meaning);
+  }
   bool foreground = false;
   app.add_option("--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
+  bool print_fields = false;
   app.add_flag("-f,--foreground", foreground, "stay in the foreground, log to stderr");
+  app.add_flag("--config-fields", print_fields, "print the table of configuration fields (Markdown) and exit");
   CLI11_PARSE(app, argc, argv);
+  if (print_fields) {
+    std::fputs(bb::config::DaemonFieldsMarkdown().c_str(), stdout);
+    return 0;
+  }
 
   Launcher launcher;
   DaemonConfig cfg;
   if (!config_path.empty()) {
-    auto loaded = LoadDaemonConfig(config_path);
+    auto loaded = bb::config::LoadDaemonConfig(config_path);
     if (!loaded) return Fail(launcher, loaded.error());
     cfg = *loaded;
   }
   std::vector<std::pair<std::string, std::string>> overrides;
-  for (const auto& [field, help] : kFlags) {
-    if (app.count(flag_of(field)) > 0) {
-      overrides.emplace_back(field, values[field]);
-    }
+  for (const bb::config::DaemonField& f : bb::config::DaemonFields()) {
+    if (f.flag && app.count(bb::config::FlagOf(f.name)) > 0) overrides.emplace_back(f.name, values[f.name]);
   }
-  if (Status s = ApplyOverrides(&cfg, overrides, "command line"); !s.ok()) return Fail(launcher, s);
+  if (Status s = bb::config::ApplyOverrides(&cfg, overrides, "command line"); !s.ok()) return Fail(launcher, s);
   if (cfg.root.empty()) return Fail(launcher, Status(EINVAL, "no root given (--root or 'root:')"));
   if (cfg.mount.empty()) return Fail(launcher, Status(EINVAL, "no mount point given (--mount or 'mount:')"));
   if (cfg.cluster() && cfg.node_name.empty()) {
@@ -179,7 +160,7 @@ int main(int argc, char** argv) {
 
   AdapterContext ctx{&(*daemon)->fs(),
                      AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout},
-                     (*daemon)->stage(), (*daemon)->jobs()};
+                     (*daemon)->stage(), (*daemon)->channels()};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
       "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" +

@@ -1,8 +1,12 @@
 #include <catch2/catch.hpp>
 
-#include "fs/daemon/config.h"
+#include <fstream>
+#include <sstream>
 
-namespace bb::fs {
+#include "fs/base/units.h"
+#include "tools/config/daemon_config.h"
+
+namespace bb::config {
 namespace {
 
 TEST_CASE("a full configuration parses", "[config]") {
@@ -106,6 +110,36 @@ TEST_CASE("sizes parse with units", "[config]") {
   CHECK_FALSE(ParseByteSize("99999999999999999999").has_value());
 }
 
+TEST_CASE("command-line values are read as the file's and override it", "[config]") {
+  auto c = ParseDaemonConfig("io_threads: 4\nroot: /a\n", "bbd.yaml");
+  REQUIRE(c.has_value());
+  REQUIRE(ApplyOverrides(&*c, {{"io_threads", "8"}, {"chunk_size", "1MiB"}}, "command line").ok());
+  CHECK(c->io_threads == 8);
+  CHECK(c->chunk_size == 1 << 20);
+  CHECK(c->root == "/a");
+  Status bad = ApplyOverrides(&*c, {{"io_threads", "0"}}, "command line");
+  CHECK_THAT(bad.message(), Catch::Contains("command line:1: field 'io_threads' must be 1..256"));
+  CHECK(ApplyOverrides(&*c, {{"qos_limits", "x"}}, "command line").code() == EINVAL);  // no flag
+  CHECK(ApplyOverrides(&*c, {{"colour", "blue"}}, "command line").code() == EINVAL);
+  CHECK(FlagOf("rpc_large_in_flight") == "--rpc-large-in-flight");
+}
+
+TEST_CASE("every field of the table is read from the file, and the README lists each", "[config]") {
+  std::ifstream in(std::string(BB_SOURCE_DIR) + "/README.md");
+  std::stringstream readme;
+  readme << in.rdbuf();
+  // The README's table is DaemonFieldsMarkdown() word for word (regenerate it with
+  // `bbd --config-fields`).
+  CHECK_THAT(readme.str(), Catch::Contains(DaemonFieldsMarkdown()));
+  for (const DaemonField& f : DaemonFields()) {
+    INFO(f.name);
+    // A value of the wrong shape is refused with the field's name and line, whatever its kind.
+    auto c = ParseDaemonConfig(std::string("\n") + f.name + ": [1, 2]\n", "bbd.yaml");
+    REQUIRE_FALSE(c.has_value());
+    CHECK_THAT(c.error().message(), Catch::Contains("bbd.yaml:2: ") && Catch::Contains(f.name));
+  }
+}
+
 TEST_CASE("a missing config file is an error that names it", "[config]") {
   auto c = LoadDaemonConfig("/nonexistent/bbd.yaml");
   REQUIRE_FALSE(c.has_value());
@@ -113,4 +147,4 @@ TEST_CASE("a missing config file is an error that names it", "[config]") {
 }
 
 }  // namespace
-}  // namespace bb::fs
+}  // namespace bb::config

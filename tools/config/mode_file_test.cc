@@ -1,36 +1,54 @@
 #include <catch2/catch.hpp>
 
-#include "fs/daemon/mode_file.h"
+#include "tools/config/mode_file.h"
 
-namespace bb::fs {
+namespace bb::config {
 namespace {
+
+using fs::LayoutMode;
 
 TEST_CASE("the example mode files parse", "[modefile]") {
   for (int mode = 1; mode <= 4; ++mode) {
     auto m = LoadModeFile(std::string(BB_SOURCE_DIR) + "/configs/modes/mode" + std::to_string(mode) + ".yaml");
     INFO("mode " << mode);
     REQUIRE(m.has_value());
-    CHECK(static_cast<int>(m->layout.mode) == mode);
-    CHECK(m->chunk_size == 512 * 1024);
+    CHECK(static_cast<int>(m->spec.layout.mode) == mode);
+    CHECK(m->spec.chunk_size == 512 * 1024);
     CHECK_FALSE(m->reason.empty());
   }
 }
 
 TEST_CASE("a mode file round-trips", "[modefile]") {
   ModeFile m;
-  m.layout = {LayoutMode::kCentralizedMeta, 0.5};
-  m.chunk_size = 1 << 20;
+  m.spec.layout = {LayoutMode::kCentralizedMeta, 0.5};
+  m.spec.chunk_size = 1 << 20;
   m.confidence = 0.75;
   m.reason = "shared file: \"N-1\" writes";
   m.selected_by = "rules";
   auto back = ParseModeFile(FormatModeFile(m), "formatted");
   REQUIRE(back.has_value());
-  CHECK(back->layout.mode == m.layout.mode);
-  CHECK(back->layout.metadata_server_ratio == 0.5);
-  CHECK(back->chunk_size == m.chunk_size);
+  CHECK(back->spec.layout.mode == m.spec.layout.mode);
+  CHECK(back->spec.layout.metadata_server_ratio == 0.5);
+  CHECK(back->spec.chunk_size == m.spec.chunk_size);
   CHECK(back->confidence == 0.75);
   CHECK(back->reason == m.reason);
   CHECK(back->selected_by == "rules");
+}
+
+TEST_CASE("every mode of the table round-trips, the ratio only where the mode uses it", "[modefile]") {
+  for (const fs::ModeInfo& info : fs::Modes()) {
+    INFO(info.name);
+    ModeFile m;
+    m.spec.layout = {info.mode, 0.5};
+    std::string text = FormatModeFile(m);
+    CHECK((text.find("metadata_server_ratio") != std::string::npos) == info.uses_metadata_ratio);
+    auto back = ParseModeFile(text, "formatted");
+    REQUIRE(back.has_value());
+    CHECK(back->spec == m.spec);
+    auto with_ratio = ParseModeFile("mode: " + std::to_string(fs::ModeNumber(info.mode)) +
+                                        "\nmetadata_server_ratio: 0.5\n", "job.yaml");
+    CHECK(with_ratio.has_value() == info.uses_metadata_ratio);
+  }
 }
 
 TEST_CASE("bad mode files name the line and the field", "[modefile]") {
@@ -62,4 +80,4 @@ TEST_CASE("bad mode files name the line and the field", "[modefile]") {
 }
 
 }  // namespace
-}  // namespace bb::fs
+}  // namespace bb::config

@@ -1,5 +1,7 @@
-// Reading fields of the daemon's YAML files (configuration, mode files) with errors that name
-// the file, the line and the field. yaml-cpp's exceptions stop here.
+// The one YAML reader of the project: fields of the programs' YAML files (the daemon's
+// configuration, mode files, QoS policies, the mode selector's knowledge base) read into plain
+// values, with errors that name the file, the line and the field. yaml-cpp's exceptions stop
+// here; the libraries never see YAML.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -11,7 +13,7 @@
 
 #include "fs/base/status.h"
 
-namespace bb::fs {
+namespace bb::config {
 
 // EINVAL "<source>:<line>: <what>".
 inline Status YamlError(const std::string& source, const YAML::Mark& mark, const std::string& what) {
@@ -33,25 +35,24 @@ Result<T> YamlScalar(const std::string& source, const std::string& field, const 
 
 // An integer field within [lo, hi]: an error saying it must be `expected` (not an integer) or
 // "lo..hi" followed by `unit` (out of range).
-inline Result<uint32_t> YamlIntIn(const std::string& source, const std::string& field, const YAML::Node& node,
-                                  int64_t lo, int64_t hi, const char* expected = "an integer",
-                                  const std::string& unit = "") {
-  BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, node, expected));
-  if (n < lo || n > hi) {
-    return YamlError(source, node.Mark(), "field '" + field + "' must be " + std::to_string(lo) + ".." +
-                                              std::to_string(hi) + (unit.empty() ? "" : " " + unit));
-  }
-  return static_cast<uint32_t>(n);
-}
+Result<int64_t> YamlIntIn(const std::string& source, const std::string& field, const YAML::Node& node, int64_t lo,
+                          int64_t hi, const char* expected = "an integer", const std::string& unit = "");
+// A number within [lo, hi] ("must be lo..hi <unit>" otherwise).
+Result<double> YamlNumberIn(const std::string& source, const std::string& field, const YAML::Node& node, double lo,
+                            double hi, const std::string& unit);
 
 // Parses YAML text; a syntax error is EINVAL "<source>:<line>: <what>".
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source);
+// The document of `text`, which must be a mapping whose keys are plain words (`what` names it
+// in the error: "a mode file", "the configuration"). An empty document is an empty mapping.
+Result<YAML::Node> ParseYamlMap(const std::string& text, const std::string& source, const std::string& what);
 // The whole text of `path`; ENOENT (or the errno of the read) naming the file as `what`.
 Result<std::string> ReadTextFile(const std::string& path, const std::string& what);
 // A size field ("4096", "512KiB", ...) in bytes.
 Result<uint64_t> YamlSize(const std::string& source, const std::string& field, const YAML::Node& node);
-// A chunk size field: a size that is a power of two from 4 KiB to 1 GiB.
-Result<uint64_t> YamlChunkSize(const std::string& source, const std::string& field,
-                               const YAML::Node& node);
+// A chunk size field: a size that IsValidChunkSize (fs/core/chunking.h).
+Result<uint32_t> YamlChunkSize(const std::string& source, const std::string& field, const YAML::Node& node);
+// An "ip:port" field.
+Result<std::string> YamlHostPort(const std::string& source, const std::string& field, const YAML::Node& node);
 
-}  // namespace bb::fs
+}  // namespace bb::config

@@ -1,32 +1,34 @@
-// The mode file: one per job, YAML, written by hand or by the mode selector (DESIGN.md §6).
+// The mode file: one per job, YAML, written by hand or by bb-modeselect (DESIGN.md §6).
 //
-//   mode: 1..4                    the layout (fs/core/layout.h)
-//   chunk_size: SIZE              power of two, 4KiB..1GiB (default 512KiB)
-//   metadata_server_ratio: R      mode 2 only, 0 < R <= 1 (default 0.25)
+//   mode: N                       the layout: a mode of the table in fs/core/layout.h (1..4)
+//   chunk_size: SIZE              a valid chunk size (fs/core/chunking.h; default 512KiB)
+//   metadata_server_ratio: R      modes that use one (mode 2): 0 < R <= 1 (default 0.25)
 //   confidence: C                 decision record: 0..1
 //   reason: TEXT                  decision record: why this mode
-//   selected_by: WHO              decision record: rules | llm | user | fallback
+//   selected_by: WHO              decision record: one of SelectedByValues()
 // `mode` is required. An unknown field, a wrong type or a value out of range is an error that
 // names the file, line and field; nothing falls back silently.
 //
 // Thread-safety: pure functions.
 #pragma once
 
-#include <cstdint>
+#include <span>
 #include <string>
 
 #include "fs/base/status.h"
 #include "fs/core/layout.h"
 
-namespace bb::fs {
+namespace bb::config {
 
 struct ModeFile {
-  LayoutOptions layout;
-  uint64_t chunk_size = 512 * 1024;
+  fs::WorkspaceSpec spec;
   double confidence = 1.0;
   std::string reason;
   std::string selected_by = "user";
 };
+
+// Who may have made a decision: "rules", "llm", "user", "fallback".
+std::span<const char* const> SelectedByValues();
 
 // EINVAL with "<source>:<line>: <what>" when the text is not a valid mode file.
 Result<ModeFile> ParseModeFile(const std::string& text, const std::string& source);
@@ -34,4 +36,4 @@ Result<ModeFile> LoadModeFile(const std::string& path);
 // The YAML text of `m` (ParseModeFile reads it back unchanged).
 std::string FormatModeFile(const ModeFile& m);
 
-}  // namespace bb::fs
+}  // namespace bb::config

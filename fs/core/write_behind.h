@@ -1,0 +1,75 @@
+// Private to the core: write-behind, the engine that lets a write return while its chunks for
+// other nodes are still on their way (FileSystemOptions::write_behind_bytes).
+//
+// A piece written behind is copied into a buffer of its own (from a pool faulted in once, see
+// fs/base/buffer_pool.h) and sent on a FanOut helper thread. At most `limit` bytes are on
+// their way at once (writers wait for room). Per file, one write per chunk is on its way at a
+// time, so writes of the same chunk arrive in order; the file's state (Inode::behind, under
+// Inode::mu) names the chunks on their way and keeps the first error one of them met, which the
+// next write, flush or fsync of the file reports (as NFS and Lustre clients do).
+//
+// Thread-safety: every method may be called concurrently. Lock order: Inode::mu, then
+// WriteBehind's own lock; neither is held across a NodeService call.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <span>
+
+#include "fs/base/buffer_pool.h"
+#include "fs/base/status.h"
+#include "fs/core/chunking.h"
+
+namespace bb::fs {
+
+class FanOut;
+class NodeService;
+struct Inode;
+
+// One file's writes behind. Guarded by the owning Inode's mu.
+struct BehindState {
+  std::set<uint64_t> chunks;    // chunks with a write still on its way
+  Status error;                 // the first error one of them met, until reported
+  std::condition_variable cv;   // with Inode::mu: a write behind finished
+};
+
+class WriteBehind {
+ public:
+  // `fan_out` must outlive every write posted (the FileSystem destroys its FanOut first, which
+  // runs what is still queued). `limit` 0 disables write-behind.
+  WriteBehind(uint64_t limit, FanOut* fan_out);
+
+  bool enabled() const { return limit_ > 0; }
+  // Faults in buffers for `limit` bytes of `chunk_size` pieces now rather than at the first
+  // writes.
+  void Prefault(uint64_t chunk_size);
+
+  // Copies `bytes` (chunk span.index of file `file_id` at span.offset_in_chunk) and sends it to
+  // `node` on a helper thread. Waits for room under the limit and for the chunk's previous
+  // write behind. REQUIRES: enabled().
+  void Send(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
+            const ChunkSpan& span, std::span<const char> bytes);
+
+  // Waits until the inode's writes behind have arrived; returns (and clears) their first error
+  // when `take_error`, else OK.
+  static Status Wait(Inode& inode, bool take_error);
+  // The same, for a caller that holds the inode's lock.
+  static void WaitLocked(Inode& inode, std::unique_lock<std::mutex>& lock);
+
+ private:
+  void Finished(const std::shared_ptr<Inode>& inode, const ChunkSpan& span, uint64_t file_id, uint64_t bytes,
+                const Status& s);
+
+  const uint64_t limit_;
+  FanOut* const fan_out_;
+  std::mutex mu_;  // guards bytes_
+  std::condition_variable cv_;
+  uint64_t bytes_ = 0;  // bytes on their way
+  // As large as the limit: every copy on its way reuses a buffer faulted in before.
+  BufferPool pool_;
+};
+
+}  // namespace bb::fs

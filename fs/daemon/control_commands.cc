@@ -1,0 +1,197 @@
+// The control socket's commands (fs/daemon/control.h), one row each in kCommands.
+#include <spdlog/spdlog.h>
+
+#include "fs/daemon/daemon.h"
+
+namespace bb::fs {
+namespace {
+
+using nlohmann::json;
+
+json Failure(const Status& s) { return {{"ok", false}, {"error", s.message()}, {"errno", s.code()}}; }
+
+json SpecJson(const std::string& name, const WorkspaceSpec& spec) {
+  json j = {{"name", name}, {"mode", ModeNumber(spec.layout.mode)}, {"chunk_size", spec.chunk_size}};
+  if (ModeOf(spec.layout.mode).uses_metadata_ratio) j["metadata_server_ratio"] = spec.layout.metadata_server_ratio;
+  return j;
+}
+
+// The string field `key` of a request, or an error naming it.
+Result<std::string> Field(const json& r, const char* key) {
+  auto it = r.find(key);
+  if (it == r.end() || !it->is_string()) return Status(EINVAL, std::string("request needs a string field '") + key + "'");
+  return it->get<std::string>();
+}
+
+// The number field `key`, `otherwise` when absent, or an error naming it.
+Result<double> Number(const json& r, const char* key, std::optional<double> otherwise) {
+  auto it = r.find(key);
+  if (it == r.end() && otherwise) return *otherwise;
+  if (it == r.end() || !it->is_number()) return Status(EINVAL, std::string("request needs a number field '") + key + "'");
+  return it->get<double>();
+}
+
+// The layout fields of a job_start request (a parsed mode file): mode, chunk_size and, for
+// modes that use one, metadata_server_ratio; checked against the mode table.
+Result<WorkspaceSpec> SpecOf(const json& r) {
+  BB_ASSIGN_OR_RETURN(double number, Number(r, "mode", std::nullopt));
+  const ModeInfo* mode = number == static_cast<int64_t>(number) ? FindMode(static_cast<int64_t>(number)) : nullptr;
+  if (mode == nullptr) return Status(EINVAL, "field 'mode' must be " + ModeNumbers());
+  WorkspaceSpec spec;
+  spec.layout.mode = mode->mode;
+  BB_ASSIGN_OR_RETURN(double chunk, Number(r, "chunk_size", kDefaultChunkSize));
+  if (!(chunk >= 0 && chunk <= 1e12) || chunk != static_cast<uint64_t>(chunk)) return CheckChunkSize(0);
+  BB_RETURN_IF_ERROR(CheckChunkSize(static_cast<uint64_t>(chunk)));
+  spec.chunk_size = static_cast<uint32_t>(chunk);
+  if (r.contains("metadata_server_ratio")) {
+    if (!mode->uses_metadata_ratio) return Status(EINVAL, "field 'metadata_server_ratio' does not apply to mode " + std::to_string(number));
+    BB_ASSIGN_OR_RETURN(spec.layout.metadata_server_ratio, Number(r, "metadata_server_ratio", std::nullopt));
+  }
+  BB_RETURN_IF_ERROR(ValidateSpec(spec));
+  return spec;
+}
+
+struct Command {
+  const char* name;
+  json (Daemon::*run)(const json& request, const ControlPeer& peer);
+};
+
+}  // namespace
+
+nlohmann::json Daemon::Control(const json& request, const ControlPeer& peer) {
+  static const Command kCommands[] = {
+      {"stats", &Daemon::StatsCommand},         {"job_start", &Daemon::JobStartCommand},
+      {"job_stop", &Daemon::JobStopCommand},    {"job_list", &Daemon::JobListCommand},
+      {"qos_set", &Daemon::QosSetCommand},
+  };
+  auto cmd = Field(request, "cmd");
+  if (!cmd) return Failure(cmd.error());
+  std::string known;
+  for (const Command& c : kCommands) {
+    if (*cmd == c.name) return (this->*c.run)(request, peer);
+    known += (known.empty() ? "" : ", ") + std::string(c.name);
+  }
+  return Failure(Status(EINVAL, "unknown command '" + *cmd + "' (known: " + known + ")"));
+}
+
+json Daemon::StatsCommand(const json&, const ControlPeer&) {
+  json ops = json::object();
+  for (size_t i = 0; i < kFsOpCount; ++i) ops[FsOpName(static_cast<FsOp>(i))] = stats_->ops(static_cast<FsOp>(i));
+  json to = json::array();
+  for (uint32_t n = 0; n < stats_->nodes(); ++n) {
+    const auto& t = stats_->to(n);
+    to.push_back({{"node", n},
+                  {"meta_requests", t.meta_requests.load()},
+                  {"data_requests", t.data_requests.load()},
+                  {"read_bytes", t.read_bytes.load()},
+                  {"write_bytes", t.write_bytes.load()}});
+  }
+  const auto& sv = stats_->served();
+  json peers = json::array();
+  if (transport_) {
+    for (const auto& c : transport_->Counters()) {
+      peers.push_back({{"peer", c.peer},
+                       {"calls_sent", c.calls_sent},
+                       {"calls_failed", c.calls_failed},
+                       {"bytes_sent", c.bytes_sent},
+                       {"bytes_received", c.bytes_received},
+                       {"requests_received", c.requests_received},
+                       {"request_bytes_received", c.request_bytes_received}});
+    }
+  }
+  return {{"ok", true},
+          {"time_ns", clock_.MonotonicNs()},
+          {"node", self()},
+          {"nodes", nodes()},
+          {"ops", ops},
+          {"replicated_reads", stats_->replicated_reads()},
+          {"to", to},
+          {"served",
+           {{"meta_ops", sv.meta_ops.load()},
+            {"data_ops", sv.data_ops.load()},
+            {"read_bytes", sv.read_bytes.load()},
+            {"write_bytes", sv.write_bytes.load()}}},
+          {"peers", peers},
+          {"workspaces", router_->List().size()},
+          {"qos", QosJson()}};
+}
+
+json Daemon::QosSetCommand(const json& request, const ControlPeer&) {
+  if (!stage_) {
+    return Failure(Status(EINVAL, "the QoS stage is off on this node (qos_stage: off, or nothing configured; start "
+                                  "bbd with --qos-stage on)"));
+  }
+  auto job = Field(request, "job");
+  if (!job) return Failure(job.error());
+  for (auto [key, cls] : {std::pair{"metadata", qos::Class::kMetadata}, std::pair{"data", qos::Class::kData}}) {
+    if (!request.contains(key)) continue;
+    const auto& v = request[key];
+    if (v.is_null() || (v.is_number() && v.get<double>() == 0)) {
+      stage_->SetLimit(*job, cls, std::nullopt);
+    } else if (v.is_number() && v.get<double>() > 0) {
+      stage_->SetLimit(*job, cls, qos::Limit{v.get<double>(), 0});
+    } else {
+      return Failure(Status(EINVAL, std::string("field '") + key + "' must be a rate above 0, or 0/null for no limit"));
+    }
+  }
+  return {{"ok", true}, {"qos", QosJson()}};
+}
+
+json Daemon::JobListCommand(const json&, const ControlPeer&) {
+  json jobs = json::array();
+  for (const auto& [name, spec] : router_->List()) {
+    auto j = SpecJson(name, spec);
+    j["path"] = mount_ + "/" + name;
+    jobs.push_back(j);
+  }
+  return {{"ok", true}, {"jobs", jobs}};
+}
+
+json Daemon::JobStartCommand(const json& request, const ControlPeer& peer) {
+  auto name = Field(request, "name");
+  if (!name) return Failure(name.error());
+  auto spec = SpecOf(request);
+  if (!spec) return Failure(spec.error().Annotate("workspace " + *name));
+  std::string reason = request.value("reason", std::string());
+  std::string selected_by = request.value("selected_by", std::string("user"));
+  Status s = fs_->CreateWorkspace(*name, *spec, Caller{peer.uid, peer.gid, peer.pid});
+  if (!s.ok()) return Failure(s);
+  spdlog::info("workspace {} created: mode {} ({} by {})", *name, ModeNumber(spec->layout.mode),
+               reason.empty() ? "no reason given" : reason, selected_by);
+  auto j = SpecJson(*name, *spec);
+  j["ok"] = true;
+  j["path"] = mount_ + "/" + *name;
+  return j;
+}
+
+json Daemon::JobStopCommand(const json& request, const ControlPeer&) {
+  auto name = Field(request, "name");
+  if (!name) return Failure(name.error());
+  Status s = fs_->RemoveWorkspace(*name, *router_);
+  if (!s.ok()) return Failure(s);
+  spdlog::info("workspace {} removed", *name);
+  return {{"ok", true}, {"name", *name}};
+}
+
+json Daemon::QosJson() {
+  json q = {{"stage", stage_ != nullptr}};
+  if (!stage_) return q;
+  q["controller"] = qos_client_ ? (qos_client_->connected() ? "connected" : "disconnected") : "none";
+  json channels = json::array();
+  for (const auto& c : stage_->Stats()) {
+    channels.push_back({{"job", c.job},
+                        {"class", qos::ClassName(c.cls)},
+                        {"limit", c.limit ? json(*c.limit) : json(nullptr)},
+                        {"ops", c.ops},
+                        {"units", c.units},
+                        {"rate", c.rate},
+                        {"queued", c.queued},
+                        {"waited", c.waited},
+                        {"wait_ms_total", c.wait_ms_total},
+                        {"wait_ms_max", c.wait_ms_max}});
+  }
+  q["channels"] = channels;
+  return q;
+}
+
+}  // namespace bb::fs

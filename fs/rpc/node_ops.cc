@@ -1,0 +1,160 @@
+// The parts of the per-op messages (node_ops.h) too long to sit in the header.
+#include "fs/rpc/node_ops.h"
+
+namespace bb::fs::rpc {
+namespace {
+
+constexpr uint32_t kHas(int bit) { return 1u << bit; }
+constexpr uint32_t kMaxPage = 65536;
+
+}  // namespace
+
+std::string EncodeUpdate(const MetaUpdate& u) {
+  uint32_t mask = (u.mode ? kHas(0) : 0) | (u.uid ? kHas(1) : 0) | (u.gid ? kHas(2) : 0) |
+                  (u.size ? kHas(3) : 0) | (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) |
+                  (u.mtime_ns ? kHas(6) : 0) | (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0);
+  Writer w;
+  w.U32(mask);
+  w.U32(u.mode.value_or(0)).U32(u.uid.value_or(0)).U32(u.gid.value_or(0));
+  w.U64(u.size.value_or(0)).U64(u.grow_to.value_or(0));
+  w.I64(u.atime_ns.value_or(0)).I64(u.mtime_ns.value_or(0)).I64(u.ctime_ns.value_or(0));
+  w.U32(u.data_location.value_or(0));
+  return w.Take();
+}
+
+MetaUpdate DecodeUpdate(Reader& r) {
+  MetaUpdate u;
+  uint32_t mask = r.U32();
+  uint32_t mode = r.U32(), uid = r.U32(), gid = r.U32();
+  uint64_t size = r.U64(), grow = r.U64();
+  int64_t at = r.I64(), mt = r.I64(), ct = r.I64();
+  uint32_t loc = r.U32();
+  if (mask & kHas(0)) u.mode = mode;
+  if (mask & kHas(1)) u.uid = uid;
+  if (mask & kHas(2)) u.gid = gid;
+  if (mask & kHas(3)) u.size = size;
+  if (mask & kHas(4)) u.grow_to = grow;
+  if (mask & kHas(5)) u.atime_ns = at;
+  if (mask & kHas(6)) u.mtime_ns = mt;
+  if (mask & kHas(7)) u.ctime_ns = ct;
+  if (mask & kHas(8)) u.data_location = loc;
+  return u;
+}
+
+// Reply: u8 end, u32 count, then per entry: name, u8 type, u64 file id.
+Response ListDir::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (q.limit == 0 || q.limit > kMaxPage) return Refuse("list: page size out of range");
+  auto page = s.ListDir(q.dir, q.after, q.limit);
+  if (!page) return Error(page.error());
+  Writer w;
+  w.U8(page->end ? 1 : 0).U32(static_cast<uint32_t>(page->entries.size()));
+  for (const DirEntry& e : page->entries) w.Str(e.name).U8(static_cast<uint8_t>(e.type)).U64(e.file_id);
+  return Ok(w.Take());
+}
+
+Result<DirPage> ListDir::DecodeReply(std::string_view payload, uint32_t limit) {
+  Reader r(payload);
+  DirPage page;
+  page.end = r.U8() != 0;
+  uint32_t n = r.U32();
+  if (n > limit) return Status(EPROTO, "directory page larger than asked for");
+  page.entries.reserve(n);
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) {
+    DirEntry e;
+    e.name = r.Str();
+    uint8_t type = r.U8();
+    e.type = static_cast<FileType>(type);
+    e.file_id = r.U64();
+    if (type < 1 || type > 3) return Status(EPROTO, "directory entry of unknown type");
+    page.entries.push_back(std::move(e));
+  }
+  BB_RETURN_IF_ERROR(r.Finish("list reply"));
+  return page;
+}
+
+Response ReadChunk::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (q.length > kMaxLength || !InChunk(q.chunk_size, q.offset, q.length)) return Refuse("read: range out of bounds");
+  Response resp;
+  resp.bulk.resize(q.length);
+  auto n = s.ReadChunk(q.file_id, q.chunk_size, q.index, q.offset, {resp.bulk.data(), resp.bulk.size()});
+  if (!n) return Error(n.error());
+  resp.bulk.resize(*n);
+  return resp;
+}
+
+// Reply: u64 block size, total, free, available.
+Response StatSpace::Serve(NodeService& s, const Request&, std::string_view) {
+  auto st = s.StatSpace();
+  if (!st) return Error(st.error());
+  return Ok(Writer().U64(st->block_size).U64(st->total_blocks).U64(st->free_blocks).U64(st->avail_blocks).Take());
+}
+
+Result<SpaceStats> StatSpace::DecodeReply(std::string_view payload) {
+  Reader r(payload);
+  SpaceStats s;
+  s.block_size = r.U64();
+  s.total_blocks = r.U64();
+  s.free_blocks = r.U64();
+  s.avail_blocks = r.U64();
+  BB_RETURN_IF_ERROR(r.Finish("statfs reply"));
+  if (s.block_size == 0) return Status(EPROTO, "statfs reply with block size 0");
+  return s;
+}
+
+Response PutWorkspace::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (Status st = ValidateWorkspaceName(q.name); !st.ok()) return Refuse(st.message());
+  auto ws = DecodeWorkspace(q.spec);
+  if (!ws) return Refuse(ws.error().message());
+  auto md = DecodeMetadata(q.root);
+  if (!md) return Error(md.error());
+  return FromStatus(s.PutWorkspace(q.name, *ws, *md));
+}
+
+Response DropWorkspace::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (Status st = ValidateWorkspaceName(q.name); !st.ok()) return Refuse(st.message());
+  return FromStatus(s.DropWorkspace(q.name));
+}
+
+// Reply: u8 more, u32 removed, u32 count, then the file ids.
+Response PurgeTree::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (q.limit == 0 || q.limit > kMaxPage) return Refuse("purge: batch size out of range");
+  if (q.dir.empty() || q.dir[0] != '/' || q.dir == "/") return Refuse("purge: not a directory below the root");
+  auto page = s.PurgeTree(q.dir, q.limit);
+  if (!page) return Error(page.error());
+  Writer w;
+  w.U8(page->more ? 1 : 0).U32(page->removed).U32(static_cast<uint32_t>(page->file_ids.size()));
+  for (uint64_t id : page->file_ids) w.U64(id);
+  return Ok(w.Take());
+}
+
+Result<PurgePage> PurgeTree::DecodeReply(std::string_view payload, uint32_t limit) {
+  Reader r(payload);
+  PurgePage page;
+  page.more = r.U8() != 0;
+  page.removed = r.U32();
+  uint32_t n = r.U32();
+  if (n > page.removed || n > limit) return Status(EPROTO, "purge reply with more files than entries");
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) page.file_ids.push_back(r.U64());
+  BB_RETURN_IF_ERROR(r.Finish("purge reply"));
+  return page;
+}
+
+// u32 count, then the ids.
+void RemoveFiles::Encode(Writer& w, const Request& q) {
+  w.U32(static_cast<uint32_t>(q.file_ids.size()));
+  for (uint64_t id : q.file_ids) w.U64(id);
+}
+
+RemoveFiles::Request RemoveFiles::Decode(Reader& r) {
+  Request q;
+  uint32_t n = r.U32();
+  if (n > r.remaining() / 8) {  // a count the message cannot hold
+    r.Fail();
+    return q;
+  }
+  q.file_ids.resize(n);
+  for (auto& id : q.file_ids) id = r.U64();
+  return q;
+}
+
+}  // namespace bb::fs::rpc

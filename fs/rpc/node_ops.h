@@ -1,0 +1,251 @@
+// Private to fs/rpc: one struct per NodeService operation, with everything about it side by
+// side — its op code, whether the server answers it on the transport's progress thread, its
+// request (fields, encoding, decoding), how the server serves it, and how the client decodes
+// the reply (ops that answer with an entry reply EncodeMetadata; ops that answer with a status
+// reply nothing). The client (node_client.cc) and the server (node_server.cc) both use these, so an
+// op's two ends cannot drift apart; a new op is one struct here plus one row in each table.
+//
+// Encoding: typed fields in the payload with transport::Writer/Reader (little-endian, strings
+// length-prefixed); metadata values in their own versioned encoding (fs/store/metadata.h);
+// chunk data as the bulk part. A reply's status is the errno of the method's result, its
+// payload then the error message.
+//
+// Thread-safety: pure functions (Serve calls the node's service, which is thread-safe).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fs/core/chunking.h"
+#include "fs/core/node_service.h"
+#include "fs/rpc/node_rpc.h"
+#include "fs/store/chunk_store.h"
+#include "transport/transport.h"
+#include "transport/wire.h"
+
+namespace bb::fs::rpc {
+
+using transport::Reader;
+using transport::Response;
+using transport::Writer;
+
+inline Response Error(const Status& s) { return Response{s.code() ? s.code() : EIO, s.message(), {}}; }
+inline Response Ok(std::string payload = {}) { return Response{0, std::move(payload), {}}; }
+inline Response FromStatus(const Status& s) { return s.ok() ? Ok() : Error(s); }
+inline Response FromMeta(const Result<Metadata>& md) { return md ? Ok(EncodeMetadata(*md)) : Error(md.error()); }
+inline Response Refuse(const std::string& what) { return Error(Status(EPROTO, what)); }
+
+// A request's chunk size is one a file may have, and its range lies within one chunk of it.
+inline bool InChunk(uint64_t chunk_size, uint64_t offset, uint64_t length) {
+  return IsValidChunkSize(chunk_size) && FitsChunk(chunk_size, offset, length);
+}
+
+std::string EncodeUpdate(const MetaUpdate& u);
+// Reads what EncodeUpdate wrote; `r.failed()` tells a short input.
+MetaUpdate DecodeUpdate(Reader& r);
+
+// ---- metadata ----
+
+struct GetMeta {  // path -> entry
+  static constexpr NodeOp kOp = NodeOp::kGetMeta;
+  static constexpr const char* kName = "get meta";
+  struct Request { std::string path; };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path); }
+  static Request Decode(Reader& r) { return {r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.GetMeta(q.path)); }
+};
+
+struct RemoveMeta {  // path -> the entry removed
+  static constexpr NodeOp kOp = NodeOp::kRemoveMeta;
+  static constexpr const char* kName = "remove meta";
+  using Request = GetMeta::Request;
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path); }
+  static Request Decode(Reader& r) { return {r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.RemoveMeta(q.path)); }
+};
+
+struct CreateMeta {  // path, entry -> status (EEXIST)
+  static constexpr NodeOp kOp = NodeOp::kCreateMeta;
+  static constexpr const char* kName = "create meta";
+  struct Request { std::string path; std::string value; };  // value: EncodeMetadata
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.value); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    auto md = DecodeMetadata(q.value);
+    return md ? FromStatus(s.CreateMeta(q.path, *md)) : Error(md.error());
+  }
+};
+
+struct PutMeta {  // path, entry -> status
+  static constexpr NodeOp kOp = NodeOp::kPutMeta;
+  static constexpr const char* kName = "put meta";
+  using Request = CreateMeta::Request;
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.value); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    auto md = DecodeMetadata(q.value);
+    return md ? FromStatus(s.PutMeta(q.path, *md)) : Error(md.error());
+  }
+};
+
+struct UpdateMeta {  // path, update -> the entry after it
+  static constexpr NodeOp kOp = NodeOp::kUpdateMeta;
+  static constexpr const char* kName = "update meta";
+  struct Request { std::string path; std::string update; };  // update: EncodeUpdate
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.update); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    Reader ur(q.update);
+    MetaUpdate u = DecodeUpdate(ur);
+    if (Status st = ur.Finish("update fields"); !st.ok()) return Error(st);
+    return FromMeta(s.UpdateMeta(q.path, u));
+  }
+};
+
+struct MoveMeta {  // from, to -> the entry moved
+  static constexpr NodeOp kOp = NodeOp::kMoveMeta;
+  static constexpr const char* kName = "move meta";
+  struct Request { std::string from; std::string to; };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.from).Str(q.to); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.MoveMeta(q.from, q.to)); }
+};
+
+struct ListDir {  // dir, start_after, limit -> page
+  static constexpr NodeOp kOp = NodeOp::kListDir;
+  static constexpr const char* kName = "list dir";
+  struct Request { std::string dir; std::string after; uint32_t limit; };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.dir).Str(q.after).U32(q.limit); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str(), r.U32()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<DirPage> DecodeReply(std::string_view payload, uint32_t limit);
+};
+
+// ---- chunks ----
+
+struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> status
+  static constexpr NodeOp kOp = NodeOp::kWriteChunk;
+  static constexpr const char* kName = "write chunk";
+  struct Request { uint64_t file_id, chunk_size, index, offset; };
+  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id).U64(q.chunk_size).U64(q.index).U64(q.offset); }
+  static Request Decode(Reader& r) { return {r.U64(), r.U64(), r.U64(), r.U64()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view bulk) {
+    if (!InChunk(q.chunk_size, q.offset, bulk.size())) return Refuse("write: range beyond its chunk");
+    return FromStatus(s.WriteChunk(q.file_id, q.chunk_size, q.index, q.offset, {bulk.data(), bulk.size()}));
+  }
+};
+
+struct ReadChunk {  // file, chunk size, index, offset, length -> the bytes as bulk (short = hole)
+  static constexpr NodeOp kOp = NodeOp::kReadChunk;
+  static constexpr const char* kName = "read chunk";
+  static constexpr uint64_t kMaxLength = 64u << 20;
+  struct Request { uint64_t file_id, chunk_size, index, offset, length; };
+  static void Encode(Writer& w, const Request& q) {
+    w.U64(q.file_id).U64(q.chunk_size).U64(q.index).U64(q.offset).U64(q.length);
+  }
+  static Request Decode(Reader& r) { return {r.U64(), r.U64(), r.U64(), r.U64(), r.U64()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+};
+
+struct AllocateChunk {  // file, chunk size, index, offset, length -> status
+  static constexpr NodeOp kOp = NodeOp::kAllocateChunk;
+  static constexpr const char* kName = "allocate chunk";
+  using Request = ReadChunk::Request;
+  static void Encode(Writer& w, const Request& q) { ReadChunk::Encode(w, q); }
+  static Request Decode(Reader& r) { return ReadChunk::Decode(r); }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    if (!InChunk(q.chunk_size, q.offset, q.length)) return Refuse("allocate: range beyond its chunk");
+    return FromStatus(s.AllocateChunk(q.file_id, q.chunk_size, q.index, q.offset, q.length));
+  }
+};
+
+struct TruncateChunks {  // file, size, chunk size -> status
+  static constexpr NodeOp kOp = NodeOp::kTruncateChunks;
+  static constexpr const char* kName = "truncate chunks";
+  struct Request { uint64_t file_id, size, chunk_size; };
+  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id).U64(q.size).U64(q.chunk_size); }
+  static Request Decode(Reader& r) { return {r.U64(), r.U64(), r.U64()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    if (q.chunk_size == 0) return Refuse("truncate: chunk size 0");
+    return FromStatus(s.TruncateChunks(q.file_id, q.size, q.chunk_size));
+  }
+};
+
+struct RemoveChunks {  // file -> status
+  static constexpr NodeOp kOp = NodeOp::kRemoveChunks;
+  static constexpr const char* kName = "remove chunks";
+  struct Request { uint64_t file_id; };
+  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id); }
+  static Request Decode(Reader& r) { return {r.U64()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromStatus(s.RemoveChunks(q.file_id)); }
+};
+
+struct SyncFile {  // file -> status
+  static constexpr NodeOp kOp = NodeOp::kSync;
+  static constexpr const char* kName = "sync";
+  using Request = RemoveChunks::Request;
+  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id); }
+  static Request Decode(Reader& r) { return {r.U64()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromStatus(s.Sync(q.file_id)); }
+};
+
+struct StatSpace {  // -> block size, total, free, available blocks
+  static constexpr NodeOp kOp = NodeOp::kStatSpace;
+  static constexpr const char* kName = "stat space";
+  struct Request {};
+  static void Encode(Writer&, const Request&) {}
+  static Request Decode(Reader&) { return {}; }
+  static Response Serve(NodeService& s, const Request&, std::string_view);
+  static Result<SpaceStats> DecodeReply(std::string_view payload);
+};
+
+struct Ping {  // -> "pong" (liveness)
+  static constexpr NodeOp kOp = NodeOp::kPing;
+  static constexpr const char* kName = "ping";
+  struct Request {};
+  static void Encode(Writer&, const Request&) {}
+  static Request Decode(Reader&) { return {}; }
+  static Response Serve(NodeService&, const Request&, std::string_view) { return Ok("pong"); }
+};
+
+// ---- workspaces ----
+
+struct PutWorkspace {  // name, record (EncodeWorkspace), root entry -> status
+  static constexpr NodeOp kOp = NodeOp::kPutWorkspace;
+  static constexpr const char* kName = "put workspace";
+  struct Request { std::string name, spec, root; };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.name).Str(q.spec).Str(q.root); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str(), r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+};
+
+struct DropWorkspace {  // name -> status
+  static constexpr NodeOp kOp = NodeOp::kDropWorkspace;
+  static constexpr const char* kName = "drop workspace";
+  struct Request { std::string name; };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.name); }
+  static Request Decode(Reader& r) { return {r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+};
+
+struct PurgeTree {  // dir, limit -> removed entries, their regular files, more?
+  static constexpr NodeOp kOp = NodeOp::kPurgeTree;
+  static constexpr const char* kName = "purge tree";
+  struct Request { std::string dir; uint32_t limit; };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.dir).U32(q.limit); }
+  static Request Decode(Reader& r) { return {r.Str(), r.U32()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<PurgePage> DecodeReply(std::string_view payload, uint32_t limit);
+};
+
+struct RemoveFiles {  // file ids -> status
+  static constexpr NodeOp kOp = NodeOp::kRemoveFiles;
+  static constexpr const char* kName = "remove files";
+  struct Request { std::vector<uint64_t> file_ids; };
+  static void Encode(Writer& w, const Request& q);
+  static Request Decode(Reader& r);
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromStatus(s.RemoveFiles(q.file_ids)); }
+};
+
+}  // namespace bb::fs::rpc

@@ -1,0 +1,79 @@
+// The server side: the op table and the dispatch of a request to its op (node_ops.h).
+#include <iterator>
+
+#include "fs/rpc/node_ops.h"
+#include "fs/rpc/node_rpc.h"
+
+namespace bb::fs {
+namespace {
+
+using rpc::Response;
+
+// Decodes the request of `Op` from the whole payload, then serves it.
+template <class Op>
+Response Serve(NodeService& local, std::string_view payload, std::string_view bulk) {
+  rpc::Reader r(payload);
+  typename Op::Request request = Op::Decode(r);
+  if (Status s = r.Finish(Op::kName); !s.ok()) return rpc::Error(s);
+  return Op::Serve(local, request, bulk);
+}
+
+struct OpRow {
+  NodeOp op;
+  bool run_inline;
+  Response (*serve)(NodeService&, std::string_view payload, std::string_view bulk);
+};
+
+// In NodeOp order (op codes 1, 2, ...).
+constexpr OpRow kOps[] = {
+    {NodeOp::kGetMeta, true, Serve<rpc::GetMeta>},
+    {NodeOp::kCreateMeta, false, Serve<rpc::CreateMeta>},
+    {NodeOp::kPutMeta, false, Serve<rpc::PutMeta>},
+    {NodeOp::kUpdateMeta, false, Serve<rpc::UpdateMeta>},
+    {NodeOp::kRemoveMeta, false, Serve<rpc::RemoveMeta>},
+    {NodeOp::kMoveMeta, false, Serve<rpc::MoveMeta>},
+    {NodeOp::kListDir, false, Serve<rpc::ListDir>},
+    {NodeOp::kWriteChunk, false, Serve<rpc::WriteChunk>},
+    {NodeOp::kReadChunk, false, Serve<rpc::ReadChunk>},
+    {NodeOp::kAllocateChunk, false, Serve<rpc::AllocateChunk>},
+    {NodeOp::kTruncateChunks, false, Serve<rpc::TruncateChunks>},
+    {NodeOp::kRemoveChunks, false, Serve<rpc::RemoveChunks>},
+    {NodeOp::kSync, false, Serve<rpc::SyncFile>},
+    {NodeOp::kStatSpace, false, Serve<rpc::StatSpace>},
+    {NodeOp::kPing, true, Serve<rpc::Ping>},
+    {NodeOp::kPutWorkspace, false, Serve<rpc::PutWorkspace>},
+    {NodeOp::kDropWorkspace, false, Serve<rpc::DropWorkspace>},
+    {NodeOp::kPurgeTree, false, Serve<rpc::PurgeTree>},
+    {NodeOp::kRemoveFiles, false, Serve<rpc::RemoveFiles>},
+};
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kRemoveFiles), "one row per NodeOp");
+
+const OpRow* Row(uint16_t op) {
+  if (op < 1 || op > std::size(kOps)) return nullptr;
+  const OpRow& row = kOps[op - 1];
+  return static_cast<uint16_t>(row.op) == op ? &row : nullptr;
+}
+
+}  // namespace
+
+bool ServeInline(uint16_t op) {
+  const OpRow* row = Row(op);
+  return row != nullptr && row->run_inline;
+}
+
+transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
+                                     std::string_view bulk) {
+  const OpRow* row = Row(op);
+  if (row == nullptr) return rpc::Refuse("unknown operation " + std::to_string(op));
+  return row->serve(local, payload, bulk);
+}
+
+transport::Handler NodeServer::Handler() {
+  return [this](uint16_t op, std::string_view payload, std::string_view bulk) {
+    NodeService* local = local_.load(std::memory_order_acquire);
+    if (local == nullptr) return transport::Response{EIO, "node is starting", {}};
+    return ServeNodeRequest(*local, op, payload, bulk);
+  };
+}
+
+}  // namespace bb::fs

@@ -1,0 +1,205 @@
+#include "tools/config/daemon_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tools/config/yaml.h"
+
+namespace bb::config {
+namespace {
+
+using fs::DaemonConfig;
+
+template <typename T, typename U>
+Status Put(Result<U> value, T* out) {
+  if (!value) return value.error();
+  *out = static_cast<T>(*value);
+  return Status::Ok();
+}
+
+Status OneOf(const std::string& s, const std::string& n, const YAML::Node& v, const std::set<std::string>& allowed,
+             const std::string& list, std::string* out) {
+  BB_ASSIGN_OR_RETURN(*out, YamlScalar<std::string>(s, n, v, list.c_str()));
+  if (!allowed.count(*out)) return YamlError(s, v.Mark(), "field '" + n + "' must be " + list);
+  return Status::Ok();
+}
+
+Status ReadQosLimits(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  if (!v.IsMap()) return YamlError(s, v.Mark(), "field '" + n + "' must map job ids to limits");
+  for (const auto& j : v) {
+    std::string job = j.first.Scalar();
+    if (!j.second.IsMap()) return YamlError(s, j.second.Mark(), n + "." + job + " must be a mapping");
+    DaemonConfig::QosLimit lim;
+    for (const auto& f : j.second) {
+      std::string name = f.first.Scalar();
+      std::string full = n + "." + job + "." + name;
+      if (name == "metadata") {
+        BB_ASSIGN_OR_RETURN(double ops, YamlScalar<double>(s, full, f.second, "operations per second"));
+        if (!(ops > 0)) return YamlError(s, f.second.Mark(), "field '" + full + "' must be above 0");
+        lim.metadata = ops;
+      } else if (name == "data") {
+        BB_ASSIGN_OR_RETURN(uint64_t bytes, YamlSize(s, full, f.second));
+        if (bytes == 0) return YamlError(s, f.second.Mark(), "field '" + full + "' must be above 0");
+        lim.data = static_cast<double>(bytes);
+      } else {
+        return YamlError(s, f.first.Mark(), "unknown field '" + full + "' (known: metadata, data)");
+      }
+    }
+    c->qos_limits[job] = lim;
+  }
+  return Status::Ok();
+}
+
+// The fields, in the order the README lists them.
+const DaemonField kFields[] = {
+    {"root", "backing directory: `meta/` (LevelDB), `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`",
+     "—", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->root); }},
+    {"mount", "mount point (must exist, must not be mounted)", "—", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->mount); }},
+    {"chunk_size", "chunk size, power of two, 4 KiB – 1 GiB", "`512KiB`", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlChunkSize(s, n, v), &c->chunk_size); }},
+    {"log_level", "trace, debug, info, warn, error", "`info`", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return OneOf(s, n, v, {"trace", "debug", "info", "warn", "error"},
+                    "one of trace, debug, info, warn, error", &c->log_level);
+     }},
+    {"fuse_threads", "most FUSE worker threads", "16", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 1024), &c->fuse_threads); }},
+    {"cache_timeout", "seconds the kernel caches attributes and entries", "1.0 (0 in a cluster)", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &c->cache_timeout); }},
+    {"private_cache_timeout",
+     "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
+     "treat them like shared files",
+     "60", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &c->private_cache_timeout);
+     }},
+    {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlSize(s, n, v), &c->reserve_bytes); }},
+    {"write_behind",
+     "most bytes of writes to other nodes' chunks still on their way after `write()` returned; `close`/`fsync` "
+     "wait for them and report their first error (as NFS and Lustre clients do). Files opened `O_SYNC`, `O_DSYNC` "
+     "or `O_DIRECT` always wait. `0` = every write waits",
+     "`64MiB`", true,
+     [](auto& s, auto& n, auto& v, auto* c) -> Status {
+       BB_ASSIGN_OR_RETURN(uint64_t bytes, YamlSize(s, n, v));
+       if (bytes > (uint64_t{64} << 30)) return YamlError(s, v.Mark(), "field '" + n + "' must be at most 64GiB");
+       c->write_behind_bytes = bytes;
+       return Status::Ok();
+     }},
+    {"io_threads",
+     "threads that carry the chunks of one read or write, and the writes behind, to their nodes at the same time",
+     "16", true, [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 256), &c->io_threads); }},
+    {"hosts_file", "shared hosts file of a cluster (one line per node: `name ip:port`)", "— (one node)", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->hosts_file); }},
+    {"node_name", "this node's name in the hosts file", "host name", true,
+     [](auto& s, auto& n, auto& v, auto* c) -> Status {
+       BB_ASSIGN_OR_RETURN(c->node_name, YamlScalar<std::string>(s, n, v, "a name"));
+       if (c->node_name.empty() || c->node_name.find_first_of(" \t\n") != std::string::npos) {
+         return YamlError(s, v.Mark(), "field '" + n + "' must be a non-empty word");
+       }
+       return Status::Ok();
+     }},
+    {"listen", "`ip:port` this daemon serves the other nodes on", "—", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlHostPort(s, n, v), &c->listen); }},
+    {"nodes", "how many nodes the instance has; each daemon waits for all before mounting", "1", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 4096), &c->nodes); }},
+    {"rpc_timeout", "deadline of every call to another node, ms", "5000", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return Put(YamlIntIn(s, n, v, 1, 600000, "milliseconds", "ms"), &c->rpc_timeout_ms);
+     }},
+    {"rpc_poll_spin",
+     "µs the transport keeps polling for messages before it sleeps (a caller waiting for a small reply polls "
+     "too); trades a core's time for round-trip latency. `bbctl emulate` sets 0: its nodes share the host's cores",
+     "50", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return Put(YamlIntIn(s, n, v, 0, 10000, "microseconds", "µs"), &c->rpc_poll_spin_us);
+     }},
+    {"rpc_large_in_flight",
+     "most chunk-sized transfers to other nodes under way at once: enough to keep the links busy while each "
+     "transfer's handshake waits in the links' queues",
+     "16", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 1024), &c->rpc_large_in_flight); }},
+    {"qos_stage", "`auto` (on when limits or a controller are set), `on`, `off`", "`auto`", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return OneOf(s, n, v, {"auto", "on", "off"}, "auto, on or off", &c->qos_stage);
+     }},
+    {"qos_limits", "static per-job limits: `JOB: {metadata: OPS, data: SIZE}` per second", "—", false,
+     ReadQosLimits},
+    {"qos_controller", "`ip:port` of `bb-controller`", "—", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlHostPort(s, n, v), &c->qos_controller); }},
+    {"qos_threads", "threads answering requests that waited for tokens", "4", true,
+     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 256), &c->qos_threads); }},
+};
+
+const DaemonField* FindField(const std::string& name) {
+  for (const DaemonField& f : kFields) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+std::string KnownFields() {
+  std::string out;
+  for (const DaemonField& f : kFields) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  return out;
+}
+
+// Reads every field of the mapping `doc` over `cfg`.
+Status ReadInto(const YAML::Node& doc, const std::string& source, DaemonConfig* cfg) {
+  for (const auto& kv : doc) {
+    std::string name = kv.first.Scalar();
+    const DaemonField* f = FindField(name);
+    if (f == nullptr) {
+      return YamlError(source, kv.first.Mark(), "unknown field '" + name + "' (known: " + KnownFields() + ")");
+    }
+    BB_RETURN_IF_ERROR(f->read(source, name, kv.second, cfg));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::span<const DaemonField> DaemonFields() { return kFields; }
+
+std::string FlagOf(const std::string& field) {
+  std::string flag = field;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return "--" + flag;
+}
+
+Result<DaemonConfig> ParseDaemonConfig(const std::string& text, const std::string& source) {
+  BB_ASSIGN_OR_RETURN(YAML::Node doc, ParseYamlMap(text, source, "the configuration"));
+  DaemonConfig cfg;
+  BB_RETURN_IF_ERROR(ReadInto(doc, source, &cfg));
+  return cfg;
+}
+
+Result<DaemonConfig> LoadDaemonConfig(const std::string& path) {
+  BB_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "config file"));
+  return ParseDaemonConfig(text, path);
+}
+
+Status ApplyOverrides(DaemonConfig* cfg, const std::vector<std::pair<std::string, std::string>>& values,
+                      const std::string& source) {
+  for (const auto& [field, text] : values) {
+    const DaemonField* f = FindField(field);
+    if (f == nullptr || !f->flag) return Status(EINVAL, source + ": unknown field '" + field + "'");
+    YAML::Emitter e;  // the value as the file would hold it, so it is read the same way
+    e << YAML::BeginMap << YAML::Key << field << YAML::Value << text << YAML::EndMap;
+    BB_ASSIGN_OR_RETURN(YAML::Node doc, ParseYamlMap(e.c_str(), source, "the command line"));
+    BB_RETURN_IF_ERROR(ReadInto(doc, source, cfg));
+  }
+  return Status::Ok();
+}
+
+std::string DaemonFieldsMarkdown() {
+  std::string out = "| field | meaning | default |\n|---|---|---|\n";
+  for (const DaemonField& f : kFields) {
+    out += "| `" + std::string(f.name) + "` | " + f.meaning + " | " + f.default_text + " |\n";
+  }
+  return out;
+}
+
+}  // namespace bb::config
