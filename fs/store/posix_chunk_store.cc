@@ -1,62 +1,37 @@
 // The real ChunkStore: a few sparse segment files per file (layout in chunk_store.h).
 //
-// Open segment files are cached (LRU) as shared handles: a handle is closed only when the cache
-// has dropped it and no in-flight read or write still uses it, so eviction never closes a
-// descriptor under a concurrent pread/pwrite. No lock is held across a syscall on chunk data.
-//
-// Removal is one rename: <file id>/ becomes <file id>.del/ in the same folder, and a background
-// thread deletes what it holds. Removing a file therefore costs the remover one metadata update
-// instead of an unlink per chunk plus an rmdir; a restart finds leftover .del folders and
-// finishes them. The thread starts when removals pause (or the backlog is long), at the lowest
-// CPU priority, so a burst of deletes does not compete with its own space reclaim; a write
-// that finds the store full makes it start at once and waits for it.
-#include <dirent.h>
+// Open segment files are kept in an FdCache (fd_cache.h). No lock is held across a syscall on
+// chunk data. Removal is one rename: <file id>/ becomes <file id>.del/ in the same folder, and
+// the Reclaimer (reclaimer.h) deletes what it holds in the background. Removing a file
+// therefore costs the remover one metadata update instead of an unlink per chunk plus an rmdir;
+// a write that finds the store full makes the reclaimer start at once and waits for it.
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cinttypes>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "fs/store/chunk_store.h"
+#include "fs/store/dir_names.h"
+#include "fs/store/fd_cache.h"
+#include "fs/store/reclaimer.h"
 #include "fs/store/space_guard.h"
 
 namespace bb::fs {
 namespace {
 
-constexpr char kRemovedSuffix[] = ".del";
 // The content of <chunks>/LAYOUT: which layout the folder holds.
 const std::string kLayout = "segments " + std::to_string(kChunkSegments) + "\n";
-constexpr auto kReclaimWait = std::chrono::seconds(10);
-// The reclaimer starts once removals have paused this long, or at once when this many folders
-// wait (about 40 bytes of memory each) or a writer finds the store full.
-constexpr auto kReclaimQuiet = std::chrono::milliseconds(500);
-constexpr size_t kReclaimBacklog = 100000;
 
 Status Errno(int err, const std::string& what) {
   return Status(err, what + ": " + std::strerror(err));
 }
-
-struct Fd {
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() { ::close(fd); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int fd;
-};
-using FdRef = std::shared_ptr<Fd>;
-
-using SegmentKey = std::pair<uint64_t, uint64_t>;  // (file id, segment)
 
 std::string FileDirName(uint64_t file_id) {
   char buf[17];
@@ -64,40 +39,13 @@ std::string FileDirName(uint64_t file_id) {
   return buf;
 }
 
-// Names of the entries of directory `dfd` (consumed: the descriptor is closed).
-std::vector<std::string> ListNames(int dfd) {
-  std::vector<std::string> names;
-  DIR* d = ::fdopendir(dfd);
-  if (d == nullptr) {
-    ::close(dfd);
-    return names;
-  }
-  while (dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.push_back(e->d_name);
-  }
-  ::closedir(d);
-  return names;
-}
-
 class PosixChunkStore final : public ChunkStore {
  public:
   PosixChunkStore(int dir_fd, std::string dir, uint64_t reserve, size_t max_open)
-      : dir_fd_(dir_fd), dir_(dir), max_open_(max_open < 16 ? 16 : max_open), guard_(dir, reserve) {
-    // Removals a previous run did not finish.
-    int dfd = ::openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    for (std::string& name : ListNames(dfd)) {
-      if (name.size() > 4 && name.ends_with(kRemovedSuffix)) removed_.push_back(std::move(name));
-    }
-    reclaimer_ = std::thread([this] { ReclaimLoop(); });
-  }
+      : dir_fd_(dir_fd), dir_(dir), guard_(dir, reserve), fds_(max_open), reclaimer_(std::make_unique<Reclaimer>(dir_fd)) {}
 
   ~PosixChunkStore() override {
-    {
-      std::lock_guard lock(reclaim_mu_);
-      stopping_ = true;
-    }
-    reclaim_cv_.notify_all();
-    reclaimer_.join();
+    reclaimer_.reset();  // before the folder's descriptor closes
     ::close(dir_fd_);
   }
 
@@ -180,7 +128,7 @@ class PosixChunkStore final : public ChunkStore {
   }
 
   Status Remove(uint64_t file_id) override {
-    Forget(file_id);
+    fds_.Forget(file_id);
     {
       std::lock_guard lock(mu_);
       dirty_.erase(file_id);
@@ -191,15 +139,7 @@ class PosixChunkStore final : public ChunkStore {
       if (errno == ENOENT) return Status::Ok();  // the file never had data here
       return Errno(errno, "remove chunk folder " + dir_ + "/" + dir);
     }
-    {
-      std::lock_guard lock(reclaim_mu_);
-      removed_.push_back(std::move(removed));
-      last_remove_ = std::chrono::steady_clock::now();
-      // Wake the reclaimer only when it sleeps for want of work or the backlog is full; during
-      // a burst of removals it waits for the pause on its own.
-      if (removed_.size() != 1 && removed_.size() < kReclaimBacklog) return Status::Ok();
-    }
-    reclaim_cv_.notify_all();
+    reclaimer_->Add(std::move(removed));
     return Status::Ok();
   }
 
@@ -249,11 +189,6 @@ class PosixChunkStore final : public ChunkStore {
     bool new_file_dir = false;     // the chunks folder gained its folder
   };
 
-  struct OpenSegment {
-    FdRef fd;
-    std::list<SegmentKey>::iterator lru_pos;
-  };
-
   std::string SegmentName(uint64_t file_id, uint64_t segment) const {
     return dir_ + "/" + FileDirName(file_id) + "/" + std::to_string(segment);
   }
@@ -264,48 +199,8 @@ class PosixChunkStore final : public ChunkStore {
   // ENOSPC only once the removals still pending could not make room.
   Status CheckSpace(uint64_t bytes) {
     Status s = guard_.Check(bytes);
-    if (s.code() != ENOSPC) return s;
-    std::unique_lock lock(reclaim_mu_);
-    if (removed_.empty() && !reclaiming_) return s;
-    space_wanted_ = true;  // the reclaimer stops waiting for a pause in removals
-    reclaim_cv_.notify_all();
-    reclaim_cv_.wait_for(lock, kReclaimWait, [&] { return removed_.empty() && !reclaiming_; });
-    lock.unlock();
+    if (s.code() != ENOSPC || !reclaimer_->WaitForSpace()) return s;
     return guard_.Check(bytes);
-  }
-
-  void ReclaimLoop() {
-    // Reclaiming space is background work: at the lowest CPU priority (a thread's nice value
-    // is its own on Linux), file operations that wait for an answer go first. The deletes it
-    // issues also free blocks, which with a `discard` mount means device trims.
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
-    std::unique_lock lock(reclaim_mu_);
-    while (true) {
-      reclaim_cv_.wait(lock, [&] { return stopping_ || !removed_.empty(); });
-      // Deleting competes with the file operations for the disk and the folder's lock, so it
-      // waits for a pause in removals, unless the backlog is full or a writer needs the space.
-      while (!stopping_ && !space_wanted_ && removed_.size() < kReclaimBacklog) {
-        auto quiet = last_remove_ + kReclaimQuiet;
-        if (std::chrono::steady_clock::now() >= quiet) break;
-        reclaim_cv_.wait_until(lock, quiet);
-      }
-      if (stopping_) return;  // what is left is finished at the next start
-      std::string name = std::move(removed_.front());
-      removed_.pop_front();
-      reclaiming_ = true;
-      lock.unlock();
-      int dfd = ::openat(dir_fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dfd >= 0) {
-        for (const std::string& chunk : ListNames(dfd)) {
-          ::unlinkat(dir_fd_, (name + "/" + chunk).c_str(), 0);
-        }
-      }
-      ::unlinkat(dir_fd_, name.c_str(), AT_REMOVEDIR);
-      lock.lock();
-      reclaiming_ = false;
-      if (removed_.empty()) space_wanted_ = false;
-      reclaim_cv_.notify_all();
-    }
   }
 
   void MarkDirty(uint64_t file_id, uint64_t segment) {
@@ -315,14 +210,7 @@ class PosixChunkStore final : public ChunkStore {
 
   Result<FdRef> Open(uint64_t file_id, uint64_t segment, bool create) {
     SegmentKey key{file_id, segment};
-    {
-      std::lock_guard lock(mu_);
-      auto it = open_.find(key);
-      if (it != open_.end()) {
-        lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
-        return it->second.fd;
-      }
-    }
+    if (FdRef cached = fds_.Find(key)) return cached;
     std::string dir = FileDirName(file_id);
     std::string name = dir + "/" + std::to_string(segment);
     int fd = ::openat(dir_fd_, name.c_str(), O_RDWR | O_CLOEXEC);
@@ -349,50 +237,16 @@ class PosixChunkStore final : public ChunkStore {
       }
     }
     if (fd < 0) return Errno(errno, "open " + SegmentName(file_id, segment));
-    auto ref = std::make_shared<Fd>(fd);
-    std::lock_guard lock(mu_);
-    auto [it, inserted] = open_.try_emplace(key);
-    if (!inserted) {  // another thread opened it meanwhile; use theirs
-      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
-      return it->second.fd;
-    }
-    lru_.push_front(key);
-    it->second = {ref, lru_.begin()};
-    while (open_.size() > max_open_) {
-      open_.erase(lru_.back());
-      lru_.pop_back();
-    }
-    return ref;
-  }
-
-  // Drops the cached handles of the file's segments.
-  void Forget(uint64_t file_id) {
-    std::lock_guard lock(mu_);
-    auto it = open_.lower_bound({file_id, 0});
-    while (it != open_.end() && it->first.first == file_id) {
-      lru_.erase(it->second.lru_pos);
-      it = open_.erase(it);
-    }
+    return fds_.Insert(key, std::make_shared<Fd>(fd));
   }
 
   const int dir_fd_;
   const std::string dir_;
-  const size_t max_open_;
   SpaceGuard guard_;
-
-  std::mutex mu_;  // guards open_, lru_ and dirty_
-  std::map<SegmentKey, OpenSegment> open_;
-  std::list<SegmentKey> lru_;  // most recently used first
+  FdCache fds_;
+  std::mutex mu_;  // guards dirty_
   std::map<uint64_t, Dirty> dirty_;  // not yet durable, per file
-
-  std::mutex reclaim_mu_;  // guards removed_, last_remove_, the flags
-  std::condition_variable reclaim_cv_;
-  std::deque<std::string> removed_;  // .del folders waiting to be deleted
-  std::chrono::steady_clock::time_point last_remove_;
-  bool reclaiming_ = false;    // the reclaimer is deleting one right now
-  bool space_wanted_ = false;  // a writer waits for space: reclaim without pausing
-  bool stopping_ = false;
-  std::thread reclaimer_;  // last: started after everything it uses
+  std::unique_ptr<Reclaimer> reclaimer_;  // last: its thread starts after everything it uses
 };
 
 // The folder must hold this layout (its LAYOUT file says so) or nothing yet, in which case it
