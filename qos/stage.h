@@ -17,6 +17,8 @@
 // Time comes from a Clock; with threads == 0 nothing runs in the background and tests call
 // Poll() after advancing a ManualClock.
 //
+// No method fails: a request is admitted now or later, never refused.
+//
 // Thread-safety: every method may be called concurrently. Continuations run exactly once, on
 // the submitting thread or on a runner thread; never under a stage lock.
 #pragma once

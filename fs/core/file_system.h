@@ -126,55 +126,87 @@ class FileSystem {
   FileSystem(const FileSystem&) = delete;
   FileSystem& operator=(const FileSystem&) = delete;
 
+  // Every method returns the errno of its failure as the Status code. Besides those listed,
+  // any method that reaches another node may fail with EIO (the node is down or the link
+  // broke), ETIMEDOUT (no answer by the deadline) or EHOSTUNREACH (no address for the node),
+  // and any that writes metadata with ENOSPC (the store is full). ESTALE: an inode number the
+  // kernel no longer holds a reference to.
+
   // Creates the root directory on every node where it is absent (owned by `owner`).
   Status Init(const Caller& owner);
 
   // Each successful Lookup/Create/Mkdir/Symlink/Mknod adds one kernel reference to the inode;
   // Forget drops `n` of them.
+  // Lookup: the entry `name` of directory `parent`. ENOENT when absent (or `parent` was
+  // removed); EINVAL for a name that cannot be one ("", ".", "..", with '/'); ENAMETOOLONG.
   Result<Entry> Lookup(uint64_t parent, const std::string& name);
   void Forget(uint64_t ino, uint64_t n);
+  // The entry with the size and times this node's own unpublished writes give it. ENOENT when
+  // it was removed elsewhere.
   Result<Entry> GetAttr(uint64_t ino);
-  // `file` is the open file the request came through, or null.
+  // Changes mode, owner, size (truncate, waiting for writes behind first) and times; returns
+  // the entry after. EISDIR for a size on a directory, EINVAL on a symlink. `file` is the open
+  // file the request came through, or null.
   Result<Entry> SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* file);
 
+  // Mknod makes regular files only (EPERM for other types). The three: EEXIST when the name
+  // exists; ENOENT when `parent` was removed; EINVAL/ENAMETOOLONG for the name; Symlink also
+  // ENOENT for an empty target and ENAMETOOLONG for one of kPathMax bytes or more.
   Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
   Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
   Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target,
                         const Caller& c);
+  // The target of a symlink; EINVAL for any other type.
   Result<std::string> Readlink(uint64_t ino);
+  // ENOENT when absent; EISDIR for a directory (or a workspace's root). An open file's data
+  // stays until its last Release.
   Status Unlink(uint64_t parent, const std::string& name);
+  // ENOENT when absent; ENOTDIR for a non-directory; ENOTEMPTY; EBUSY for a workspace's root.
   Status Rmdir(uint64_t parent, const std::string& name);
-  // `flags`: 0 or RENAME_NOREPLACE; RENAME_EXCHANGE gives EINVAL.
+  // `flags`: 0 or RENAME_NOREPLACE (EEXIST when the target exists); RENAME_EXCHANGE gives
+  // EINVAL. ENOENT when the source is absent; EINVAL for a directory moved into itself; EBUSY
+  // for a workspace's root; EXDEV between workspaces and for a non-empty directory; ENOTDIR /
+  // EISDIR when a directory and a non-directory would replace each other; ENOTEMPTY for a
+  // non-empty target directory.
   Status Rename(uint64_t parent, const std::string& name, uint64_t new_parent,
                 const std::string& new_name, unsigned int flags);
 
   // Create and open (O_CREAT, with O_EXCL/O_TRUNC/O_APPEND honoured). The caller owns the
-  // OpenFile until Release.
+  // OpenFile until Release. EEXIST with O_EXCL when the name exists; EISDIR when it is a
+  // directory; as Mknod otherwise.
   Result<std::pair<Entry, OpenFile*>> Create(uint64_t parent, const std::string& name,
                                              mode_t mode, int flags, const Caller& c);
+  // EISDIR for a directory; ENOENT when the entry was removed elsewhere. O_TRUNC truncates.
   Result<OpenFile*> Open(uint64_t ino, int flags);
   // Fills `buf` from `offset`; returns the bytes read (short at end of file; holes are zeros).
   Result<size_t> Read(OpenFile* file, uint64_t offset, std::span<char> buf);
   // Writes `data` at `offset` (at the end of file for O_APPEND); returns the bytes written.
+  // ENOSPC when a store is full. An error of an earlier write behind is returned here first.
   Result<size_t> Write(OpenFile* file, uint64_t offset, std::span<const char> data);
-  // FALLOC mode 0 or FALLOC_FL_KEEP_SIZE; EOPNOTSUPP for others.
+  // FALLOC mode 0 or FALLOC_FL_KEEP_SIZE; EOPNOTSUPP for others; ENOSPC.
   Status Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length);
+  // Wait for the file's writes behind and publish its size: the first error of a write
+  // behind comes back here. Fsync also makes the file's chunks and metadata durable on every
+  // node that holds them.
   Status Flush(OpenFile* file);
   Status Fsync(OpenFile* file);
-  // Publishes what is pending and frees `file`. The last close of an unlinked file frees its
-  // data.
+  // Publishes what is pending and frees `file` (also on failure). The last close of an
+  // unlinked file frees its data.
   Status Release(OpenFile* file);
 
+  // ENOTDIR for a non-directory; ENOENT when it was removed.
   Result<DirHandle*> OpenDir(uint64_t ino);
   // Entry number `index` of the listing ("." is 0, ".." is 1), or nullopt past the end.
   // The returned listing stays valid until the next call on the same handle.
   Result<std::optional<DirListing>> DirEntryAt(DirHandle* dir, uint64_t index);
   void ReleaseDir(DirHandle* dir);
 
+  // The space of every node, summed (in the first node's block size).
   Result<SpaceStats> StatFs();
 
   // Creates workspace `name` with layout `spec` on every node, its root owned by `owner`;
-  // undone on every node when one of them fails. EEXIST when /name exists.
+  // undone on every node when one of them fails. EEXIST when /name exists; EINVAL for a name
+  // ValidateWorkspaceName refuses.
   Status CreateWorkspace(const std::string& name, const WorkspaceSpec& spec, const Caller& owner);
   // Removes every entry and all data of workspace `name` on every node, then the workspace.
   // Safe to repeat after a failure. ENOENT when there is no such workspace.

@@ -3,9 +3,12 @@
 //
 // One request per connection: one line of JSON in, one line of JSON out.
 //   {"cmd": "stats"}                                   -> {"ok": true, ...the counters...}
-//   {"cmd": "job_start", "name": N, "mode_file": TEXT, "source": PATH}
+//   {"cmd": "job_start", "name": N, "mode": M, "chunk_size": BYTES,
+//    "metadata_server_ratio": R (modes that use one), "confidence": C, "reason": TEXT,
+//    "selected_by": WHO}                               (a parsed mode file; bbctl reads the YAML)
 //   {"cmd": "job_stop", "name": N}
 //   {"cmd": "job_list"}                                -> {"ok": true, "jobs": [...]}
+//   {"cmd": "qos_set", "job": J, "metadata": OPS, "data": BYTES}   (0 or null: no limit)
 // A failure is {"ok": false, "error": "what and where"}. A request that is not one line of JSON
 // within 1 MiB and 10 seconds, or names an unknown command, gets such an error; nothing else
 // happens. The socket is owner-only (0600): whoever can reach it controls the daemon.

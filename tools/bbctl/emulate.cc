@@ -134,6 +134,45 @@ std::vector<pid_t> ClusterProcesses() {
   return pids;
 }
 
+// Node i's network namespace, its shaped veth to the bridge, its mount namespace and its root.
+Status BuildNode(const State& s, int i, int mtu_bytes) {
+  const std::string ns = NsName(i), mtu = std::to_string(mtu_bytes);
+  const std::vector<std::vector<std::string>> steps = {
+      {"ip", "netns", "add", ns},
+      {"ip", "link", "add", Veth(i), "mtu", mtu, "type", "veth", "peer", "name", "eth0", "mtu", mtu, "netns", ns},
+      {"ip", "link", "set", Veth(i), "master", kBridge},
+      {"ip", "link", "set", Veth(i), "up"},
+      {"ip", "-n", ns, "addr", "add", Address(i) + "/15", "dev", "eth0"},
+      {"ip", "-n", ns, "link", "set", "eth0", "up"},
+      {"ip", "-n", ns, "link", "set", "lo", "up"},
+  };
+  for (const auto& step : steps) BB_RETURN_IF_ERROR(RunOk(step, true));
+  BB_RETURN_IF_ERROR(Shape({"ip", "netns", "exec", ns}, "eth0", s.rate));
+  BB_RETURN_IF_ERROR(Shape({}, Veth(i), s.rate));
+  std::ofstream(MntNs(i)).flush();
+  BB_RETURN_IF_ERROR(RunOk({"unshare", "--mount=" + MntNs(i), "--propagation", "private", "true"}, true));
+  std::error_code ec;
+  std::filesystem::create_directories(s.root + "/node" + std::to_string(i), ec);
+  return Status::Ok();
+}
+
+// Every node's daemon, started at once; OK when all are mounted.
+Status StartDaemons(const State& s) {
+  std::vector<pid_t> pids;
+  for (int i = 0; i < s.nodes; ++i) {
+    auto pid = SpawnDaemon(s, i);
+    if (!pid) {
+      for (pid_t p : pids) Wait(p);
+      return pid.error();
+    }
+    pids.push_back(*pid);
+  }
+  int failed = 0;
+  for (pid_t p : pids) failed += Wait(p) != 0;
+  if (failed) return Status(EIO, std::to_string(failed) + " daemons did not start (see <root>/node*/bbd.log)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status EmulateDown() {
@@ -203,38 +242,10 @@ Status EmulateUp(const StartOptions& o) {
   };
   if (Status st = RunOk({"ip", "link", "add", kBridge, "type", "bridge"}, true); !st.ok()) return fail(st);
   if (Status st = RunOk({"ip", "link", "set", kBridge, "up"}, true); !st.ok()) return fail(st);
-  const std::string mtu = std::to_string(o.mtu);
   for (int i = 0; i < s.nodes; ++i) {
-    std::string ns = NsName(i);
-    std::vector<std::vector<std::string>> steps = {
-        {"ip", "netns", "add", ns},
-        {"ip", "link", "add", Veth(i), "mtu", mtu, "type", "veth", "peer", "name", "eth0", "mtu", mtu, "netns", ns},
-        {"ip", "link", "set", Veth(i), "master", kBridge},
-        {"ip", "link", "set", Veth(i), "up"},
-        {"ip", "-n", ns, "addr", "add", Address(i) + "/15", "dev", "eth0"},
-        {"ip", "-n", ns, "link", "set", "eth0", "up"},
-        {"ip", "-n", ns, "link", "set", "lo", "up"},
-    };
-    for (const auto& step : steps) {
-      if (Status st = RunOk(step, true); !st.ok()) return fail(st);
-    }
-    if (Status st = Shape({"ip", "netns", "exec", ns}, "eth0", s.rate); !st.ok()) return fail(st);
-    if (Status st = Shape({}, Veth(i), s.rate); !st.ok()) return fail(st);
-    std::ofstream(MntNs(i)).flush();
-    if (Status st = RunOk({"unshare", "--mount=" + MntNs(i), "--propagation", "private", "true"}, true); !st.ok()) {
-      return fail(st);
-    }
-    std::filesystem::create_directories(s.root + "/node" + std::to_string(i), ec);
+    if (Status st = BuildNode(s, i, o.mtu); !st.ok()) return fail(st);
   }
-  std::vector<pid_t> pids;
-  for (int i = 0; i < s.nodes; ++i) {
-    auto pid = SpawnDaemon(s, i);
-    if (!pid) return fail(pid.error());
-    pids.push_back(*pid);
-  }
-  int failed = 0;
-  for (pid_t p : pids) failed += Wait(p) != 0;
-  if (failed) return fail(Status(EIO, std::to_string(failed) + " daemons did not start (see <root>/node*/bbd.log)"));
+  if (Status st = StartDaemons(s); !st.ok()) return fail(st);
   std::printf("bbctl: emulated cluster up: %d nodes (198.18.0.1..), links %s, mount %s on every node\n",
               s.nodes, s.rate.c_str(), s.mount.c_str());
   return Status::Ok();

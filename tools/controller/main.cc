@@ -221,6 +221,11 @@ class Controller {
     }
     last_ = std::move(r);
     have_last_ = true;
+    Record(start, compute_start);
+  }
+
+  // Keeps the cycle's rates and times for Status().
+  void Record(int64_t start, int64_t compute_start) {
     // The metadata rates of the last cycles, so a client can tell in which cycle a rate moved.
     json rates = json::object();
     for (const auto& [job, s] : last_.jobs) rates[job] = s.rate[0];

@@ -1,0 +1,103 @@
+// Private to transport/: the calling side of the UCX transport — peers, their endpoints, the
+// calls waiting for replies and their deadlines.
+//
+// A call is finished for its caller only when its outcome is known *and* UCX no longer touches
+// the caller's buffers (the send of bulk_out completed, a rendezvous into bulk_in completed or
+// was cancelled). On a deadline, a send still in flight closes the peer's endpoint by force,
+// which completes the send; the next call reconnects.
+//
+// Thread-safety: Call, SetPeer, SetSelf may be called from any thread; Expire, HasPending and
+// CloseAll, and the UCX callbacks, run on the driving thread (ucx_worker.h has the lock order).
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "transport/transport.h"
+#include "transport/ucx_worker.h"
+
+namespace bb::transport::ucx {
+
+inline constexpr unsigned kAmRequest = 1;
+inline constexpr unsigned kAmReply = 2;
+
+// Counters per peer, kept by both sides.
+class PeerStats {
+ public:
+  void CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received);
+  void CountRequest(uint32_t sender, uint64_t bytes);
+  std::vector<PeerCounters> Snapshot() const;
+
+ private:
+  mutable std::mutex mu_;  // guards counters_
+  std::map<NodeId, PeerCounters> counters_;
+};
+
+struct PendingCall;
+using CallRef = std::shared_ptr<PendingCall>;
+
+class Client {
+ public:
+  // `worker` and `stats` must outlive the client.
+  Client(const TransportOptions& options, Worker* worker, PeerStats* stats);
+  // Sets the reply handler. REQUIRES: the worker is open and its progress not started.
+  Status Open();
+
+  void SetSelf(NodeId id) { self_id_.store(id, std::memory_order_relaxed); }
+  void SetPeer(NodeId id, const std::string& host, uint16_t port);
+  // Transport::Call.
+  Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,
+                          std::span<char> bulk_in, std::chrono::milliseconds deadline);
+
+  // Driving thread only.
+  void Expire(int64_t now_ns);
+  bool HasPending() const { return !pending_.empty(); }
+  void CloseAll();
+
+ private:
+  friend struct PendingCall;
+  struct Peer {
+    std::string host;
+    uint16_t port = 0;
+    ucp_ep_h ep = nullptr;
+  };
+  class BulkSlot;
+
+  ucp_ep_h Connect(NodeId id, Status* error);
+  void StartCall(const CallRef& call);
+  void Decide(const CallRef& call, Status status, CallResult result);
+  void MaybeFinish(const CallRef& call);
+  void FinishReplyData(const CallRef& call);
+  void FailPeer(NodeId id, const Status& why);
+  static void OnCallSent(void* request, ucs_status_t status, void* user_data);
+  static ucs_status_t OnReply(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                              const ucp_am_recv_param_t* param);
+  static void OnReplyData(void* request, ucs_status_t status, size_t, void* user_data);
+  static void OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status);
+
+  static constexpr size_t kLargeBulk = 64 * 1024;
+
+  const TransportOptions options_;
+  Worker* const worker_;
+  PeerStats* const stats_;
+  std::atomic<uint64_t> next_id_{1};
+  std::atomic<uint32_t> self_id_;
+
+  std::mutex bulk_mu_;  // guards bulk_in_flight_
+  std::condition_variable bulk_cv_;
+  size_t bulk_in_flight_ = 0;
+
+  // Driving thread only.
+  std::map<NodeId, Peer> peers_;
+  std::unordered_map<ucp_ep_h, NodeId> client_eps_;
+  std::unordered_map<uint64_t, CallRef> pending_;
+};
+
+}  // namespace bb::transport::ucx

@@ -1,0 +1,253 @@
+#include "transport/ucx_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+
+#include "transport/wire.h"
+
+namespace bb::transport::ucx {
+
+// A request received by the server, on its way to a handler thread.
+struct Job {
+  ucp_ep_h ep;
+  uint64_t id;
+  uint16_t op;
+  std::string payload;
+  // The data part, from the server's pool and left uninitialised until UCX (or the copy of an
+  // eager message) fills it: zeroing half a megabyte per chunk first costs as much as a copy,
+  // and a freshly mapped one costs a page fault per page.
+  BufferPool::Buffer bulk_mem;
+  size_t bulk_size = 0;
+  size_t bulk_offset = 0;  // past a payload that travelled in front of the data
+  uint32_t prefix = 0;     // payload bytes still at the front of the data
+
+  void AllocBulk(BufferPool& pool, size_t n) {
+    bulk_mem = pool.Get(n);
+    bulk_size = n;
+    bulk_offset = 0;
+  }
+  std::string_view bulk() const { return {bulk_mem.get() + bulk_offset, bulk_size - bulk_offset}; }
+
+  // Moves a payload that travelled in front of the data to where it belongs.
+  void SplitPrefix() {
+    if (prefix == 0) return;
+    payload.assign(bulk_mem.get(), prefix);
+    bulk_offset = prefix;
+    prefix = 0;
+  }
+};
+
+namespace {
+
+// A reply on its way out; freed when its send completes.
+struct OutReply {
+  std::string frame;
+  std::string bulk;
+};
+
+}  // namespace
+
+Server::Server(const TransportOptions& options, Handler handler, Worker* worker, PeerStats* stats)
+    : options_(options), handler_(std::move(handler)), worker_(worker), stats_(stats) {}
+
+Server::~Server() {
+  StopHandlers();
+  if (listener_ != nullptr) ucp_listener_destroy(listener_);  // the progress loop never ran
+}
+
+Status Server::Open() {
+  BB_RETURN_IF_ERROR(worker_->SetAmHandler(kAmRequest, &Server::OnRequest, this));
+  if (!options_.listen_host.empty()) BB_RETURN_IF_ERROR(Listen());
+  for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
+    handlers_.emplace_back([this] { HandlerLoop(); });
+  }
+  return Status::Ok();
+}
+
+Status Server::Listen() {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(options_.listen_port);
+  if (inet_pton(AF_INET, options_.listen_host.c_str(), &addr.sin_addr) != 1) {
+    return Status(EINVAL, "listen address '" + options_.listen_host + "' is not an IPv4 address");
+  }
+  ucp_listener_params_t lp{};
+  lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  lp.sockaddr.addr = reinterpret_cast<const sockaddr*>(&addr);
+  lp.sockaddr.addrlen = sizeof addr;
+  lp.conn_handler.cb = &Server::OnConnect;
+  lp.conn_handler.arg = this;
+  ucs_status_t s = ucp_listener_create(worker_->handle(), &lp, &listener_);
+  if (s != UCS_OK) {
+    return UcsError(s, "listen on " + options_.listen_host + ":" + std::to_string(options_.listen_port));
+  }
+  ucp_listener_attr_t attr{};
+  attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+  if (ucp_listener_query(listener_, &attr) == UCS_OK) {
+    bound_port_ = ntohs(reinterpret_cast<sockaddr_in*>(&attr.sockaddr)->sin_port);
+  }
+  return Status::Ok();
+}
+
+void Server::StopHandlers() {
+  {
+    std::lock_guard lock(jobs_mu_);
+    jobs_stopping_ = true;
+  }
+  jobs_cv_.notify_all();
+  for (auto& t : handlers_) t.join();
+  handlers_.clear();
+}
+
+void Server::CloseAll() {
+  for (ucp_ep_h ep : server_eps_) worker_->CloseEp(ep);
+  server_eps_.clear();
+  if (listener_ != nullptr) ucp_listener_destroy(listener_);
+  listener_ = nullptr;
+}
+
+void Server::OnConnect(ucp_conn_request_h conn, void* arg) {
+  auto* self = static_cast<Server*>(arg);
+  ucp_ep_params_t ep{};
+  ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep.conn_request = conn;
+  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep.err_handler.cb = &Server::OnEpError;
+  ep.err_handler.arg = self;
+  ucp_ep_h handle = nullptr;
+  ucs_status_t s = ucp_ep_create(self->worker_->handle(), &ep, &handle);
+  if (s != UCS_OK) {
+    spdlog::warn("transport: refused a connection: {}", ucs_status_string(s));
+    return;
+  }
+  self->server_eps_.insert(handle);
+}
+
+void Server::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
+  auto* self = static_cast<Server*>(arg);
+  if (self->server_eps_.erase(ep) > 0) {
+    spdlog::debug("transport: a client connection closed: {}", ucs_status_string(status));
+    self->worker_->CloseEp(ep);
+  }
+}
+
+ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                               const ucp_am_recv_param_t* param) {
+  auto* self = static_cast<Server*>(arg);
+  auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
+  if (!frame || frame->kind != Kind::kRequest || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+    spdlog::warn("transport: dropped a malformed request: {}",
+                 frame ? "wrong kind or no reply endpoint" : frame.error().message());
+    return UCS_OK;
+  }
+  self->stats_->CountRequest(frame->sender, frame->payload.size() + length);
+  auto job = std::make_unique<Job>();
+  job->ep = param->reply_ep;
+  job->id = frame->id;
+  job->op = frame->op;
+  job->payload = std::string(frame->payload);
+  job->prefix = frame->payload_in_data ? frame->payload_size : 0;
+  if (length < job->prefix) {
+    self->SendReply(job->ep, job->id, job->op, Response{EPROTO, "request data shorter than its payload", {}});
+    return UCS_OK;
+  }
+  if (!self->handler_) {
+    self->SendReply(job->ep, job->id, job->op, Response{EOPNOTSUPP, {}, {}});
+    return UCS_OK;
+  }
+  if (length > self->options_.max_bulk) {
+    self->SendReply(job->ep, job->id, job->op,
+                    Response{EMSGSIZE, "bulk part of " + std::to_string(length) + " bytes is too large", {}});
+    return UCS_OK;
+  }
+  job->AllocBulk(self->bulk_pool_, length);
+  if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    if (length > 0) std::memcpy(job->bulk_mem.get(), data, length);
+    job->SplitPrefix();
+    self->Dispatch(std::move(job));
+    return UCS_OK;
+  }
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  rp.cb.recv_am = &Server::OnRequestData;
+  Job* raw = job.release();
+  rp.user_data = new std::pair<Server*, Job*>(self, raw);
+  ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_->handle(), data, raw->bulk_mem.get(), length, &rp);
+  if (req == nullptr || UCS_PTR_IS_ERR(req)) {
+    delete static_cast<std::pair<Server*, Job*>*>(rp.user_data);
+    std::unique_ptr<Job> owned(raw);
+    owned->SplitPrefix();
+    if (req == nullptr) self->Dispatch(std::move(owned));
+  }
+  return UCS_INPROGRESS;
+}
+
+void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* user_data) {
+  auto* ctx = static_cast<std::pair<Server*, Job*>*>(user_data);
+  Server* self = ctx->first;
+  std::unique_ptr<Job> job(ctx->second);
+  delete ctx;
+  ucp_request_free(request);
+  job->SplitPrefix();
+  if (status == UCS_OK) self->Dispatch(std::move(job));
+}
+
+// On the driving thread (from UCX's receive callbacks).
+void Server::Dispatch(std::unique_ptr<Job> job) {
+  if (options_.run_inline && options_.run_inline(job->op)) {
+    Response r = handler_(job->op, job->payload, job->bulk());
+    if (server_eps_.count(job->ep)) SendReply(job->ep, job->id, job->op, std::move(r));
+    return;
+  }
+  {
+    std::lock_guard lock(jobs_mu_);
+    jobs_.push_back(std::move(job));
+  }
+  jobs_cv_.notify_one();
+}
+
+void Server::HandlerLoop() {
+  while (true) {
+    std::unique_ptr<Job> job;
+    {
+      std::unique_lock lock(jobs_mu_);
+      jobs_cv_.wait(lock, [&] { return jobs_stopping_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    Response r = handler_(job->op, job->payload, job->bulk());
+    auto* shared = new Response(std::move(r));
+    Job* raw = job.release();
+    bool queued = worker_->Submit([this, raw, shared] {
+      std::unique_ptr<Job> j(raw);
+      std::unique_ptr<Response> resp(shared);
+      if (server_eps_.count(j->ep)) SendReply(j->ep, j->id, j->op, std::move(*resp));
+    });
+    if (!queued) {  // stopping: no reply goes out
+      delete raw;
+      delete shared;
+    }
+  }
+}
+
+void Server::SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r) {
+  auto* out = new OutReply{EncodeFrame(Kind::kReply, op, id, r.status, r.payload), std::move(r.bulk)};
+  if (PayloadGoesInData(r.payload)) out->bulk.insert(0, r.payload);
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  rp.cb.send = [](void* request, ucs_status_t, void* user_data) {
+    delete static_cast<OutReply*>(user_data);
+    ucp_request_free(request);
+  };
+  rp.user_data = out;
+  ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmReply, out->frame.data(), out->frame.size(), out->bulk.data(),
+                                         out->bulk.size(), &rp);
+  if (req == nullptr || UCS_PTR_IS_ERR(req)) delete out;
+}
+
+}  // namespace bb::transport::ucx

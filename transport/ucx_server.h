@@ -1,0 +1,78 @@
+// Private to transport/: the serving side of the UCX transport — the listener, the endpoints of
+// connected clients, and the handler threads that run the Handler.
+//
+// A request is decoded on the driving thread; its bulk part lands in a buffer of the server's
+// pool (by rendezvous when large). The ops of TransportOptions::run_inline are answered there
+// at once; every other request goes to a handler thread, whose reply is handed back to the
+// driving thread to send.
+//
+// Thread-safety: Open, StopHandlers and port() on the transport's owner thread; the UCX
+// callbacks and CloseAll on the driving thread; handler threads only take jobs and Submit
+// replies (ucx_worker.h has the lock order).
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "fs/base/buffer_pool.h"
+#include "transport/transport.h"
+#include "transport/ucx_client.h"
+#include "transport/ucx_worker.h"
+
+namespace bb::transport::ucx {
+
+struct Job;
+
+class Server {
+ public:
+  // `worker` and `stats` must outlive the server; `handler` may be empty (client only).
+  Server(const TransportOptions& options, Handler handler, Worker* worker, PeerStats* stats);
+  ~Server();
+  // Sets the request handler, listens when options.listen_host is set, starts the handler
+  // threads. REQUIRES: the worker is open and its progress not started.
+  Status Open();
+  uint16_t port() const { return bound_port_; }
+  // Joins the handler threads (jobs still queued are dropped).
+  void StopHandlers();
+  // Driving thread only: closes every client's endpoint and the listener.
+  void CloseAll();
+
+ private:
+  Status Listen();
+  void Dispatch(std::unique_ptr<Job> job);
+  void HandlerLoop();
+  void SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r);
+  static void OnConnect(ucp_conn_request_h conn, void* arg);
+  static ucs_status_t OnRequest(void* arg, const void* header, size_t header_length, void* data, size_t length,
+                                const ucp_am_recv_param_t* param);
+  static void OnRequestData(void* request, ucs_status_t status, size_t, void* user_data);
+  static void OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status);
+
+  static constexpr size_t kPoolBytes = 64 << 20;  // free receive buffers kept for reuse
+
+  const TransportOptions options_;
+  const Handler handler_;
+  Worker* const worker_;
+  PeerStats* const stats_;
+  BufferPool bulk_pool_{kPoolBytes};  // before every Job, which returns its buffer here
+  uint16_t bound_port_ = 0;
+
+  // Driving thread only.
+  ucp_listener_h listener_ = nullptr;
+  std::set<ucp_ep_h> server_eps_;
+
+  std::mutex jobs_mu_;  // guards jobs_ and jobs_stopping_
+  std::condition_variable jobs_cv_;
+  std::deque<std::unique_ptr<Job>> jobs_;
+  bool jobs_stopping_ = false;
+  std::vector<std::thread> handlers_;
+};
+
+}  // namespace bb::transport::ucx

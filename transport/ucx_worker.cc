@@ -1,0 +1,245 @@
+#include "transport/ucx_worker.h"
+
+#include <poll.h>
+
+#include <cstdlib>
+
+namespace bb::transport::ucx {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status UcsError(ucs_status_t s, const std::string& what) { return Status(EIO, what + ": " + ucs_status_string(s)); }
+
+namespace {
+
+void Relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace
+
+Worker::Worker(std::chrono::microseconds poll_spin)
+    : spin_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(poll_spin).count()) {}
+
+Worker::~Worker() {
+  Stop();
+  if (worker_ != nullptr) ucp_worker_destroy(worker_);
+  if (context_ != nullptr) ucp_cleanup(context_);
+}
+
+Status Worker::Open() {
+  // A restarted daemon must be able to listen on its port again at once (the old connections'
+  // sockets may linger in TIME_WAIT). A user's own setting wins.
+  ::setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES;
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  ucp_config_t* config = nullptr;
+  ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
+  if (s != UCS_OK) return UcsError(s, "ucp_config_read");
+  s = ucp_init(&params, config, &context_);
+  ucp_config_release(config);
+  if (s != UCS_OK) return UcsError(s, "ucp_init");
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+  s = ucp_worker_create(context_, &wp, &worker_);
+  if (s != UCS_OK) return UcsError(s, "ucp_worker_create");
+  s = ucp_worker_get_efd(worker_, &efd_);
+  if (s != UCS_OK) return UcsError(s, "ucp_worker_get_efd");
+  return Status::Ok();
+}
+
+Status Worker::SetAmHandler(unsigned id, ucp_am_recv_callback_t cb, void* arg) {
+  ucp_am_handler_param_t p{};
+  p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+  p.id = id;
+  p.cb = cb;
+  p.arg = arg;
+  ucs_status_t s = ucp_worker_set_am_recv_handler(worker_, &p);
+  return s == UCS_OK ? Status::Ok() : UcsError(s, "ucp_worker_set_am_recv_handler");
+}
+
+void Worker::StartProgress(Hooks hooks) {
+  hooks_ = std::move(hooks);
+  progress_ = std::thread([this] { ProgressLoop(); });
+}
+
+void Worker::Stop() {
+  if (!progress_.joinable()) return;
+  {
+    std::lock_guard lock(submit_mu_);
+    stopping_ = true;
+  }
+  ucp_worker_signal(worker_);
+  progress_.join();
+}
+
+bool Worker::Submit(std::function<void()> fn) {
+  {
+    std::lock_guard lock(submit_mu_);
+    if (stopping_) return false;
+    submissions_.push_back(std::move(fn));
+  }
+  // Whoever drives the worker (the progress thread while it spins, or a caller) picks the work
+  // up; only a progress thread asleep in poll needs the signal. The two seq_cst flags pair with
+  // the progress thread's: it sets sleeping_, then reads has_work_.
+  has_work_.store(true);
+  if (sleeping_.load()) {
+    ucp_worker_signal(worker_);
+  } else if (napping_.load()) {
+    { std::lock_guard lock(nap_mu_); }  // the napper is in its wait, or will see has_work_
+    nap_cv_.notify_one();
+  }
+  return true;
+}
+
+// Runs the closures handed over by other threads. The caller holds worker_mu_. True when there
+// were any.
+bool Worker::RunSubmissions() {
+  if (!has_work_.exchange(false)) return false;
+  std::vector<std::function<void()>> work;
+  {
+    std::lock_guard lock(submit_mu_);
+    work.swap(submissions_);
+  }
+  for (auto& fn : work) fn();
+  return !work.empty();
+}
+
+void Worker::CloseEp(ucp_ep_h ep) {
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &rp);
+  if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing_.push_back(req);
+}
+
+// Lets forced closes and the sends they cancel complete, within a bound.
+void Worker::DrainClosing(int64_t until_ns) {
+  while (!closing_.empty() && NowNs() < until_ns) {
+    ucp_worker_progress(worker_);
+    std::erase_if(closing_, [](void* req) {
+      if (ucp_request_check_status(req) == UCS_INPROGRESS) return false;
+      ucp_request_free(req);
+      return true;
+    });
+  }
+}
+
+// Drives the worker whenever no caller does: runs handed-over work and UCX progress, sweeps,
+// keeps polling for poll_spin after its last event, then sleeps in poll on the worker's event fd
+// until UCX or Submit wakes it. While callers drive the worker themselves it naps instead: in
+// poll, every event their calls consume would wake it for nothing.
+void Worker::ProgressLoop() {
+  int64_t next_sweep = 0;
+  int64_t last_event = 0;
+  while (true) {
+    std::unique_lock wl(worker_mu_, std::defer_lock);
+    if (drivers_waiting_.load(std::memory_order_relaxed) > 0 || !wl.try_lock()) {
+      Nap();  // a caller drives, or is about to
+      continue;
+    }
+    bool busy = RunSubmissions();
+    if (stopping_.load() && !busy && !has_work_.load()) break;
+    while (ucp_worker_progress(worker_) != 0) busy = true;
+    int64_t now = NowNs();
+    if (now >= next_sweep) {
+      hooks_.sweep(now);
+      next_sweep = now + 1'000'000;  // every millisecond
+    }
+    if (busy) last_event = now;
+    if (busy || now - last_event < spin_ns_) {
+      wl.unlock();
+      // Yield rather than pause: a handler or caller thread waiting for this core runs now
+      // (bench/README.md has what it did to the round trip's tail).
+      std::this_thread::yield();
+      continue;
+    }
+    bool idle = hooks_.idle();
+    if (idle && now - last_drive_ns_.load(std::memory_order_relaxed) < 2 * kNapNs) {
+      wl.unlock();
+      Nap();
+      continue;
+    }
+    sleeping_.store(true);
+    if (has_work_.load() || stopping_.load()) {
+      sleeping_.store(false);
+      continue;
+    }
+    if (ucp_worker_arm(worker_) == UCS_OK) {
+      int timeout_ms = idle ? 100 : 1;
+      wl.unlock();
+      pollfd pfd{efd_, POLLIN, 0};
+      ::poll(&pfd, 1, timeout_ms);
+    }
+    sleeping_.store(false);
+  }
+  std::lock_guard wl(worker_mu_);
+  hooks_.close_all();
+  DrainClosing(NowNs() + 2'000'000'000);
+}
+
+// The progress thread's sleep while callers drive: up to kNapNs, or until a caller hands the
+// worker back with its call still open, or work is submitted.
+void Worker::Nap() {
+  std::unique_lock lock(nap_mu_);
+  napping_ = true;
+  nap_cv_.wait_for(lock, std::chrono::nanoseconds(kNapNs), [&] { return handback_ || has_work_.load(); });
+  handback_ = false;
+  napping_ = false;
+}
+
+void Worker::HandBack() {
+  {
+    std::lock_guard lock(nap_mu_);
+    handback_ = true;
+    if (!napping_) return;
+  }
+  nap_cv_.notify_one();
+}
+
+// A caller drives the worker itself while it waits for its reply, for up to poll_spin: no
+// hand-off to the progress thread and back, which on a busy or virtualised host costs more than
+// the round trip.
+bool Worker::Drive(const std::function<void()>& start, const std::function<bool()>& done) {
+  if (spin_ns_ <= 0) return false;
+  if (drivers_waiting_.fetch_add(1, std::memory_order_relaxed) > 0) {
+    drivers_waiting_.fetch_sub(1, std::memory_order_relaxed);
+    return false;  // another caller is about to drive: it will run this call's hand-over
+  }
+  // The progress thread backs off when it sees a waiting driver; its turn is short.
+  int64_t begin = NowNs();
+  std::unique_lock wl(worker_mu_, std::try_to_lock);
+  while (!wl.owns_lock() && NowNs() - begin < kLockWaitNs) {
+    Relax();
+    wl.try_lock();
+  }
+  drivers_waiting_.fetch_sub(1, std::memory_order_relaxed);
+  if (!wl.owns_lock() || stopping_.load()) return false;
+  RunSubmissions();  // work handed over earlier goes first (a SetPeer, say)
+  start();
+  int64_t now = NowNs();
+  const int64_t until = now + spin_ns_;
+  while (!done() && (now = NowNs()) < until) {
+    if (ucp_worker_progress(worker_) == 0 && !RunSubmissions()) Relax();
+  }
+  last_drive_ns_.store(now, std::memory_order_relaxed);
+  wl.unlock();
+  if (!done()) {
+    // The progress thread takes over: it naps, or sleeps in poll armed before this caller
+    // consumed the events that would have woken it.
+    HandBack();
+    if (sleeping_.load()) ucp_worker_signal(worker_);
+  }
+  return true;
+}
+
+}  // namespace bb::transport::ucx
