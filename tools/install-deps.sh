@@ -13,7 +13,7 @@ packages=(
   libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libcurl4-openssl-dev
   catch2
-  fio iproute2 procps psmisc util-linux tar diffutils python3
+  fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(python3-matplotlib linux-perf)
