@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
         auto m = nlohmann::json::parse(body, nullptr, false);
         if (m.is_discarded()) continue;
         if (m["type"] == "collect") {
-          bb::qos::SendAll(fds[i].fd, bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}));
+          bb::qos::SendAll(fds[i].fd,
+                           bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}));
         } else if (m["type"] == "rates") {
           ++rates;
         }

@@ -19,10 +19,9 @@ struct EvidenceRef {
 };
 
 struct Decision {
-  int mode = 3;           // 1..4
-  double confidence = 0;  // 0..1
-  std::string
-      io_topology;  // e.g. "N-N private", "N-N then cross-node read", "N-1 shared", "metadata"
+  int mode = 3;                // 1..4
+  double confidence = 0;       // 0..1
+  std::string io_topology;     // e.g. "N-N private", "N-N then cross-node read", "N-1 shared", "metadata"
   std::string primary_reason;  // one sentence
   std::vector<std::string> risk_analysis;
   std::vector<EvidenceRef> evidence;

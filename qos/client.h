@@ -1,7 +1,7 @@
 // QosClient: a daemon's link to the controller (qos/controller.h has the messages). When the
 // controller collects, it reports its stage's usage per job and class since the last report;
-// it applies the rates the controller then sends. It connects on its own, and again every second after the controller goes away;
-// meanwhile the stage keeps enforcing the last rates it had.
+// it applies the rates the controller then sends. It connects on its own, and again every second after the controller
+// goes away; meanwhile the stage keeps enforcing the last rates it had.
 //
 // Thread-safety: owns one thread; connected() may be called from any thread.
 #pragma once
@@ -9,9 +9,9 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "fs/base/status.h"

@@ -53,7 +53,6 @@ struct Policy {
   std::map<std::string, JobPolicy> jobs;
 };
 
-
 // Usage one daemon reported: job -> (metadata ops/s, data bytes/s).
 using NodeUsage = std::map<std::string, std::pair<double, double>>;
 // The "usage" object of a report ({JOB: {"metadata": r, "data": r}}, each class optional);

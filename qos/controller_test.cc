@@ -1,8 +1,8 @@
 // The controller's policy file, framing and control cycle (pure; the network side is tested
 // through the real programs in test/qos.sh).
-#include <catch2/catch.hpp>
-
 #include "qos/controller.h"
+
+#include <catch2/catch.hpp>
 
 namespace bb::qos {
 namespace {
@@ -121,4 +121,3 @@ TEST_CASE("every algorithm of the controller keeps the sum at or under Max_R", "
 
 }  // namespace
 }  // namespace bb::qos
-

@@ -27,15 +27,15 @@ void Cap(std::vector<double>& rates, double max_rate) {
 
 // Water-filling: gives each job min(cap_j, level * share_j) with the level raised until the
 // capacity is used or every job is capped.
-std::vector<double> Fill(const std::vector<double>& caps, const std::vector<double>& shares,
-                         double capacity) {
+std::vector<double> Fill(const std::vector<double>& caps, const std::vector<double>& shares, double capacity) {
   size_t n = caps.size();
   std::vector<double> out(n, 0);
   std::vector<bool> done(n, false);
   double left = capacity;
   for (size_t round = 0; round < n && left > 1e-12; ++round) {
     double share_sum = 0;
-    for (size_t i = 0; i < n; ++i) if (!done[i]) share_sum += shares[i];
+    for (size_t i = 0; i < n; ++i)
+      if (!done[i]) share_sum += shares[i];
     if (share_sum <= 0) break;
     double level = left / share_sum;
     bool capped_any = false;
@@ -49,7 +49,8 @@ std::vector<double> Fill(const std::vector<double>& caps, const std::vector<doub
       }
     }
     if (!capped_any) {
-      for (size_t i = 0; i < n; ++i) if (!done[i]) out[i] += level * shares[i];
+      for (size_t i = 0; i < n; ++i)
+        if (!done[i]) out[i] += level * shares[i];
       left = 0;
     }
   }
@@ -88,8 +89,7 @@ std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double m
   return rates;
 }
 
-std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
-                              const std::vector<double>& previous) {
+std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate, const std::vector<double>& previous) {
   max_rate = Clean(max_rate);
   size_t n = jobs.size();
   std::vector<double> rates(n, 0);
@@ -149,8 +149,12 @@ std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_us
 namespace bb::qos {
 namespace {
 
-std::vector<double> StaticAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) { return StaticRates(j, m); }
-std::vector<double> PriorityAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) { return PriorityRates(j, m); }
+std::vector<double> StaticAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) {
+  return StaticRates(j, m);
+}
+std::vector<double> PriorityAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) {
+  return PriorityRates(j, m);
+}
 std::vector<double> ProportionalAlgo(const std::vector<JobLoad>& j, double m, const std::vector<double>&) {
   return ProportionalRates(j, m);
 }

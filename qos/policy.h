@@ -38,8 +38,7 @@ std::vector<double> ProportionalRates(const std::vector<JobLoad>& jobs, double m
 // plus margin for jobs that did not.
 // `previous` (same order, may be empty) gives hysteresis: a rate moving by less than 1 % keeps
 // its old value, as long as the total stays within max_rate.
-std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
-                              const std::vector<double>& previous);
+std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate, const std::vector<double>& previous);
 
 // The algorithms a controller can run, in one table (Algorithms()): its name in the policy
 // file, what it does, and its rate function (`previous`: the last rates, same order, may be
@@ -50,8 +49,7 @@ struct AlgorithmInfo {
   Algorithm id;
   const char* name;
   const char* summary;
-  std::vector<double> (*rates)(const std::vector<JobLoad>& jobs, double max_rate,
-                               const std::vector<double>& previous);
+  std::vector<double> (*rates)(const std::vector<JobLoad>& jobs, double max_rate, const std::vector<double>& previous);
 };
 std::span<const AlgorithmInfo> Algorithms();
 // REQUIRES: `a` is one of the table's.

@@ -1,7 +1,7 @@
 #include "qos/policy.h"
 
-#include <catch2/catch.hpp>
 #include <array>
+#include <catch2/catch.hpp>
 #include <numeric>
 #include <random>
 
@@ -47,8 +47,7 @@ TEST_CASE("proportional sharing: max-min fair, leftover redistributed", "[qos]")
   CHECK(r[1] == Approx(60000));
 }
 
-TEST_CASE("PSFA: no negative rate for a job with no demand; idle share flows to busy jobs",
-          "[qos]") {
+TEST_CASE("PSFA: no negative rate for a job with no demand; idle share flows to busy jobs", "[qos]") {
   // The reference implementation gives a job with no demand -1.
   auto r = PsfaRates({{0, 1, 0}, {60000, 1, 60000}}, 110000, {});
   CHECK(r[0] == 0);
@@ -146,10 +145,14 @@ std::vector<double> RunScenario(const Scenario& s, const std::string& policy) {
       jobs.push_back({s.demand[k], s.weight[k], 0});
       prev.push_back(0);
     }
-    if (policy == "static") rates = StaticRates(jobs, max_rate);
-    else if (policy == "priority") rates = PriorityRates(jobs, max_rate);
-    else if (policy == "proportional") rates = ProportionalRates(jobs, max_rate);
-    else rates = PsfaRates(jobs, max_rate, prev);
+    if (policy == "static")
+      rates = StaticRates(jobs, max_rate);
+    else if (policy == "priority")
+      rates = PriorityRates(jobs, max_rate);
+    else if (policy == "proportional")
+      rates = ProportionalRates(jobs, max_rate);
+    else
+      rates = PsfaRates(jobs, max_rate, prev);
     CheckInvariants(rates, max_rate);
     if (policy == "psfa") {
       // No false allocation: a job below its demand never holds more than its usage plus the
@@ -170,12 +173,16 @@ std::vector<double> RunScenario(const Scenario& s, const std::string& policy) {
 }
 
 TEST_CASE("the paper's three scenarios under every policy", "[qos]") {
-  const Scenario same_load_priorities{"same load, priorities 4:3:2:1", {40000, 40000, 40000, 40000},
-                                      {40000, 40000, 40000, 40000}, {4, 3, 2, 1}};
-  const Scenario proportional_limits{"loads 50/30/20/10k, limits in proportion", {50000, 30000, 20000, 10000},
-                                     {50000, 30000, 20000, 10000}, {1, 1, 1, 1}};
-  const Scenario swapped_limits{"the same with A's and B's limits swapped", {50000, 30000, 20000, 10000},
-                                {30000, 50000, 20000, 10000}, {1, 1, 1, 1}};
+  const Scenario same_load_priorities{
+      "same load, priorities 4:3:2:1", {40000, 40000, 40000, 40000}, {40000, 40000, 40000, 40000}, {4, 3, 2, 1}};
+  const Scenario proportional_limits{"loads 50/30/20/10k, limits in proportion",
+                                     {50000, 30000, 20000, 10000},
+                                     {50000, 30000, 20000, 10000},
+                                     {1, 1, 1, 1}};
+  const Scenario swapped_limits{"the same with A's and B's limits swapped",
+                                {50000, 30000, 20000, 10000},
+                                {30000, 50000, 20000, 10000},
+                                {1, 1, 1, 1}};
   for (const char* policy : {"static", "priority", "proportional", "psfa"}) {
     INFO(policy);
     // Same load, different priorities: only the priority policy orders the jobs by weight.

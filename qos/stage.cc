@@ -74,8 +74,7 @@ void Stage::Count(Channel* ch, uint64_t units) {
   int64_t now = clock_->MonotonicNs();
   int64_t start = ch->window_start_ns.load(std::memory_order_relaxed);
   // The first request after a window ends closes it; it counts in the next one.
-  if (now - start >= window_ns_ &&
-      ch->window_start_ns.compare_exchange_strong(start, now, std::memory_order_relaxed)) {
+  if (now - start >= window_ns_ && ch->window_start_ns.compare_exchange_strong(start, now, std::memory_order_relaxed)) {
     uint64_t base = ch->window_start_units.exchange(before, std::memory_order_relaxed);
     ch->last_rate.store(static_cast<double>(before - base) * 1e9 / static_cast<double>(now - start),
                         std::memory_order_relaxed);

@@ -126,7 +126,7 @@ class Stage {
   const Clock* const clock_;
   const int64_t window_ns_;
 
-  mutable std::shared_mutex map_mu_;  // guards channels_
+  mutable std::shared_mutex map_mu_;                                    // guards channels_
   std::unordered_map<std::string, std::unique_ptr<Channel>> channels_;  // key: class byte + job
 
   std::mutex mu_;  // guards buckets, queues and waiting_ of every channel

@@ -1,11 +1,12 @@
 // The QoS stage and the job resolver, on a manual clock (no sleeping) and a fake procfs.
+#include "qos/stage.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "qos/job_identity.h"
 #include "qos/fake_proc.h"
-#include "qos/stage.h"
+#include "qos/job_identity.h"
 
 namespace bb::qos {
 namespace {

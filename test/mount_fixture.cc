@@ -1,7 +1,5 @@
 #include "test/mount_fixture.h"
 
-#include "fs/base/mounts.h"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "fs/base/mounts.h"
 
 namespace bb::test {
 namespace {
@@ -45,8 +45,7 @@ std::string MountedBb::BbdPath() {
 
 bool MountedBb::IsMounted(const std::string& path) { return bb::IsMountPoint(path); }
 
-MountedBb::MountedBb(std::vector<std::string> extra_args, std::string root_override)
-    : args_(std::move(extra_args)) {
+MountedBb::MountedBb(std::vector<std::string> extra_args, std::string root_override) : args_(std::move(extra_args)) {
   char tmpl[] = "/tmp/bb-mt-XXXXXX";
   tmp_ = ::mkdtemp(tmpl);
   mnt_ = tmp_ + "/mnt";

@@ -36,7 +36,7 @@ void WriteFile(const std::string& path, const std::string& data) {
 }
 
 #define REQUIRE_MOUNTED(bb) \
-  INFO((bb).error());        \
+  INFO((bb).error());       \
   REQUIRE((bb).running())
 
 TEST_CASE("errno cases of names and types", "[mounted]") {
@@ -232,10 +232,10 @@ TEST_CASE("rename of files and directories", "[mounted]") {
   REQUIRE(::stat(bb.Path("b").c_str(), &sb) == 0);
   CHECK(sb.st_ino == sa.st_ino);
   WriteFile(bb.Path("c"), "C");
-  CHECK(ERRNO_OF(::renameat2(AT_FDCWD, bb.Path("c").c_str(), AT_FDCWD, bb.Path("b").c_str(),
-                             RENAME_NOREPLACE)) == EEXIST);
+  CHECK(ERRNO_OF(::renameat2(AT_FDCWD, bb.Path("c").c_str(), AT_FDCWD, bb.Path("b").c_str(), RENAME_NOREPLACE)) ==
+        EEXIST);
   REQUIRE(::mkdir(bb.Path("d").c_str(), 0755) == 0);
-  REQUIRE(::rename(bb.Path("d").c_str(), bb.Path("e").c_str()) == 0);  // empty directory
+  REQUIRE(::rename(bb.Path("d").c_str(), bb.Path("e").c_str()) == 0);    // empty directory
   REQUIRE(::rename(bb.Path("c").c_str(), bb.Path("e/c").c_str()) == 0);  // across directories
   CHECK(ReadFile(bb.Path("e/c")) == "C");
   CHECK(ERRNO_OF(::rename(bb.Path("e").c_str(), bb.Path("f").c_str())) == EXDEV);
@@ -263,9 +263,12 @@ TEST_CASE("readdir of a directory with 100,000 entries", "[mounted][large]") {
   bool dot = false, dotdot = false;
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
-    if (n == ".") dot = true;
-    else if (n == "..") dotdot = true;
-    else names.insert(n);
+    if (n == ".")
+      dot = true;
+    else if (n == "..")
+      dotdot = true;
+    else
+      names.insert(n);
   }
   ::closedir(d);
   CHECK(dot);

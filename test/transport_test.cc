@@ -1,4 +1,6 @@
 // The transport over real UCX endpoints between two processes (this test and transport_peer).
+#include "transport/transport.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -7,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -16,8 +18,6 @@
 #include <set>
 #include <thread>
 #include <vector>
-
-#include "transport/transport.h"
 
 namespace bb::transport {
 namespace {
@@ -233,8 +233,7 @@ TEST_CASE("garbage on the listening socket does not hurt the server", "[transpor
   CHECK(r->payload == "alive");
 }
 
-TEST_CASE("run_inline ops are answered on the progress thread, the others on handler threads",
-          "[transport]") {
+TEST_CASE("run_inline ops are answered on the progress thread, the others on handler threads", "[transport]") {
   std::mutex mu;
   std::map<uint16_t, std::set<std::thread::id>> threads;
   TransportOptions o;
@@ -277,8 +276,8 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
 // calls, and replies slower than the poll, go through the progress thread. Every mix of the
 // two must give each caller its own reply, whatever the poll time.
 TEST_CASE("calls driven by their callers and by the progress thread, mixed", "[transport]") {
-  auto poll_spin = GENERATE(std::chrono::microseconds(0), std::chrono::microseconds(50),
-                            std::chrono::microseconds(5000));
+  auto poll_spin =
+      GENERATE(std::chrono::microseconds(0), std::chrono::microseconds(50), std::chrono::microseconds(5000));
   CAPTURE(poll_spin.count());
   Peer peer;
   auto client = Client(poll_spin);

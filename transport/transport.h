@@ -41,8 +41,8 @@ struct Response {
 using Handler = std::function<Response(uint16_t op, std::string_view payload, std::string_view bulk)>;
 
 struct TransportOptions {
-  std::string listen_host;   // IPv4 address to serve on; empty = client only
-  uint16_t listen_port = 0;  // 0 = pick a free port (see Transport::port())
+  std::string listen_host;                   // IPv4 address to serve on; empty = client only
+  uint16_t listen_port = 0;                  // 0 = pick a free port (see Transport::port())
   std::chrono::milliseconds deadline{5000};  // default deadline of a call
   size_t handler_threads = 4;
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
@@ -93,9 +93,8 @@ class Transport {
   // Errors: ETIMEDOUT when no reply came in time; EIO when the connection failed or broke;
   // EHOSTUNREACH for an unknown peer; EMSGSIZE when the reply's bulk does not fit `bulk_in`.
   // `bulk_out` and `bulk_in` must stay valid until Call returns.
-  virtual Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload,
-                                  std::span<const char> bulk_out, std::span<char> bulk_in,
-                                  std::chrono::milliseconds deadline = {}) = 0;
+  virtual Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,
+                                  std::span<char> bulk_in, std::chrono::milliseconds deadline = {}) = 0;
 
   // The port the server listens on (after binding port 0), or 0 for a client-only transport.
   virtual uint16_t port() const = 0;
@@ -106,7 +105,6 @@ class Transport {
 
 // Starts UCX (context, worker, progress thread) and, when listen_host is set, a listener.
 // `handler` may be empty for a client-only transport. EIO with UCX's message on failure.
-Result<std::unique_ptr<Transport>> StartUcxTransport(const TransportOptions& options,
-                                                    Handler handler);
+Result<std::unique_ptr<Transport>> StartUcxTransport(const TransportOptions& options, Handler handler);
 
 }  // namespace bb::transport

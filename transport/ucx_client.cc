@@ -181,8 +181,8 @@ void Client::StartCall(const CallRef& call) {
   rp.cb.send = &Client::OnCallSent;
   auto* holder = new CallRef(call);
   rp.user_data = holder;
-  ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmRequest, call->frame.data(), call->frame.size(),
-                                         call->bulk_out.data(), call->bulk_out.size(), &rp);
+  ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmRequest, call->frame.data(), call->frame.size(), call->bulk_out.data(),
+                                         call->bulk_out.size(), &rp);
   if (req == nullptr) {
     delete holder;
   } else if (UCS_PTR_IS_ERR(req)) {
@@ -225,8 +225,9 @@ ucs_status_t Client::OnReply(void* arg, const void* header, size_t header_length
   result.payload = std::string(frame->payload);
   result.bulk_size = length - prefix;
   if (result.bulk_size > call->bulk_in.size()) {
-    self->Decide(call, Status(EMSGSIZE, "reply bulk of " + std::to_string(result.bulk_size) +
-                                            " bytes does not fit a buffer of " + std::to_string(call->bulk_in.size())),
+    self->Decide(call,
+                 Status(EMSGSIZE, "reply bulk of " + std::to_string(result.bulk_size) +
+                                      " bytes does not fit a buffer of " + std::to_string(call->bulk_in.size())),
                  {});
     return UCS_OK;
   }

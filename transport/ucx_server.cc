@@ -112,8 +112,8 @@ void Server::CloseAll() {
 void Server::OnConnect(ucp_conn_request_h conn, void* arg) {
   auto* self = static_cast<Server*>(arg);
   ucp_ep_params_t ep{};
-  ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
-                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep.field_mask =
+      UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   ep.conn_request = conn;
   ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep.err_handler.cb = &Server::OnEpError;
@@ -245,8 +245,8 @@ void Server::SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r) {
     ucp_request_free(request);
   };
   rp.user_data = out;
-  ucs_status_ptr_t req = ucp_am_send_nbx(ep, kAmReply, out->frame.data(), out->frame.size(), out->bulk.data(),
-                                         out->bulk.size(), &rp);
+  ucs_status_ptr_t req =
+      ucp_am_send_nbx(ep, kAmReply, out->frame.data(), out->frame.size(), out->bulk.data(), out->bulk.size(), &rp);
   if (req == nullptr || UCS_PTR_IS_ERR(req)) delete out;
 }
 

@@ -86,10 +86,10 @@ class Worker {
 
   std::mutex submit_mu_;  // guards submissions_
   std::vector<std::function<void()>> submissions_;
-  std::atomic<bool> stopping_{false};   // set under submit_mu_, so no work is queued after it
-  std::atomic<bool> has_work_{false};   // submissions_ may be non-empty
-  std::atomic<bool> sleeping_{false};   // the progress thread is (about to be) in poll
-  std::atomic<int> drivers_waiting_{0};  // callers waiting to drive the worker
+  std::atomic<bool> stopping_{false};      // set under submit_mu_, so no work is queued after it
+  std::atomic<bool> has_work_{false};      // submissions_ may be non-empty
+  std::atomic<bool> sleeping_{false};      // the progress thread is (about to be) in poll
+  std::atomic<int> drivers_waiting_{0};    // callers waiting to drive the worker
   std::atomic<int64_t> last_drive_ns_{0};  // when a caller last stopped driving
   // The progress thread's nap while callers drive. Shorter naps wake it more often, and on a
   // small host each wake-up takes a driving caller's core (bench/README.md compares 0.1 ms and
@@ -97,7 +97,7 @@ class Worker {
   // driver or the end of the nap.
   static constexpr int64_t kNapNs = 1'000'000;
   static constexpr int64_t kLockWaitNs = 5'000;  // a driver's wait for the progress thread's turn
-  std::mutex nap_mu_;  // guards handback_, and napping_'s changes
+  std::mutex nap_mu_;                            // guards handback_, and napping_'s changes
   std::condition_variable nap_cv_;
   std::atomic<bool> napping_{false};  // set under nap_mu_; Submit reads it without
   bool handback_ = false;

@@ -2,8 +2,8 @@
 
 namespace bb::transport {
 
-std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status,
-                        std::string_view payload, uint32_t sender) {
+std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std::string_view payload,
+                        uint32_t sender) {
   bool in_data = PayloadGoesInData(payload);
   Writer w;
   w.U32(kMagic).U8(kWireVersion).U8(static_cast<uint8_t>(kind)).U16(op).U64(id);
@@ -39,8 +39,8 @@ Result<Frame> DecodeFrame(std::string_view bytes) {
   f.payload_in_data = flags & kPayloadInData;
   size_t carried = bytes.size() - kFrameFixedBytes;
   if (f.payload_in_data ? carried != 0 : carried != len) {
-    return Status(EPROTO, "frame says " + std::to_string(f.payload_in_data ? 0 : len) +
-                              " payload bytes but carries " + std::to_string(carried));
+    return Status(EPROTO, "frame says " + std::to_string(f.payload_in_data ? 0 : len) + " payload bytes but carries " +
+                              std::to_string(carried));
   }
   f.payload = bytes.substr(kFrameFixedBytes);
   return f;

@@ -41,13 +41,13 @@ struct Frame {
   uint32_t payload_size = 0;
   bool payload_in_data = false;  // then the first payload_size bytes of the AM data
   uint32_t sender = kNoSender;
-  std::string_view payload;      // inline payload; points into the decoded bytes
+  std::string_view payload;  // inline payload; points into the decoded bytes
 };
 
 // The AM header for a message; a payload over kInlinePayloadMax is left out of it and flagged,
 // and the sender puts it in front of the AM data.
-std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status,
-                        std::string_view payload, uint32_t sender = kNoSender);
+std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std::string_view payload,
+                        uint32_t sender = kNoSender);
 inline bool PayloadGoesInData(std::string_view payload) { return payload.size() > kInlinePayloadMax; }
 // EPROTO with what is wrong when `bytes` is not a well-formed frame.
 Result<Frame> DecodeFrame(std::string_view bytes);

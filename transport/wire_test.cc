@@ -1,7 +1,7 @@
+#include "transport/wire.h"
+
 #include <catch2/catch.hpp>
 #include <random>
-
-#include "transport/wire.h"
 
 namespace bb::transport {
 namespace {
@@ -80,8 +80,7 @@ TEST_CASE("random bytes and mutated frames never crash the decoder", "[transport
       bytes.resize(rng() % 64);
       for (auto& c : bytes) c = static_cast<char>(rng());
     } else {
-      bytes = EncodeFrame(Kind::kRequest, static_cast<uint16_t>(rng()), rng(), 0,
-                          std::string(rng() % 32, 'p'));
+      bytes = EncodeFrame(Kind::kRequest, static_cast<uint16_t>(rng()), rng(), 0, std::string(rng() % 32, 'p'));
       for (int k = 0; k < 3; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
       if (rng() % 4 == 0) bytes.resize(rng() % (bytes.size() + 1));
     }

@@ -1,7 +1,7 @@
 #include "fs/base/buffer_pool.h"
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <thread>
 #include <vector>

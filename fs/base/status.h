@@ -48,7 +48,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit like std::expected
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit like std::expected
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     if (std::get<Status>(v_).ok()) std::abort();   // an OK status carries no value
   }
@@ -78,17 +78,16 @@ class [[nodiscard]] Result {
 }  // namespace bb
 
 // Returns the status of `expr` from the enclosing function if it is not OK.
-#define BB_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::bb::Status bb_status_ = (expr);            \
-    if (!bb_status_.ok()) return bb_status_;     \
+#define BB_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::bb::Status bb_status_ = (expr);        \
+    if (!bb_status_.ok()) return bb_status_; \
   } while (0)
 
 #define BB_CONCAT_INNER_(a, b) a##b
 #define BB_CONCAT_(a, b) BB_CONCAT_INNER_(a, b)
 // Declares `lhs` from the value of the Result `rexpr`, or returns its error.
-#define BB_ASSIGN_OR_RETURN(lhs, rexpr) \
-  BB_ASSIGN_OR_RETURN_IMPL_(BB_CONCAT_(bb_result_, __LINE__), lhs, rexpr)
+#define BB_ASSIGN_OR_RETURN(lhs, rexpr) BB_ASSIGN_OR_RETURN_IMPL_(BB_CONCAT_(bb_result_, __LINE__), lhs, rexpr)
 #define BB_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, rexpr) \
   auto tmp = (rexpr);                              \
   if (!tmp.has_value()) return tmp.error();        \

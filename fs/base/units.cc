@@ -10,9 +10,8 @@ Result<uint64_t> ParseByteSize(const std::string& text) {
   if (i == 0 || i > 18) return Status(EINVAL, "'" + text + "' is not a size");
   uint64_t n = std::stoull(text.substr(0, i));
   std::string unit = text.substr(i);
-  static const std::pair<const char*, int> kUnits[] = {
-      {"", 0}, {"B", 0}, {"K", 10}, {"KiB", 10}, {"M", 20}, {"MiB", 20},
-      {"G", 30}, {"GiB", 30}, {"T", 40}, {"TiB", 40}};
+  static const std::pair<const char*, int> kUnits[] = {{"", 0},     {"B", 0},  {"K", 10},   {"KiB", 10}, {"M", 20},
+                                                       {"MiB", 20}, {"G", 30}, {"GiB", 30}, {"T", 40},   {"TiB", 40}};
   for (const auto& [name, shift] : kUnits) {
     if (unit == name) {
       if (shift > 0 && n > (UINT64_MAX >> shift)) return Status(EINVAL, "'" + text + "' is too large");

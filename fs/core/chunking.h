@@ -46,9 +46,7 @@ auto ForEachChunk(uint64_t offset, uint64_t length, uint64_t chunk_size, Fn&& fn
 std::vector<ChunkSpan> SplitRange(uint64_t offset, uint64_t length, uint64_t chunk_size);
 
 // Number of chunks a file of `size` bytes spans (0 for an empty file).
-inline uint64_t ChunkCount(uint64_t size, uint64_t chunk_size) {
-  return (size + chunk_size - 1) / chunk_size;
-}
+inline uint64_t ChunkCount(uint64_t size, uint64_t chunk_size) { return (size + chunk_size - 1) / chunk_size; }
 
 // The one rule for chunk sizes (daemon configuration, mode files, workspace records, the wire):
 // a power of two between 4 KiB and 1 GiB.

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "fs/core/chunking.h"
+
+#include <catch2/catch.hpp>
 
 namespace bb::fs {
 namespace {
@@ -12,11 +12,11 @@ TEST_CASE("SplitRange maps byte ranges onto chunks", "[core]") {
   };
   const Row rows[] = {
       {0, 0, 8, {}},
-      {0, 8, 8, {{0, 0, 8, 0}}},                              // exactly one chunk
-      {0, 3, 8, {{0, 0, 3, 0}}},                              // inside the first chunk
-      {5, 3, 8, {{0, 5, 3, 0}}},                              // ends at the border
-      {8, 1, 8, {{1, 0, 1, 0}}},                              // starts at a border
-      {6, 4, 8, {{0, 6, 2, 0}, {1, 0, 2, 2}}},                // across one border
+      {0, 8, 8, {{0, 0, 8, 0}}},                // exactly one chunk
+      {0, 3, 8, {{0, 0, 3, 0}}},                // inside the first chunk
+      {5, 3, 8, {{0, 5, 3, 0}}},                // ends at the border
+      {8, 1, 8, {{1, 0, 1, 0}}},                // starts at a border
+      {6, 4, 8, {{0, 6, 2, 0}, {1, 0, 2, 2}}},  // across one border
       {7, 18, 8, {{0, 7, 1, 0}, {1, 0, 8, 1}, {2, 0, 8, 9}, {3, 0, 1, 17}}},
       {1ULL << 40, 5, 1 << 19, {{(1ULL << 40) >> 19, 0, 5, 0}}},  // far beyond, sparse
       {524287, 2, 524288, {{0, 524287, 1, 0}, {1, 0, 1, 1}}},

@@ -23,8 +23,7 @@ class CountingChunks : public testing::ForwardingChunkStore {
   int allocations() const { return allocations_; }
   void Fail(bool on) { fail_ = on; }
 
-  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
-                  uint64_t length) override {
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     if (fail_) return Status(ENOSPC, "test store is full");
     allocations_++;
     return ForwardingChunkStore::Allocate(file_id, chunk_size, index, offset, length);

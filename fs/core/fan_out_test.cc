@@ -1,7 +1,7 @@
 #include "fs/core/fan_out.h"
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -44,7 +44,11 @@ TEST_CASE("without helpers the caller runs every task, in order", "[core]") {
   FanOut pool(0);
   std::vector<int> order;
   std::vector<FanOut::Task> tasks;
-  for (int i = 0; i < 5; ++i) tasks.push_back([&order, i] { order.push_back(i); return Status::Ok(); });
+  for (int i = 0; i < 5; ++i)
+    tasks.push_back([&order, i] {
+      order.push_back(i);
+      return Status::Ok();
+    });
   REQUIRE(pool.Run(tasks).ok());
   CHECK(order == std::vector<int>{0, 1, 2, 3, 4});
   std::vector<FanOut::Task> none;
@@ -77,7 +81,10 @@ TEST_CASE("many callers at once share a small pool without waiting on each other
     callers.emplace_back([&] {
       for (int b = 0; b < 500; ++b) {
         std::atomic<int> count{0};
-        std::vector<FanOut::Task> tasks(3, [&count] { count++; return Status::Ok(); });
+        std::vector<FanOut::Task> tasks(3, [&count] {
+          count++;
+          return Status::Ok();
+        });
         if (!pool.Run(tasks).ok() || count != 3) failed++;
         done++;
       }

@@ -27,9 +27,9 @@ class FileIdAllocator {
   static constexpr uint64_t kBlock = 1 << 16;
   MetaStore* const store_;
   const uint32_t node_id_;
-  std::mutex mu_;          // guards the two counters
-  uint64_t next_ = 0;      // next counter to hand out
-  uint64_t limit_ = 0;     // first counter not yet reserved (0 = not loaded)
+  std::mutex mu_;       // guards the two counters
+  uint64_t next_ = 0;   // next counter to hand out
+  uint64_t limit_ = 0;  // first counter not yet reserved (0 = not loaded)
 };
 
 }  // namespace bb::fs

@@ -71,8 +71,8 @@ class ChunkPieces {
 
 }  // namespace
 
-Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const std::string& name,
-                                                       mode_t mode, int flags, const Caller& c) {
+Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const std::string& name, mode_t mode, int flags,
+                                                       const Caller& c) {
   Count(FsOp::kCreate);
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   auto created = CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
@@ -200,7 +200,9 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
       behind_->Send(file->inode, node, md.file_id, md.chunk_size, s, piece);
       return Status::Ok();
     }
-    return pieces.Add([&md, node, s, piece] { return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece); });
+    return pieces.Add([&md, node, s, piece] {
+      return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece);
+    });
   }));
   BB_RETURN_IF_ERROR(pieces.Run());
   int64_t now = clock_->WallNs();
@@ -213,8 +215,8 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     touched.InsertInto(&inode.written_nodes);
     // A published size never covers data still on its way: while writes behind are, the size
     // waits for a later write, flush or fsync.
-    publish = clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns &&
-              inode.behind.chunks.empty();
+    publish =
+        clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns && inode.behind.chunks.empty();
   }
   if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
   return data.size();
@@ -237,7 +239,9 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
     NodeId target = file->data.For(s.index);
     touched.Add(target);
     NodeService* node = DataService(target, 0, 0);
-    return pieces.Add([&md, node, s] { return node->AllocateChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, s.length); });
+    return pieces.Add([&md, node, s] {
+      return node->AllocateChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, s.length);
+    });
   });
   if (allocated.ok()) allocated = pieces.Run();
   {
@@ -373,8 +377,7 @@ Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::
   return first_error;
 }
 
-Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
-                                    const std::string& path) {
+Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path) {
   if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
   DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
   for (NodeId n : ChunkNodes(data, new_size / md.chunk_size, ChunkCount(old_size, md.chunk_size))) {

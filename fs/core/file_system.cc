@@ -15,8 +15,8 @@
 
 namespace bb::fs {
 
-FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
-                       FileIdAllocator* ids, const Clock* clock, NodeStats* stats)
+FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes, FileIdAllocator* ids,
+                       const Clock* clock, NodeStats* stats)
     : options_(options),
       router_(router),
       self_(router->view().self),
@@ -237,23 +237,21 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   return Remember(path, md);
 }
 
-Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode,
-                                const Caller& c) {
+Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode, const Caller& c) {
   Count(FsOp::kMknod);
   if (!S_ISREG(mode)) return Status(EPERM, "only regular files can be made with mknod");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   return CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
 }
 
-Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode,
-                                const Caller& c) {
+Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c) {
   Count(FsOp::kMkdir);
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   return CreateEntry(parent, name, NewMeta(FileType::kDirectory, mode, c, id));
 }
 
-Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name,
-                                  const std::string& target, const Caller& c) {
+Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name, const std::string& target,
+                                  const Caller& c) {
   Count(FsOp::kSymlink);
   if (target.empty()) return Status(ENOENT, "empty symlink target");
   if (target.size() >= kPathMax) return Status(ENAMETOOLONG, "symlink target too long");
@@ -325,8 +323,8 @@ Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
   return DropEntryData(md, path);
 }
 
-Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent,
-                          const std::string& new_name, unsigned int flags) {
+Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
+                          unsigned int flags) {
   Count(FsOp::kRename);
   if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) {
     return Status(EINVAL, "only RENAME_NOREPLACE is supported");

@@ -37,8 +37,8 @@
 
 #include <sys/types.h>
 
-#include <cstdint>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -120,8 +120,8 @@ class FileSystem {
  public:
   // `router`, `ids`, `clock` and `stats` (may be null) must outlive this; `nodes` must stay
   // callable.
-  FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes,
-             FileIdAllocator* ids, const Clock* clock, NodeStats* stats = nullptr);
+  FileSystem(FileSystemOptions options, const Router* router, NodeResolver nodes, FileIdAllocator* ids,
+             const Clock* clock, NodeStats* stats = nullptr);
   ~FileSystem();
   FileSystem(const FileSystem&) = delete;
   FileSystem& operator=(const FileSystem&) = delete;
@@ -154,8 +154,7 @@ class FileSystem {
   // ENOENT for an empty target and ENAMETOOLONG for one of kPathMax bytes or more.
   Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
   Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
-  Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target,
-                        const Caller& c);
+  Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target, const Caller& c);
   // The target of a symlink; EINVAL for any other type.
   Result<std::string> Readlink(uint64_t ino);
   // ENOENT when absent; EISDIR for a directory (or a workspace's root). An open file's data
@@ -168,14 +167,14 @@ class FileSystem {
   // for a workspace's root; EXDEV between workspaces and for a non-empty directory; ENOTDIR /
   // EISDIR when a directory and a non-directory would replace each other; ENOTEMPTY for a
   // non-empty target directory.
-  Status Rename(uint64_t parent, const std::string& name, uint64_t new_parent,
-                const std::string& new_name, unsigned int flags);
+  Status Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
+                unsigned int flags);
 
   // Create and open (O_CREAT, with O_EXCL/O_TRUNC/O_APPEND honoured). The caller owns the
   // OpenFile until Release. EEXIST with O_EXCL when the name exists; EISDIR when it is a
   // directory; as Mknod otherwise.
-  Result<std::pair<Entry, OpenFile*>> Create(uint64_t parent, const std::string& name,
-                                             mode_t mode, int flags, const Caller& c);
+  Result<std::pair<Entry, OpenFile*>> Create(uint64_t parent, const std::string& name, mode_t mode, int flags,
+                                             const Caller& c);
   // EISDIR for a directory; ENOENT when the entry was removed elsewhere. O_TRUNC truncates.
   Result<OpenFile*> Open(uint64_t ino, int flags);
   // Fills `buf` from `offset`; returns the bytes read (short at end of file; holes are zeros).
@@ -233,8 +232,7 @@ class FileSystem {
   // The nodes that may hold chunks [first, last) of a file placed by `data`.
   std::set<NodeId> ChunkNodes(const DataPlacement& data, uint64_t first, uint64_t last) const;
   Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);
-  Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size,
-                          const std::string& path);
+  Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path);
   Status LoadDirPage(DirHandle* dir);
   NodeService* MetaOwner(const std::string& path) const;
   NodeService* MetaOwner(const PathLayout& layout, const std::string& path) const;

@@ -1,5 +1,7 @@
 // The core driven without FUSE, on the in-memory stores and on the real ones (LevelDB + chunk
 // files). Every case runs against both.
+#include "fs/core/file_system.h"
+
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/stat.h>
@@ -9,7 +11,6 @@
 #include <set>
 
 #include "fs/base/temp_dir.h"
-#include "fs/core/file_system.h"
 #include "fs/core/workspace.h"
 
 namespace bb::fs {
@@ -33,8 +34,8 @@ class Node {
     FileSystemOptions o;
     o.chunk_size = kChunk;
     o.dir_page = 7;  // small pages so listings cross many page borders
-    fs_ = std::make_unique<FileSystem>(o, &router_, [this](NodeId) { return local_.get(); },
-                                       ids_.get(), &clock_);
+    fs_ = std::make_unique<FileSystem>(
+        o, &router_, [this](NodeId) { return local_.get(); }, ids_.get(), &clock_);
     REQUIRE(fs_->Init(owner_).ok());
   }
   FileSystem& fs() { return *fs_; }

@@ -29,14 +29,14 @@ struct Inode {
   // moves an entry between workspaces, so it never changes).
   std::atomic<bool> node_private{false};
 
-  std::mutex mu;  // guards the fields below; taken after table_mu_
-  Metadata meta;        // last known metadata (the only copy once unlinked)
-  uint64_t size = 0;    // known size including writes not yet published
+  std::mutex mu;      // guards the fields below; taken after table_mu_
+  Metadata meta;      // last known metadata (the only copy once unlinked)
+  uint64_t size = 0;  // known size including writes not yet published
   bool size_dirty = false;
   int64_t dirty_mtime_ns = 0;
   int64_t last_publish_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync
-  BehindState behind;  // writes of this file on their way to other nodes (write_behind.h)
+  BehindState behind;              // writes of this file on their way to other nodes (write_behind.h)
 };
 
 struct OpenFile {

@@ -1,11 +1,12 @@
 // Table-driven placement tests of the four layout modes.
-#include <catch2/catch.hpp>
+#include "fs/core/layout.h"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
 #include "fs/base/hash.h"
-#include "fs/core/layout.h"
 #include "fs/store/metadata.h"
 
 namespace bb::fs {
@@ -22,9 +23,8 @@ TEST_CASE("metadata subset sizes of mode 2", "[layout]") {
     double ratio;
     uint32_t nodes, want;
   };
-  const Row rows[] = {{0.25, 1, 1}, {0.25, 3, 1}, {0.25, 4, 1}, {0.25, 8, 2}, {0.5, 1, 1},
-                      {0.5, 3, 2},  {0.5, 4, 2},  {0.5, 8, 4},  {1, 1, 1},    {1, 3, 3},
-                      {1, 4, 4},    {1, 8, 8},    {0.01, 8, 1}};
+  const Row rows[] = {{0.25, 1, 1}, {0.25, 3, 1}, {0.25, 4, 1}, {0.25, 8, 2}, {0.5, 1, 1}, {0.5, 3, 2}, {0.5, 4, 2},
+                      {0.5, 8, 4},  {1, 1, 1},    {1, 3, 3},    {1, 4, 4},    {1, 8, 8},   {0.01, 8, 1}};
   for (const Row& r : rows) {
     INFO("ratio " << r.ratio << " nodes " << r.nodes);
     CHECK(MetadataServers(r.ratio, r.nodes) == r.want);

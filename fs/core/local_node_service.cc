@@ -26,7 +26,7 @@ class LocalNodeService final : public NodeService {
       : meta_(meta),
         chunks_(chunks),
         options_(std::move(options)),
-                // Chunk writes stop at the full reserve; metadata may use its lower half, so a file
+        // Chunk writes stop at the full reserve; metadata may use its lower half, so a file
         // whose data was refused can still be created, renamed or removed.
         guard_(options_.root.empty() ? "/" : options_.root, options_.reserve_bytes / 2) {}
 
@@ -92,8 +92,7 @@ class LocalNodeService final : public NodeService {
     return md;
   }
 
-  Result<DirPage> ListDir(const std::string& dir, const std::string& start_after,
-                          uint32_t limit) override {
+  Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
     CountMeta();
     std::string prefix = ChildKeyPrefix(dir);
     BB_ASSIGN_OR_RETURN(std::vector<KeyValue> kvs, meta_->Scan(prefix, start_after, limit));
@@ -148,8 +147,7 @@ class LocalNodeService final : public NodeService {
     return s;
   }
 
-  Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec,
-                      const Metadata& root) override {
+  Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {
     CountMeta();
     BB_RETURN_IF_ERROR(CheckSpace());
     std::string path = "/" + name;
@@ -246,7 +244,7 @@ class LocalNodeService final : public NodeService {
   MetaStore* const meta_;
   ChunkStore* const chunks_;
   const LocalNodeOptions options_;
-  SpaceGuard guard_;  // metadata writes: the lower half of the reserve
+  SpaceGuard guard_;                          // metadata writes: the lower half of the reserve
   std::array<std::mutex, kStripes> stripes_;  // each serializes read-modify-write of its paths
 };
 
@@ -269,8 +267,7 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
   if (u.data_location) md->data_location = *u.data_location;
 }
 
-std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks,
-                                                 LocalNodeOptions options) {
+std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options) {
   return std::make_unique<LocalNodeService>(meta, chunks, std::move(options));
 }
 

@@ -87,15 +87,14 @@ class NodeService {
   virtual Result<Metadata> MoveMeta(const std::string& from, const std::string& to) = 0;
   // Up to `limit` entries of directory `dir` held by this node whose names sort after
   // `start_after` ("" = from the first).
-  virtual Result<DirPage> ListDir(const std::string& dir, const std::string& start_after,
-                                  uint32_t limit) = 0;
+  virtual Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) = 0;
 
   // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
   virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                             std::span<const char> data) = 0;
   // Bytes filled at `offset` of the chunk (short or 0 = hole; the caller zero-fills).
-  virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index,
-                                   uint64_t offset, std::span<char> buf) = 0;
+  virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                                   std::span<char> buf) = 0;
   virtual Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                                uint64_t length) = 0;
   virtual Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;
@@ -107,8 +106,7 @@ class NodeService {
   // Workspaces (fs/core/workspace.h). Stores the record of workspace `name` and its root entry
   // /name in one atomic write, and routes the workspace from then on. OK when the same record
   // is there already; EEXIST when /name is another entry or the workspace has another layout.
-  virtual Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec,
-                              const Metadata& root) = 0;
+  virtual Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) = 0;
   // Removes the record and the root entry of workspace `name` (OK when absent).
   virtual Status DropWorkspace(const std::string& name) = 0;
   // Removes up to `limit` entries this node holds below directory `dir`, at any depth.
@@ -118,14 +116,13 @@ class NodeService {
 };
 
 struct LocalNodeOptions {
-  std::string root;                 // backing directory (for statfs); may be empty for tests
-  uint64_t reserve_bytes = 0;       // metadata writes fail with ENOSPC below this much free
+  std::string root;                       // backing directory (for statfs); may be empty for tests
+  uint64_t reserve_bytes = 0;             // metadata writes fail with ENOSPC below this much free
   WorkspaceRouter* workspaces = nullptr;  // told of workspaces put and dropped; may be null
   NodeStats* stats = nullptr;             // counts what is served; may be null
 };
 
 // Serves this node's stores directly. `meta` and `chunks` must outlive the service.
-std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks,
-                                                 LocalNodeOptions options);
+std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options);
 
 }  // namespace bb::fs

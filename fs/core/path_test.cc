@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "fs/core/path.h"
+
+#include <catch2/catch.hpp>
 
 namespace bb::fs {
 namespace {

@@ -14,9 +14,28 @@
 namespace bb::fs {
 
 enum class FsOp : uint8_t {
-  kLookup, kGetAttr, kSetAttr, kMknod, kMkdir, kSymlink, kReadlink, kUnlink, kRmdir, kRename,
-  kCreate, kOpen, kRead, kWrite, kFallocate, kFlush, kFsync, kRelease, kOpenDir, kReadDirPage,
-  kStatFs, kCount
+  kLookup,
+  kGetAttr,
+  kSetAttr,
+  kMknod,
+  kMkdir,
+  kSymlink,
+  kReadlink,
+  kUnlink,
+  kRmdir,
+  kRename,
+  kCreate,
+  kOpen,
+  kRead,
+  kWrite,
+  kFallocate,
+  kFlush,
+  kFsync,
+  kRelease,
+  kOpenDir,
+  kReadDirPage,
+  kStatFs,
+  kCount
 };
 inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::kCount);
 const char* FsOpName(FsOp op);

@@ -31,8 +31,7 @@ class ForwardingChunkStore : public ChunkStore {
                       std::span<char> buf) override {
     return inner_->Read(file_id, chunk_size, index, offset, buf);
   }
-  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
-                  uint64_t length) override {
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     return inner_->Allocate(file_id, chunk_size, index, offset, length);
   }
   Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
@@ -78,8 +77,9 @@ struct Cluster {
     m.stats = std::make_unique<NodeStats>(n);
     m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});
     m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
-    m.fs = std::make_unique<FileSystem>(options, m.router.get(), [this](NodeId id) { return members[id].service.get(); },
-                                        m.ids.get(), &clock, m.stats.get());
+    m.fs = std::make_unique<FileSystem>(
+        options, m.router.get(), [this](NodeId id) { return members[id].service.get(); }, m.ids.get(), &clock,
+        m.stats.get());
   }
 
   FileSystem& fs(uint32_t i) { return *members[i].fs; }

@@ -68,11 +68,11 @@ Status ValidateWorkspaceName(std::string_view name) {
     return Status(EINVAL, "a workspace name must be 1 to 255 characters and not '.' or '..'");
   }
   for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-              c == '_' || c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) {
-      return Status(EINVAL, "workspace name '" + std::string(name) +
-                                "' may hold only letters, digits, '.', '_' and '-'");
+      return Status(EINVAL,
+                    "workspace name '" + std::string(name) + "' may hold only letters, digits, '.', '_' and '-'");
     }
   }
   return Status::Ok();

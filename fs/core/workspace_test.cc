@@ -1,5 +1,7 @@
 // Workspaces and the four layout modes on a cluster of in-process nodes (test_cluster.h); the
 // statistics say where work actually went.
+#include "fs/core/workspace.h"
+
 #include <fcntl.h>
 
 #include <catch2/catch.hpp>
@@ -7,7 +9,6 @@
 
 #include "fs/core/file_system.h"
 #include "fs/core/test_cluster.h"
-#include "fs/core/workspace.h"
 
 namespace bb::fs {
 namespace {
@@ -163,7 +164,8 @@ TEST_CASE("workspaces side by side, renames across them and removal of their roo
 }
 
 TEST_CASE("removing a workspace removes its entries and data on every node", "[workspace]") {
-  for (LayoutMode mode : {LayoutMode::kNodeLocal, LayoutMode::kCentralizedMeta, LayoutMode::kHashed, LayoutMode::kHybrid}) {
+  for (LayoutMode mode :
+       {LayoutMode::kNodeLocal, LayoutMode::kCentralizedMeta, LayoutMode::kHashed, LayoutMode::kHybrid}) {
     INFO("mode " << static_cast<int>(mode));
     Cluster c(4);
     REQUIRE(c.fs(0).CreateWorkspace("job", Spec(mode), kUser).ok());
@@ -182,7 +184,8 @@ TEST_CASE("removing a workspace removes its entries and data on every node", "[w
       CHECK(c.fs(n).Lookup(kRootFileId, "job").error().code() == ENOENT);
       for (auto [id, chunks] : files) {
         char buf[16];
-        for (uint64_t k = 0; k < chunks; ++k) CHECK(c.members[n].chunks->Read(id, kChunk, k, 0, {buf, sizeof buf}).value() == 0);
+        for (uint64_t k = 0; k < chunks; ++k)
+          CHECK(c.members[n].chunks->Read(id, kChunk, k, 0, {buf, sizeof buf}).value() == 0);
       }
       auto left = c.members[n].meta->Scan("D", "", 100);
       REQUIRE(left.has_value());

@@ -13,8 +13,8 @@ void WriteBehind::Prefault(uint64_t chunk_size) {
   if (limit_ > 0 && chunk_size > 0) pool_.Prefault(chunk_size, limit_ / chunk_size);
 }
 
-void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id,
-                       uint64_t chunk_size, const ChunkSpan& span, std::span<const char> bytes) {
+void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
+                       const ChunkSpan& span, std::span<const char> bytes) {
   const uint64_t n = bytes.size();
   {
     std::unique_lock lock(mu_);
@@ -35,14 +35,14 @@ void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, u
   });
 }
 
-void WriteBehind::Finished(const std::shared_ptr<Inode>& inode, const ChunkSpan& span, uint64_t file_id,
-                           uint64_t bytes, const Status& s) {
+void WriteBehind::Finished(const std::shared_ptr<Inode>& inode, const ChunkSpan& span, uint64_t file_id, uint64_t bytes,
+                           const Status& s) {
   {
     std::lock_guard lock(inode->mu);
     inode->behind.chunks.erase(span.index);
     if (!s.ok() && inode->behind.error.ok()) {
-      inode->behind.error = s.Annotate("writing chunk " + std::to_string(span.index) + " of file " +
-                                       std::to_string(file_id) + " behind");
+      inode->behind.error =
+          s.Annotate("writing chunk " + std::to_string(span.index) + " of file " + std::to_string(file_id) + " behind");
     }
   }
   inode->behind.cv.notify_all();

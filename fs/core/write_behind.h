@@ -31,9 +31,9 @@ struct Inode;
 
 // One file's writes behind. Guarded by the owning Inode's mu.
 struct BehindState {
-  std::set<uint64_t> chunks;    // chunks with a write still on its way
-  Status error;                 // the first error one of them met, until reported
-  std::condition_variable cv;   // with Inode::mu: a write behind finished
+  std::set<uint64_t> chunks;   // chunks with a write still on its way
+  Status error;                // the first error one of them met, until reported
+  std::condition_variable cv;  // with Inode::mu: a write behind finished
 };
 
 class WriteBehind {

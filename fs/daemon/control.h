@@ -57,8 +57,8 @@ class ControlServer {
   const int listen_fd_;
   const ControlHandler handler_;
   std::atomic<bool> stop_{false};
-  std::mutex mu_;                   // guards conns_
-  std::list<std::thread> conns_;    // one per connection being served
+  std::mutex mu_;                 // guards conns_
+  std::list<std::thread> conns_;  // one per connection being served
   std::thread acceptor_;
 };
 

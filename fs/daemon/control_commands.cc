@@ -19,7 +19,8 @@ json SpecJson(const std::string& name, const WorkspaceSpec& spec) {
 // The string field `key` of a request, or an error naming it.
 Result<std::string> Field(const json& r, const char* key) {
   auto it = r.find(key);
-  if (it == r.end() || !it->is_string()) return Status(EINVAL, std::string("request needs a string field '") + key + "'");
+  if (it == r.end() || !it->is_string())
+    return Status(EINVAL, std::string("request needs a string field '") + key + "'");
   return it->get<std::string>();
 }
 
@@ -27,7 +28,8 @@ Result<std::string> Field(const json& r, const char* key) {
 Result<double> Number(const json& r, const char* key, std::optional<double> otherwise) {
   auto it = r.find(key);
   if (it == r.end() && otherwise) return *otherwise;
-  if (it == r.end() || !it->is_number()) return Status(EINVAL, std::string("request needs a number field '") + key + "'");
+  if (it == r.end() || !it->is_number())
+    return Status(EINVAL, std::string("request needs a number field '") + key + "'");
   return it->get<double>();
 }
 
@@ -44,7 +46,8 @@ Result<WorkspaceSpec> SpecOf(const json& r) {
   BB_RETURN_IF_ERROR(CheckChunkSize(static_cast<uint64_t>(chunk)));
   spec.chunk_size = static_cast<uint32_t>(chunk);
   if (r.contains("metadata_server_ratio")) {
-    if (!mode->uses_metadata_ratio) return Status(EINVAL, "field 'metadata_server_ratio' does not apply to mode " + std::to_string(number));
+    if (!mode->uses_metadata_ratio)
+      return Status(EINVAL, "field 'metadata_server_ratio' does not apply to mode " + std::to_string(number));
     BB_ASSIGN_OR_RETURN(spec.layout.metadata_server_ratio, Number(r, "metadata_server_ratio", std::nullopt));
   }
   BB_RETURN_IF_ERROR(ValidateSpec(spec));
@@ -60,8 +63,8 @@ struct Command {
 
 nlohmann::json Daemon::Control(const json& request, const ControlPeer& peer) {
   static const Command kCommands[] = {
-      {"stats", &Daemon::StatsCommand},         {"job_start", &Daemon::JobStartCommand},
-      {"job_stop", &Daemon::JobStopCommand},    {"job_list", &Daemon::JobListCommand},
+      {"stats", &Daemon::StatsCommand},      {"job_start", &Daemon::JobStartCommand},
+      {"job_stop", &Daemon::JobStopCommand}, {"job_list", &Daemon::JobListCommand},
       {"qos_set", &Daemon::QosSetCommand},
   };
   auto cmd = Field(request, "cmd");
@@ -118,8 +121,9 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {
   if (!stage_) {
-    return Failure(Status(EINVAL, "the QoS stage is off on this node (qos_stage: off, or nothing configured; start "
-                                  "bbd with --qos-stage on)"));
+    return Failure(Status(EINVAL,
+                          "the QoS stage is off on this node (qos_stage: off, or nothing configured; start "
+                          "bbd with --qos-stage on)"));
   }
   auto job = Field(request, "job");
   if (!job) return Failure(job.error());

@@ -19,9 +19,9 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
   BB_RETURN_IF_ERROR(d->JoinCluster(cfg, &view));
   BB_RETURN_IF_ERROR(d->StartFileSystem(cfg, view));
   BB_RETURN_IF_ERROR(d->StartQos(cfg));
-  auto control = ControlServer::Start(cfg.root + "/bbd.sock", [raw = d.get()](const nlohmann::json& r, const ControlPeer& p) {
-    return raw->Control(r, p);
-  });
+  auto control = ControlServer::Start(
+      cfg.root + "/bbd.sock",
+      [raw = d.get()](const nlohmann::json& r, const ControlPeer& p) { return raw->Control(r, p); });
   if (!control) return control.error().Annotate("cannot open the control socket");
   d->control_ = std::move(*control);
   return d;
@@ -69,8 +69,8 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   auto t = transport::StartUcxTransport(topt, server_.Handler());
   if (!t) return t.error().Annotate("cannot serve on " + cfg.listen);
   transport_ = std::move(*t);
-  BB_RETURN_IF_ERROR(PublishHost(cfg.hosts_file, {cfg.node_name, listen.first, listen.second})
-                         .Annotate("cannot publish this node"));
+  BB_RETURN_IF_ERROR(
+      PublishHost(cfg.hosts_file, {cfg.node_name, listen.first, listen.second}).Annotate("cannot publish this node"));
   BB_ASSIGN_OR_RETURN(auto hosts, WaitForHosts(cfg.hosts_file, cfg.nodes, std::chrono::seconds(60)));
   auto me = std::find_if(hosts.begin(), hosts.end(), [&](const HostEntry& h) { return h.name == cfg.node_name; });
   if (me == hosts.end()) return Status(EINVAL, "this node (" + cfg.node_name + ") is not in " + cfg.hosts_file);
@@ -101,8 +101,8 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   fo.write_behind_bytes = cfg.write_behind_bytes;
   fo.io_threads = cfg.io_threads;
   fo.prefault_write_behind = view.nodes > 1;
-  fs_ = std::make_unique<FileSystem>(fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(),
-                                     &clock_, stats_.get());
+  fs_ = std::make_unique<FileSystem>(
+      fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());
   // Another node may still be starting: retry creating the root for a while.
   Status init;
   for (int i = 0; i < 100; ++i) {

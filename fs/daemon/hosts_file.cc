@@ -80,8 +80,7 @@ Status PublishHost(const std::string& path, const HostEntry& self) {
   return result;
 }
 
-Result<std::vector<HostEntry>> WaitForHosts(const std::string& path, size_t count,
-                                            std::chrono::milliseconds limit) {
+Result<std::vector<HostEntry>> WaitForHosts(const std::string& path, size_t count, std::chrono::milliseconds limit) {
   auto until = std::chrono::steady_clock::now() + limit;
   size_t seen = 0;
   while (true) {
@@ -90,15 +89,15 @@ Result<std::vector<HostEntry>> WaitForHosts(const std::string& path, size_t coun
       seen = hosts->size();
       if (seen == count) return hosts;
       if (seen > count) {
-        return Status(EINVAL, "hosts file " + path + " lists " + std::to_string(seen) +
-                                  " nodes, expected " + std::to_string(count));
+        return Status(EINVAL, "hosts file " + path + " lists " + std::to_string(seen) + " nodes, expected " +
+                                  std::to_string(count));
       }
     } else if (hosts.error().code() != ENOENT) {
       return hosts.error();
     }
     if (std::chrono::steady_clock::now() >= until) {
-      return Status(ETIMEDOUT, "waited for " + std::to_string(count) + " nodes in " + path +
-                                   ", saw " + std::to_string(seen));
+      return Status(ETIMEDOUT,
+                    "waited for " + std::to_string(count) + " nodes in " + path + ", saw " + std::to_string(seen));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

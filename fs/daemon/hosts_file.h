@@ -31,8 +31,7 @@ Status PublishHost(const std::string& path, const HostEntry& self);
 Result<std::vector<HostEntry>> ReadHosts(const std::string& path);
 // Waits until the file lists `count` nodes. ETIMEDOUT (saying how many it saw) after `limit`;
 // EINVAL when it lists more than `count`.
-Result<std::vector<HostEntry>> WaitForHosts(const std::string& path, size_t count,
-                                            std::chrono::milliseconds limit);
+Result<std::vector<HostEntry>> WaitForHosts(const std::string& path, size_t count, std::chrono::milliseconds limit);
 // "ip:port" -> (ip, port); EINVAL otherwise.
 Result<std::pair<std::string, uint16_t>> ParseHostPort(const std::string& text);
 

@@ -1,3 +1,5 @@
+#include "fs/daemon/hosts_file.h"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -6,13 +8,11 @@
 #include <thread>
 
 #include "fs/base/temp_dir.h"
-#include "fs/daemon/hosts_file.h"
 
 namespace bb::fs {
 namespace {
 
-TEST_CASE("nodes publish concurrently; ids are the sorted order; a restart replaces its line",
-          "[hosts]") {
+TEST_CASE("nodes publish concurrently; ids are the sorted order; a restart replaces its line", "[hosts]") {
   TempDir dir("bb-hosts");
   std::string hosts = dir.path + "/hosts";
   std::vector<std::thread> threads;

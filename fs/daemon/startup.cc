@@ -1,7 +1,5 @@
 #include "fs/daemon/startup.h"
 
-#include "fs/base/mounts.h"
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -12,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fs/base/mounts.h"
+
 namespace bb::fs {
 
 Status CheckMountPoint(const std::string& mount) {
@@ -19,8 +19,8 @@ Status CheckMountPoint(const std::string& mount) {
   if (::stat(mount.c_str(), &st) != 0) {
     int err = errno;
     if (err == ENOTCONN) {
-      return Status(ENOTCONN, "mount point " + mount +
-                                  " is a stale FUSE mount; clear it with: fusermount3 -u -z " + mount);
+      return Status(ENOTCONN,
+                    "mount point " + mount + " is a stale FUSE mount; clear it with: fusermount3 -u -z " + mount);
     }
     return Status(err, "mount point " + mount + ": " + std::strerror(err));
   }

@@ -30,8 +30,17 @@ int ToErrno(const Status& s) {
 void ReplyError(fuse_req_t req, const Status& s, const char* op) {
   int err = ToErrno(s);
   switch (err) {
-    case ENOENT: case EEXIST: case ENOTEMPTY: case ENOTDIR: case EISDIR: case EINVAL:
-    case ENAMETOOLONG: case EXDEV: case ENODATA: case EOPNOTSUPP: case EPERM:
+    case ENOENT:
+    case EEXIST:
+    case ENOTEMPTY:
+    case ENOTDIR:
+    case EISDIR:
+    case EINVAL:
+    case ENAMETOOLONG:
+    case EXDEV:
+    case ENODATA:
+    case EOPNOTSUPP:
+    case EPERM:
       spdlog::debug("{}: {}", op, s.ToString());
       break;
     default:
@@ -45,9 +54,18 @@ void FillStat(const Entry& e, struct stat* st) {
   const Metadata& md = e.md;
   st->st_ino = e.ino;
   switch (md.type) {
-    case FileType::kRegular: st->st_mode = S_IFREG; st->st_nlink = 1; break;
-    case FileType::kDirectory: st->st_mode = S_IFDIR; st->st_nlink = 2; break;
-    case FileType::kSymlink: st->st_mode = S_IFLNK; st->st_nlink = 1; break;
+    case FileType::kRegular:
+      st->st_mode = S_IFREG;
+      st->st_nlink = 1;
+      break;
+    case FileType::kDirectory:
+      st->st_mode = S_IFDIR;
+      st->st_nlink = 2;
+      break;
+    case FileType::kSymlink:
+      st->st_mode = S_IFLNK;
+      st->st_nlink = 1;
+      break;
   }
   st->st_mode |= md.mode & 07777;
   st->st_uid = md.uid;

@@ -31,11 +31,9 @@ void DoReadDir(fuse_req_t req, DirHandle* dir, size_t size, off_t off) {
     const DirListing& l = **e;
     struct stat st {};
     st.st_ino = l.ino;
-    st.st_mode = l.type == FileType::kDirectory ? S_IFDIR
-                 : l.type == FileType::kSymlink ? S_IFLNK
-                                                : S_IFREG;
-    size_t need = fuse_add_direntry(req, buf.get() + used, size - used, l.name.c_str(), &st,
-                                    static_cast<off_t>(index + 1));
+    st.st_mode = l.type == FileType::kDirectory ? S_IFDIR : l.type == FileType::kSymlink ? S_IFLNK : S_IFREG;
+    size_t need =
+        fuse_add_direntry(req, buf.get() + used, size - used, l.name.c_str(), &st, static_cast<off_t>(index + 1));
     if (need > size - used) break;
     used += need;
   }
@@ -44,9 +42,8 @@ void DoReadDir(fuse_req_t req, DirHandle* dir, size_t size, off_t off) {
 }  // namespace
 
 void ReadDir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  Admit(req, qos::Class::kMetadata, 1, [req, dir = reinterpret_cast<DirHandle*>(fi->fh), size, off] {
-    DoReadDir(req, dir, size, off);
-  });
+  Admit(req, qos::Class::kMetadata, 1,
+        [req, dir = reinterpret_cast<DirHandle*>(fi->fh), size, off] { DoReadDir(req, dir, size, off); });
 }
 
 void ReleaseDir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {

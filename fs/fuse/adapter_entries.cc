@@ -42,10 +42,14 @@ void SetAttr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse
   auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
   timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
-  if (to_set & FUSE_SET_ATTR_ATIME_NOW) r.atime_ns = ns(now);
-  else if (to_set & FUSE_SET_ATTR_ATIME) r.atime_ns = ns(attr->st_atim);
-  if (to_set & FUSE_SET_ATTR_MTIME_NOW) r.mtime_ns = ns(now);
-  else if (to_set & FUSE_SET_ATTR_MTIME) r.mtime_ns = ns(attr->st_mtim);
+  if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+    r.atime_ns = ns(now);
+  else if (to_set & FUSE_SET_ATTR_ATIME)
+    r.atime_ns = ns(attr->st_atim);
+  if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+    r.mtime_ns = ns(now);
+  else if (to_set & FUSE_SET_ATTR_MTIME)
+    r.mtime_ns = ns(attr->st_mtim);
   Admit(req, kMeta, 1, [req, ino, r, file = fi ? FileHandle(fi) : nullptr] {
     auto e = Ctx(req).fs->SetAttr(ino, r, file);
     if (!e) return ReplyError(req, e.error(), "setattr");
@@ -101,14 +105,13 @@ void Symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* na
   });
 }
 
-void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent,
-            const char* new_name, unsigned int flags) {
-  Admit(req, kMeta, 1,
-        [req, parent, name = std::string(name), new_parent, new_name = std::string(new_name), flags] {
-          Status s = Ctx(req).fs->Rename(parent, name, new_parent, new_name, flags);
-          if (!s.ok()) return ReplyError(req, s, "rename");
-          fuse_reply_err(req, 0);
-        });
+void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent, const char* new_name,
+            unsigned int flags) {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), new_parent, new_name = std::string(new_name), flags] {
+    Status s = Ctx(req).fs->Rename(parent, name, new_parent, new_name, flags);
+    if (!s.ok()) return ReplyError(req, s, "rename");
+    fuse_reply_err(req, 0);
+  });
 }
 
 void Link(fuse_req_t req, fuse_ino_t, fuse_ino_t, const char*) {

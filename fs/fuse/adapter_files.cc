@@ -61,8 +61,7 @@ void DoWrite(fuse_req_t req, OpenFile* file, off_t off, std::span<const char> da
 }
 }  // namespace
 
-void Write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off,
-           fuse_file_info* fi) {
+void Write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off, fuse_file_info* fi) {
   AdapterContext& c = Ctx(req);
   OpenFile* file = FileHandle(fi);
   if (c.stage == nullptr) return DoWrite(req, file, off, {data, size});

@@ -10,9 +10,9 @@ constexpr uint32_t kMaxPage = 65536;
 }  // namespace
 
 std::string EncodeUpdate(const MetaUpdate& u) {
-  uint32_t mask = (u.mode ? kHas(0) : 0) | (u.uid ? kHas(1) : 0) | (u.gid ? kHas(2) : 0) |
-                  (u.size ? kHas(3) : 0) | (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) |
-                  (u.mtime_ns ? kHas(6) : 0) | (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0);
+  uint32_t mask = (u.mode ? kHas(0) : 0) | (u.uid ? kHas(1) : 0) | (u.gid ? kHas(2) : 0) | (u.size ? kHas(3) : 0) |
+                  (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) | (u.mtime_ns ? kHas(6) : 0) |
+                  (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0);
   Writer w;
   w.U32(mask);
   w.U32(u.mode.value_or(0)).U32(u.uid.value_or(0)).U32(u.gid.value_or(0));

@@ -50,7 +50,9 @@ MetaUpdate DecodeUpdate(Reader& r);
 struct GetMeta {  // path -> entry
   static constexpr NodeOp kOp = NodeOp::kGetMeta;
   static constexpr const char* kName = "get meta";
-  struct Request { std::string path; };
+  struct Request {
+    std::string path;
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.path); }
   static Request Decode(Reader& r) { return {r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.GetMeta(q.path)); }
@@ -68,7 +70,10 @@ struct RemoveMeta {  // path -> the entry removed
 struct CreateMeta {  // path, entry -> status (EEXIST)
   static constexpr NodeOp kOp = NodeOp::kCreateMeta;
   static constexpr const char* kName = "create meta";
-  struct Request { std::string path; std::string value; };  // value: EncodeMetadata
+  struct Request {
+    std::string path;
+    std::string value;
+  };  // value: EncodeMetadata
   static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.value); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
@@ -92,7 +97,10 @@ struct PutMeta {  // path, entry -> status
 struct UpdateMeta {  // path, update -> the entry after it
   static constexpr NodeOp kOp = NodeOp::kUpdateMeta;
   static constexpr const char* kName = "update meta";
-  struct Request { std::string path; std::string update; };  // update: EncodeUpdate
+  struct Request {
+    std::string path;
+    std::string update;
+  };  // update: EncodeUpdate
   static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.update); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
@@ -106,16 +114,25 @@ struct UpdateMeta {  // path, update -> the entry after it
 struct MoveMeta {  // from, to -> the entry moved
   static constexpr NodeOp kOp = NodeOp::kMoveMeta;
   static constexpr const char* kName = "move meta";
-  struct Request { std::string from; std::string to; };
+  struct Request {
+    std::string from;
+    std::string to;
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.from).Str(q.to); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
-  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.MoveMeta(q.from, q.to)); }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    return FromMeta(s.MoveMeta(q.from, q.to));
+  }
 };
 
 struct ListDir {  // dir, start_after, limit -> page
   static constexpr NodeOp kOp = NodeOp::kListDir;
   static constexpr const char* kName = "list dir";
-  struct Request { std::string dir; std::string after; uint32_t limit; };
+  struct Request {
+    std::string dir;
+    std::string after;
+    uint32_t limit;
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.dir).Str(q.after).U32(q.limit); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str(), r.U32()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view);
@@ -127,7 +144,9 @@ struct ListDir {  // dir, start_after, limit -> page
 struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> status
   static constexpr NodeOp kOp = NodeOp::kWriteChunk;
   static constexpr const char* kName = "write chunk";
-  struct Request { uint64_t file_id, chunk_size, index, offset; };
+  struct Request {
+    uint64_t file_id, chunk_size, index, offset;
+  };
   static void Encode(Writer& w, const Request& q) { w.U64(q.file_id).U64(q.chunk_size).U64(q.index).U64(q.offset); }
   static Request Decode(Reader& r) { return {r.U64(), r.U64(), r.U64(), r.U64()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view bulk) {
@@ -140,7 +159,9 @@ struct ReadChunk {  // file, chunk size, index, offset, length -> the bytes as b
   static constexpr NodeOp kOp = NodeOp::kReadChunk;
   static constexpr const char* kName = "read chunk";
   static constexpr uint64_t kMaxLength = 64u << 20;
-  struct Request { uint64_t file_id, chunk_size, index, offset, length; };
+  struct Request {
+    uint64_t file_id, chunk_size, index, offset, length;
+  };
   static void Encode(Writer& w, const Request& q) {
     w.U64(q.file_id).U64(q.chunk_size).U64(q.index).U64(q.offset).U64(q.length);
   }
@@ -163,7 +184,9 @@ struct AllocateChunk {  // file, chunk size, index, offset, length -> status
 struct TruncateChunks {  // file, size, chunk size -> status
   static constexpr NodeOp kOp = NodeOp::kTruncateChunks;
   static constexpr const char* kName = "truncate chunks";
-  struct Request { uint64_t file_id, size, chunk_size; };
+  struct Request {
+    uint64_t file_id, size, chunk_size;
+  };
   static void Encode(Writer& w, const Request& q) { w.U64(q.file_id).U64(q.size).U64(q.chunk_size); }
   static Request Decode(Reader& r) { return {r.U64(), r.U64(), r.U64()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
@@ -175,10 +198,14 @@ struct TruncateChunks {  // file, size, chunk size -> status
 struct RemoveChunks {  // file -> status
   static constexpr NodeOp kOp = NodeOp::kRemoveChunks;
   static constexpr const char* kName = "remove chunks";
-  struct Request { uint64_t file_id; };
+  struct Request {
+    uint64_t file_id;
+  };
   static void Encode(Writer& w, const Request& q) { w.U64(q.file_id); }
   static Request Decode(Reader& r) { return {r.U64()}; }
-  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromStatus(s.RemoveChunks(q.file_id)); }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    return FromStatus(s.RemoveChunks(q.file_id));
+  }
 };
 
 struct SyncFile {  // file -> status
@@ -214,7 +241,9 @@ struct Ping {  // -> "pong" (liveness)
 struct PutWorkspace {  // name, record (EncodeWorkspace), root entry -> status
   static constexpr NodeOp kOp = NodeOp::kPutWorkspace;
   static constexpr const char* kName = "put workspace";
-  struct Request { std::string name, spec, root; };
+  struct Request {
+    std::string name, spec, root;
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.name).Str(q.spec).Str(q.root); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str(), r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view);
@@ -223,7 +252,9 @@ struct PutWorkspace {  // name, record (EncodeWorkspace), root entry -> status
 struct DropWorkspace {  // name -> status
   static constexpr NodeOp kOp = NodeOp::kDropWorkspace;
   static constexpr const char* kName = "drop workspace";
-  struct Request { std::string name; };
+  struct Request {
+    std::string name;
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.name); }
   static Request Decode(Reader& r) { return {r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view);
@@ -232,7 +263,10 @@ struct DropWorkspace {  // name -> status
 struct PurgeTree {  // dir, limit -> removed entries, their regular files, more?
   static constexpr NodeOp kOp = NodeOp::kPurgeTree;
   static constexpr const char* kName = "purge tree";
-  struct Request { std::string dir; uint32_t limit; };
+  struct Request {
+    std::string dir;
+    uint32_t limit;
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.dir).U32(q.limit); }
   static Request Decode(Reader& r) { return {r.Str(), r.U32()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view);
@@ -242,10 +276,14 @@ struct PurgeTree {  // dir, limit -> removed entries, their regular files, more?
 struct RemoveFiles {  // file ids -> status
   static constexpr NodeOp kOp = NodeOp::kRemoveFiles;
   static constexpr const char* kName = "remove files";
-  struct Request { std::vector<uint64_t> file_ids; };
+  struct Request {
+    std::vector<uint64_t> file_ids;
+  };
   static void Encode(Writer& w, const Request& q);
   static Request Decode(Reader& r);
-  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromStatus(s.RemoveFiles(q.file_ids)); }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    return FromStatus(s.RemoveFiles(q.file_ids));
+  }
 };
 
 }  // namespace bb::fs::rpc

@@ -48,8 +48,7 @@ enum class NodeOp : uint16_t {
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.
 // Transport failures surface as the method's error (ETIMEDOUT, EIO, EHOSTUNREACH), annotated
 // with the node.
-std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transport,
-                                                  transport::NodeId node,
+std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transport, transport::NodeId node,
                                                   std::chrono::milliseconds deadline);
 
 // The ops cheap enough to answer on the transport's progress thread (TransportOptions::
@@ -59,8 +58,7 @@ bool ServeInline(uint16_t op);
 
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the
 // reason.
-transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
-                                     std::string_view bulk);
+transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk);
 
 // The server side of a daemon: the transport's Handler, serving the local node once it is
 // attached. Requests that come before Attach (the node is still being assembled) are answered

@@ -1,11 +1,12 @@
 // NodeService over the RPC encoding: the same contract against the local service and against
 // the remote proxy (through an in-process twin of the transport), and garbage requests.
+#include "fs/rpc/node_rpc.h"
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
 #include <set>
 
-#include "fs/rpc/node_rpc.h"
 #include "transport/wire.h"
 
 namespace bb::fs {
@@ -191,11 +192,10 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
 TEST_CASE("only reads of one entry and the probe are answered on the progress thread", "[rpc]") {
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(ServeInline(static_cast<uint16_t>(op)));
   // Writes may wait for the store, scans and chunk I/O for the disk: never inline.
-  for (NodeOp op : {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta,
-                    NodeOp::kMoveMeta, NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk,
-                    NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks, NodeOp::kSync,
-                    NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
-                    NodeOp::kRemoveFiles}) {
+  for (NodeOp op : {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta,
+                    NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk, NodeOp::kAllocateChunk,
+                    NodeOp::kTruncateChunks, NodeOp::kRemoveChunks, NodeOp::kSync, NodeOp::kStatSpace,
+                    NodeOp::kPutWorkspace, NodeOp::kDropWorkspace, NodeOp::kPurgeTree, NodeOp::kRemoveFiles}) {
     CHECK_FALSE(ServeInline(static_cast<uint16_t>(op)));
   }
   CHECK_FALSE(ServeInline(999));

@@ -61,8 +61,7 @@ bool ServeInline(uint16_t op) {
   return row != nullptr && row->run_inline;
 }
 
-transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload,
-                                     std::string_view bulk) {
+transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk) {
   const OpRow* row = Row(op);
   if (row == nullptr) return rpc::Refuse("unknown operation " + std::to_string(op));
   return row->serve(local, payload, bulk);

@@ -33,9 +33,7 @@ inline constexpr uint64_t kChunkSegments = 8;
 // Where chunk `index` lives in the posix layout: its segment, and the byte of that segment
 // where the chunk starts.
 inline uint64_t ChunkSegment(uint64_t index) { return index % kChunkSegments; }
-inline uint64_t SegmentOffset(uint64_t index, uint64_t chunk_size) {
-  return index / kChunkSegments * chunk_size;
-}
+inline uint64_t SegmentOffset(uint64_t index, uint64_t chunk_size) { return index / kChunkSegments * chunk_size; }
 
 // How many leading bytes of segment `segment` hold data of a file cut to `size` bytes: every
 // chunk of the segment that starts before `size`, the one spanning it only up to `size`.
@@ -74,13 +72,12 @@ class ChunkStore {
 
   // Reads up to buf.size() bytes at `offset` of the chunk. Returns how many bytes it filled;
   // the caller treats the rest as a hole (zeros). A missing chunk gives 0 or zeros.
-  virtual Result<size_t> Read(uint64_t file_id, uint64_t chunk_size, uint64_t index,
-                              uint64_t offset, std::span<char> buf) = 0;
+  virtual Result<size_t> Read(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                              std::span<char> buf) = 0;
 
   // Reserves backing space for [offset, offset+length) of the chunk (fallocate). ENOSPC when
   // the space is not there.
-  virtual Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
-                          uint64_t length) = 0;
+  virtual Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) = 0;
 
   // Drops all data of the file at or beyond byte `size`, for a file of `chunk_size` chunks:
   // removes the chunks that start at or after `size` and shortens the one that spans it.
@@ -99,8 +96,7 @@ class ChunkStore {
 // space than this, so the metadata database beside the chunks always has room to record what
 // was stored. `max_open`: chunk files kept open (random I/O over large files touches many
 // chunks; each miss costs an open and a close).
-Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
-                                                        uint64_t reserve_bytes,
+Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root, uint64_t reserve_bytes,
                                                         size_t max_open = 1024);
 
 std::unique_ptr<ChunkStore> NewMemoryChunkStore();

@@ -1,22 +1,23 @@
 // One contract, run against every ChunkStore implementation.
-#include <catch2/catch.hpp>
+#include "fs/store/chunk_store.h"
+
+#include <unistd.h>
+
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "fs/base/temp_dir.h"
-#include "fs/store/chunk_store.h"
 
 namespace bb::fs {
 namespace {
 
-std::string ReadAll(ChunkStore& s, uint64_t chunk_size, uint64_t id, uint64_t idx, size_t n,
-                    uint64_t off = 0) {
+std::string ReadAll(ChunkStore& s, uint64_t chunk_size, uint64_t id, uint64_t idx, size_t n, uint64_t off = 0) {
   std::string buf(n, 'X');
   auto got = s.Read(id, chunk_size, idx, off, {buf.data(), n});
   REQUIRE(got.has_value());
@@ -213,8 +214,7 @@ TEST_CASE("posix chunk store refuses a folder of another layout and changes noth
   CHECK(OpenPosixChunkStore(fresh.path, 0).has_value());
 }
 
-TEST_CASE("posix chunk store reclaims removed files in the background and after a restart",
-          "[store]") {
+TEST_CASE("posix chunk store reclaims removed files in the background and after a restart", "[store]") {
   TempDir tmp("bb-chunks");
   const std::string& dir = tmp.path;
   {

@@ -1,9 +1,9 @@
+#include <leveldb/cache.h>
 #include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
-#include <leveldb/cache.h>
+#include <leveldb/write_batch.h>
 
 #include <atomic>
-#include <leveldb/write_batch.h>
 
 #include "fs/store/meta_store.h"
 
@@ -21,8 +21,8 @@ Status FromLevelDb(const leveldb::Status& s, std::string_view what) {
 
 class LevelDbMetaStore final : public MetaStore {
  public:
-  LevelDbMetaStore(std::unique_ptr<const leveldb::FilterPolicy> filter,
-                   std::unique_ptr<leveldb::Cache> cache, std::unique_ptr<leveldb::DB> db)
+  LevelDbMetaStore(std::unique_ptr<const leveldb::FilterPolicy> filter, std::unique_ptr<leveldb::Cache> cache,
+                   std::unique_ptr<leveldb::DB> db)
       : filter_(std::move(filter)), cache_(std::move(cache)), db_(std::move(db)) {}
 
   Result<std::string> Get(std::string_view key) override {
@@ -50,8 +50,7 @@ class LevelDbMetaStore final : public MetaStore {
     return s;
   }
 
-  Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after,
-                                     size_t limit) override {
+  Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after, size_t limit) override {
     std::vector<KeyValue> out;
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
     std::string start(prefix);
@@ -115,8 +114,8 @@ Result<std::unique_ptr<MetaStore>> OpenLevelDbMetaStore(const std::string& dir) 
     if (text.find("No space left") != std::string::npos) code = ENOSPC;
     return Status(code, "cannot open metadata database " + dir + ": " + text);
   }
-  return std::unique_ptr<MetaStore>(new LevelDbMetaStore(std::move(filter), std::move(cache),
-                                                         std::unique_ptr<leveldb::DB>(raw)));
+  return std::unique_ptr<MetaStore>(
+      new LevelDbMetaStore(std::move(filter), std::move(cache), std::unique_ptr<leveldb::DB>(raw)));
 }
 
 }  // namespace bb::fs

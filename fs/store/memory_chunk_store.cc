@@ -31,8 +31,7 @@ class MemoryChunkStore final : public ChunkStore {
     return n;
   }
 
-  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
-                  uint64_t length) override {
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
     std::lock_guard lock(mu_);
     std::string& chunk = chunks_[{file_id, index}];

@@ -27,8 +27,7 @@ class MemoryMetaStore final : public MetaStore {
     return Status::Ok();
   }
 
-  Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after,
-                                     size_t limit) override {
+  Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after, size_t limit) override {
     std::lock_guard lock(mu_);
     std::vector<KeyValue> out;
     std::string start(prefix);

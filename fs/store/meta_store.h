@@ -28,9 +28,7 @@ struct WriteBatch {
   };
   std::vector<Op> ops;
 
-  void Put(std::string key, std::string value) {
-    ops.push_back({false, std::move(key), std::move(value)});
-  }
+  void Put(std::string key, std::string value) { ops.push_back({false, std::move(key), std::move(value)}); }
   void Delete(std::string key) { ops.push_back({true, std::move(key), {}}); }
 };
 
@@ -49,8 +47,7 @@ class MetaStore {
 
   // Up to `limit` pairs whose keys start with `prefix` and sort strictly after
   // prefix + `start_after` (all of them when start_after is empty), in key order.
-  virtual Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after,
-                                             size_t limit) = 0;
+  virtual Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after, size_t limit) = 0;
 
   // Makes everything written so far durable.
   virtual Status Sync() = 0;

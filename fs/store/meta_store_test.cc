@@ -1,9 +1,10 @@
 // One contract, run against every MetaStore implementation.
+#include "fs/store/meta_store.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "fs/base/temp_dir.h"
-#include "fs/store/meta_store.h"
 
 namespace bb::fs {
 namespace {

@@ -128,8 +128,6 @@ std::string ChildKeyPrefix(std::string_view dir) {
   return key;
 }
 
-std::string_view ChildName(std::string_view key, std::string_view prefix) {
-  return key.substr(prefix.size());
-}
+std::string_view ChildName(std::string_view key, std::string_view prefix) { return key.substr(prefix.size()); }
 
 }  // namespace bb::fs

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "fs/store/metadata.h"
+
+#include <catch2/catch.hpp>
 
 namespace bb::fs {
 namespace {
@@ -31,8 +31,7 @@ TEST_CASE("metadata decoding rejects damaged values", "[store]") {
   md.symlink_target = "abc";
   std::string good = EncodeMetadata(md);
   CHECK(DecodeMetadata("").error().code() == EIO);
-  CHECK(DecodeMetadata(good.substr(0, good.size() - 1)).error().message().find("truncated") !=
-        std::string::npos);
+  CHECK(DecodeMetadata(good.substr(0, good.size() - 1)).error().message().find("truncated") != std::string::npos);
   CHECK(DecodeMetadata(good + "x").error().message().find("trailing") != std::string::npos);
   std::string bad_version = good;
   bad_version[0] = 9;
@@ -49,8 +48,8 @@ TEST_CASE("dentry keys group direct children under one prefix", "[store]") {
     bool child;
   };
   const Row rows[] = {
-      {"/a", "/", true},     {"/a/b", "/", false},   {"/a/b", "/a", true},
-      {"/ab", "/a", false},  {"/a/b/c", "/a", false}, {"/a/b/c", "/a/b", true},
+      {"/a", "/", true},    {"/a/b", "/", false},    {"/a/b", "/a", true},
+      {"/ab", "/a", false}, {"/a/b/c", "/a", false}, {"/a/b/c", "/a/b", true},
   };
   for (const Row& r : rows) {
     INFO(r.path << " under " << r.dir);

@@ -29,9 +29,7 @@ namespace {
 // The content of <chunks>/LAYOUT: which layout the folder holds.
 const std::string kLayout = "segments " + std::to_string(kChunkSegments) + "\n";
 
-Status Errno(int err, const std::string& what) {
-  return Status(err, what + ": " + std::strerror(err));
-}
+Status Errno(int err, const std::string& what) { return Status(err, what + ": " + std::strerror(err)); }
 
 std::string FileDirName(uint64_t file_id) {
   char buf[17];
@@ -42,7 +40,11 @@ std::string FileDirName(uint64_t file_id) {
 class PosixChunkStore final : public ChunkStore {
  public:
   PosixChunkStore(int dir_fd, std::string dir, uint64_t reserve, size_t max_open)
-      : dir_fd_(dir_fd), dir_(dir), guard_(dir, reserve), fds_(max_open), reclaimer_(std::make_unique<Reclaimer>(dir_fd)) {}
+      : dir_fd_(dir_fd),
+        dir_(dir),
+        guard_(dir, reserve),
+        fds_(max_open),
+        reclaimer_(std::make_unique<Reclaimer>(dir_fd)) {}
 
   ~PosixChunkStore() override {
     reclaimer_.reset();  // before the folder's descriptor closes
@@ -91,8 +93,7 @@ class PosixChunkStore final : public ChunkStore {
     return done;
   }
 
-  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
-                  uint64_t length) override {
+  Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
     BB_RETURN_IF_ERROR(CheckSpace(length));
     uint64_t segment = ChunkSegment(index);
@@ -184,9 +185,9 @@ class PosixChunkStore final : public ChunkStore {
  private:
   // What a file has that is not yet durable.
   struct Dirty {
-    std::set<uint64_t> segments;   // segments written
-    bool new_segments = false;     // its folder gained segment files
-    bool new_file_dir = false;     // the chunks folder gained its folder
+    std::set<uint64_t> segments;  // segments written
+    bool new_segments = false;    // its folder gained segment files
+    bool new_file_dir = false;    // the chunks folder gained its folder
   };
 
   std::string SegmentName(uint64_t file_id, uint64_t segment) const {
@@ -244,8 +245,8 @@ class PosixChunkStore final : public ChunkStore {
   const std::string dir_;
   SpaceGuard guard_;
   FdCache fds_;
-  std::mutex mu_;  // guards dirty_
-  std::map<uint64_t, Dirty> dirty_;  // not yet durable, per file
+  std::mutex mu_;                         // guards dirty_
+  std::map<uint64_t, Dirty> dirty_;       // not yet durable, per file
   std::unique_ptr<Reclaimer> reclaimer_;  // last: its thread starts after everything it uses
 };
 
@@ -259,21 +260,22 @@ Status CheckLayout(int dir_fd, const std::string& dir) {
     ::close(fd);
     std::string found(buf, n > 0 ? static_cast<size_t>(n) : 0);
     if (found == kLayout) return Status::Ok();
-    return Status(EINVAL, "chunk folder " + dir + " holds the layout \"" +
-                              found.substr(0, found.find('\n')) + "\" (its LAYOUT file); this version reads \"" +
-                              kLayout.substr(0, kLayout.size() - 1) + "\"; start from an empty root");
+    return Status(EINVAL, "chunk folder " + dir + " holds the layout \"" + found.substr(0, found.find('\n')) +
+                              "\" (its LAYOUT file); this version reads \"" + kLayout.substr(0, kLayout.size() - 1) +
+                              "\"; start from an empty root");
   }
   if (errno != ENOENT) return Errno(errno, "read " + dir + "/LAYOUT");
   std::vector<std::string> names = ListNames(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::erase(names, "LAYOUT.new");  // left by a start that stopped while marking the folder
   if (!names.empty()) {
-    return Status(EINVAL, "chunk folder " + dir + " holds data but no LAYOUT file: it was written with a "
-                          "file per chunk by an older version; start from an empty root");
+    return Status(EINVAL, "chunk folder " + dir +
+                              " holds data but no LAYOUT file: it was written with a "
+                              "file per chunk by an older version; start from an empty root");
   }
   fd = ::openat(dir_fd, "LAYOUT.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Errno(errno, "create " + dir + "/LAYOUT.new");
-  bool written = ::write(fd, kLayout.data(), kLayout.size()) == static_cast<ssize_t>(kLayout.size()) &&
-                 ::fsync(fd) == 0;
+  bool written =
+      ::write(fd, kLayout.data(), kLayout.size()) == static_cast<ssize_t>(kLayout.size()) && ::fsync(fd) == 0;
   int err = errno;
   ::close(fd);
   if (!written) return Errno(err, "write " + dir + "/LAYOUT.new");
@@ -284,8 +286,8 @@ Status CheckLayout(int dir_fd, const std::string& dir) {
 
 }  // namespace
 
-Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
-                                                        uint64_t reserve_bytes, size_t max_open) {
+Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root, uint64_t reserve_bytes,
+                                                        size_t max_open) {
   std::string dir = root + "/chunks";
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return Errno(errno, "create chunk folder " + dir);

@@ -25,8 +25,8 @@ Status SpaceGuard::Check(uint64_t bytes) {
   free_at_last_look_ = free_bytes;
   granted_since_look_ = 0;
   if (free_bytes < reserve_ || free_bytes - reserve_ < bytes) {
-    return Status(ENOSPC, "backing store " + dir_ + " is full (" + std::to_string(free_bytes) +
-                              " bytes free, " + std::to_string(reserve_) + " kept in reserve)");
+    return Status(ENOSPC, "backing store " + dir_ + " is full (" + std::to_string(free_bytes) + " bytes free, " +
+                              std::to_string(reserve_) + " kept in reserve)");
   }
   granted_since_look_ = bytes;
   return Status::Ok();

@@ -19,8 +19,7 @@ namespace bb::fs {
 class SpaceGuard {
  public:
   // `dir`: any path on the backing filesystem; must stay valid for the guard's life.
-  SpaceGuard(std::string dir, uint64_t reserve_bytes)
-      : dir_(std::move(dir)), reserve_(reserve_bytes) {}
+  SpaceGuard(std::string dir, uint64_t reserve_bytes) : dir_(std::move(dir)), reserve_(reserve_bytes) {}
 
   // OK when `bytes` more fit above the reserve; ENOSPC when they do not; EIO when statvfs fails.
   Status Check(uint64_t bytes);
@@ -30,7 +29,7 @@ class SpaceGuard {
  private:
   const std::string dir_;
   const uint64_t reserve_;
-  std::mutex mu_;                  // guards the two fields below
+  std::mutex mu_;  // guards the two fields below
   uint64_t free_at_last_look_ = 0;
   uint64_t granted_since_look_ = 0;
 };

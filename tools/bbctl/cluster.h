@@ -19,7 +19,7 @@ struct StartOptions {
   std::string mount;  // node i mounts <mount>/node<i> (local start) or <mount> in its namespace
   int base_port = 7300;
   std::string link_rate = "1gbit";  // emulated cluster only
-  int mtu = 1500;                    // emulated cluster only: of every node's link
+  int mtu = 1500;                   // emulated cluster only: of every node's link
   std::vector<std::string> bbd_args;
 };
 

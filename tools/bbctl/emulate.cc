@@ -49,10 +49,14 @@ Result<State> ReadState() {
     std::istringstream f(line);
     std::string key;
     f >> key;
-    if (key == "nodes") f >> s.nodes;
-    else if (key == "root") f >> s.root;
-    else if (key == "mount") f >> s.mount;
-    else if (key == "rate") f >> s.rate;
+    if (key == "nodes")
+      f >> s.nodes;
+    else if (key == "root")
+      f >> s.root;
+    else if (key == "mount")
+      f >> s.mount;
+    else if (key == "rate")
+      f >> s.rate;
     else if (key == "arg") {
       std::string a;
       std::getline(f >> std::ws, a);
@@ -65,8 +69,9 @@ Result<State> ReadState() {
 
 Status NeedRoot() {
   if (::geteuid() != 0) {
-    return Status(EPERM, "bbctl emulate needs root: it creates network namespaces, veth links, "
-                         "traffic shapers and mount namespaces");
+    return Status(EPERM,
+                  "bbctl emulate needs root: it creates network namespaces, veth links, "
+                  "traffic shapers and mount namespaces");
   }
   return Status::Ok();
 }
@@ -94,11 +99,23 @@ std::string BbdPath() {
 }
 
 Result<pid_t> SpawnDaemon(const State& s, int i) {
-  std::vector<std::string> argv = {"nsenter", "--net=/run/netns/" + NsName(i), "--mount=" + MntNs(i), "--",
-                                   BbdPath(), "--root", s.root + "/node" + std::to_string(i), "--mount",
-                                   s.mount, "--hosts-file", s.root + "/hosts", "--node-name",
-                                   "node" + std::to_string(i), "--listen", Address(i) + ":" + std::to_string(kPort),
-                                   "--nodes", std::to_string(s.nodes)};
+  std::vector<std::string> argv = {"nsenter",
+                                   "--net=/run/netns/" + NsName(i),
+                                   "--mount=" + MntNs(i),
+                                   "--",
+                                   BbdPath(),
+                                   "--root",
+                                   s.root + "/node" + std::to_string(i),
+                                   "--mount",
+                                   s.mount,
+                                   "--hosts-file",
+                                   s.root + "/hosts",
+                                   "--node-name",
+                                   "node" + std::to_string(i),
+                                   "--listen",
+                                   Address(i) + ":" + std::to_string(kPort),
+                                   "--nodes",
+                                   std::to_string(s.nodes)};
   AppendBbdArgs(&argv, s.bbd_args);
   // TCP only, on the shaped link: no shared-memory shortcut between "nodes" of one host.
   return Spawn(argv, {{"UCX_TLS", "tcp"}, {"UCX_NET_DEVICES", "eth0"}});
@@ -217,7 +234,8 @@ Status EmulateUp(const StartOptions& o) {
   BB_RETURN_IF_ERROR(NeedRoot());
   if (o.nodes < 1 || o.nodes > 1000) return Status(EINVAL, "--nodes must be 1..1000");
   if (RateBytes(o.link_rate) == 0) return Status(EINVAL, "--link-rate '" + o.link_rate + "' is not a rate like 1gbit");
-  if (o.mtu < 576 || o.mtu > 65535) return Status(EINVAL, "--mtu must be 576..65535 (1500 is Ethernet's, 9000 jumbo frames)");
+  if (o.mtu < 576 || o.mtu > 65535)
+    return Status(EINVAL, "--mtu must be 576..65535 (1500 is Ethernet's, 9000 jumbo frames)");
   if (std::filesystem::exists(kRunDir) || std::filesystem::exists("/sys/class/net/" + kBridge)) {
     std::printf("bbctl: cleaning a leftover emulated cluster first\n");
     BB_RETURN_IF_ERROR(EmulateDown());
@@ -246,8 +264,8 @@ Status EmulateUp(const StartOptions& o) {
     if (Status st = BuildNode(s, i, o.mtu); !st.ok()) return fail(st);
   }
   if (Status st = StartDaemons(s); !st.ok()) return fail(st);
-  std::printf("bbctl: emulated cluster up: %d nodes (198.18.0.1..), links %s, mount %s on every node\n",
-              s.nodes, s.rate.c_str(), s.mount.c_str());
+  std::printf("bbctl: emulated cluster up: %d nodes (198.18.0.1..), links %s, mount %s on every node\n", s.nodes,
+              s.rate.c_str(), s.mount.c_str());
   return Status::Ok();
 }
 
@@ -303,12 +321,14 @@ Result<int> Exec(int node, const std::vector<std::string>& cmd) {
     }
     node = std::atoi(rank) % s.nodes;
   }
-  if (node >= s.nodes) return Status(EINVAL, "no node " + std::to_string(node) + " (the cluster has " + std::to_string(s.nodes) + ")");
+  if (node >= s.nodes)
+    return Status(EINVAL, "no node " + std::to_string(node) + " (the cluster has " + std::to_string(s.nodes) + ")");
   if (cmd.empty()) return Status(EINVAL, "no command given after --");
   int fd = ::open(MntNs(node).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status(errno, "cannot open " + MntNs(node));
   std::string cwd = std::filesystem::current_path().string();
-  if (::setns(fd, CLONE_NEWNS) != 0) return Status(errno, "cannot enter node " + std::to_string(node) + "'s mount namespace");
+  if (::setns(fd, CLONE_NEWNS) != 0)
+    return Status(errno, "cannot enter node " + std::to_string(node) + "'s mount namespace");
   ::close(fd);
   if (::chdir(cwd.c_str()) != 0) (void)!::chdir("/");
   ::setenv("BB_NODE", std::to_string(node).c_str(), 1);

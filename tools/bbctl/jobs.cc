@@ -57,9 +57,12 @@ Status JobStart(const std::string& root, const std::string& name, const std::str
   BB_ASSIGN_OR_RETURN(config::ModeFile mode, config::LoadModeFile(mode_file));
   BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(name));
   BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
-  json request = {{"cmd", "job_start"},          {"name", name},
-                  {"mode", fs::ModeNumber(mode.spec.layout.mode)}, {"chunk_size", mode.spec.chunk_size},
-                  {"confidence", mode.confidence},  {"reason", mode.reason},
+  json request = {{"cmd", "job_start"},
+                  {"name", name},
+                  {"mode", fs::ModeNumber(mode.spec.layout.mode)},
+                  {"chunk_size", mode.spec.chunk_size},
+                  {"confidence", mode.confidence},
+                  {"reason", mode.reason},
                   {"selected_by", mode.selected_by}};
   if (fs::ModeOf(mode.spec.layout.mode).uses_metadata_ratio) {
     request["metadata_server_ratio"] = mode.spec.layout.metadata_server_ratio;
@@ -68,7 +71,8 @@ Status JobStart(const std::string& root, const std::string& name, const std::str
   const fs::ModeInfo& info = fs::ModeOf(mode.spec.layout.mode);
   std::printf("bbctl: workspace %s ready at %s: mode %d (%s), chunk size %u%s\n", name.c_str(),
               reply.value("path", std::string("?")).c_str(), fs::ModeNumber(info.mode), info.name,
-              reply.value("chunk_size", 0u), info.node_private ? " (node-private: each node sees only its own files)" : "");
+              reply.value("chunk_size", 0u),
+              info.node_private ? " (node-private: each node sees only its own files)" : "");
   return Status::Ok();
 }
 
@@ -84,7 +88,9 @@ Status JobList(const std::string& root) {
   BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), {{"cmd", "job_list"}}, kQuickMs));
   std::printf("%-20s %-5s %-11s %-6s %s\n", "name", "mode", "chunk_size", "ratio", "path");
   for (const auto& j : reply["jobs"]) {
-    std::string ratio = j.contains("metadata_server_ratio") ? std::to_string(j["metadata_server_ratio"].get<double>()).substr(0, 4) : "-";
+    std::string ratio = j.contains("metadata_server_ratio")
+                            ? std::to_string(j["metadata_server_ratio"].get<double>()).substr(0, 4)
+                            : "-";
     std::printf("%-20s %-5d %-11u %-6s %s\n", j.value("name", std::string()).c_str(), j.value("mode", 0),
                 j.value("chunk_size", 0u), ratio.c_str(), j.value("path", std::string()).c_str());
   }
@@ -111,11 +117,13 @@ Status Stats(const std::string& root, int node, bool as_json) {
   for (const auto& s : all) {
     std::printf("node %u of %u\n  operations:", s.value("node", 0u), s.value("nodes", 0u));
     for (const auto& [op, count] : s["ops"].items()) {
-      if (count.get<uint64_t>() > 0) std::printf(" %s=%llu", op.c_str(), static_cast<unsigned long long>(count.get<uint64_t>()));
+      if (count.get<uint64_t>() > 0)
+        std::printf(" %s=%llu", op.c_str(), static_cast<unsigned long long>(count.get<uint64_t>()));
     }
     std::printf("\n  replicated entries read locally: %llu\n",
                 static_cast<unsigned long long>(s.value("replicated_reads", uint64_t{0})));
-    std::printf("  %-8s %14s %14s %16s %16s\n", "to node", "meta requests", "data requests", "read bytes", "write bytes");
+    std::printf("  %-8s %14s %14s %16s %16s\n", "to node", "meta requests", "data requests", "read bytes",
+                "write bytes");
     for (const auto& t : s["to"]) {
       std::printf("  %-8u %14llu %14llu %16llu %16llu\n", t.value("node", 0u),
                   static_cast<unsigned long long>(t.value("meta_requests", uint64_t{0})),

@@ -49,9 +49,8 @@ Status StartLocal(const StartOptions& o) {
     std::filesystem::create_directories(mnt, ec);
     std::vector<std::string> argv = {Bbd(), "--root", o.root + "/node" + std::to_string(i), "--mount", mnt};
     if (o.nodes > 1) {
-      argv.insert(argv.end(), {"--hosts-file", o.root + "/hosts", "--node-name", "node" + std::to_string(i),
-                               "--listen", "127.0.0.1:" + std::to_string(o.base_port + i), "--nodes",
-                               std::to_string(o.nodes)});
+      argv.insert(argv.end(), {"--hosts-file", o.root + "/hosts", "--node-name", "node" + std::to_string(i), "--listen",
+                               "127.0.0.1:" + std::to_string(o.base_port + i), "--nodes", std::to_string(o.nodes)});
     }
     AppendBbdArgs(&argv, o.bbd_args);
     BB_ASSIGN_OR_RETURN(pid_t pid, Spawn(argv));

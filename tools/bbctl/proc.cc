@@ -16,8 +16,7 @@ extern char** environ;
 
 namespace bb::ctl {
 
-Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                    bool quiet) {
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env, bool quiet) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

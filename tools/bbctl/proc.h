@@ -14,8 +14,7 @@ namespace bb::ctl {
 
 // Runs `argv` to completion (stdout/stderr inherited unless `quiet`). Returns its exit status,
 // or -1 when it could not be started or was killed.
-int Run(const std::vector<std::string>& argv, bool quiet = false,
-        const std::map<std::string, std::string>& env = {});
+int Run(const std::vector<std::string>& argv, bool quiet = false, const std::map<std::string, std::string>& env = {});
 // As Run, but a non-zero exit is an error naming the command.
 Status RunOk(const std::vector<std::string>& argv, bool quiet = false);
 // Starts `argv` without waiting; returns its pid.

@@ -49,7 +49,8 @@ Status QosStatus(const std::string& controller, bool as_json) {
                   Human(j["usage"].value(cls, 0.0), bytes).c_str(), j.value("weight", 1.0));
     }
   }
-  for (const auto& job : s["unmanaged"]) std::printf("%-16s not in the policy: not limited\n", job.get<std::string>().c_str());
+  for (const auto& job : s["unmanaged"])
+    std::printf("%-16s not in the policy: not limited\n", job.get<std::string>().c_str());
   return Status::Ok();
 }
 
@@ -62,10 +63,12 @@ Status QosSet(const std::string& root, int node, const std::string& job, double 
     if (node >= 0 && static_cast<int>(i) != node) continue;
     BB_ASSIGN_OR_RETURN(json reply, fs::ControlCall(sockets[i], req, 10000));
     if (!reply.value("ok", false)) {
-      return Status(reply.value("errno", EIO), "node " + std::to_string(i) + ": " + reply.value("error", std::string("failed")));
+      return Status(reply.value("errno", EIO),
+                    "node " + std::to_string(i) + ": " + reply.value("error", std::string("failed")));
     }
   }
-  std::printf("bbctl: job %s limited%s\n", job.c_str(), node >= 0 ? (" on node " + std::to_string(node)).c_str() : " on every node");
+  std::printf("bbctl: job %s limited%s\n", job.c_str(),
+              node >= 0 ? (" on node " + std::to_string(node)).c_str() : " on every node");
   return Status::Ok();
 }
 

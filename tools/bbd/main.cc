@@ -158,13 +158,11 @@ int main(int argc, char** argv) {
   auto daemon = Daemon::Start(cfg);
   if (!daemon) return Fail(launcher, daemon.error());
 
-  AdapterContext ctx{&(*daemon)->fs(),
-                     AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout},
+  AdapterContext ctx{&(*daemon)->fs(), AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout},
                      (*daemon)->stage(), (*daemon)->channels()};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
-      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" +
-          std::to_string(ctx.options.max_write) +
+      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" + std::to_string(ctx.options.max_write) +
           std::string(::getuid() == 0 ? ",allow_other" : "")};
   std::vector<char*> fuse_argv;
   for (auto& a : arg_storage) fuse_argv.push_back(a.data());
@@ -180,10 +178,9 @@ int main(int argc, char** argv) {
     fuse_session_destroy(se);
     return Fail(launcher, Status(EIO, "cannot mount on " + cfg.mount + " (is /dev/fuse available?)"));
   }
-  spdlog::info("mounted {} (root {}, chunk size {}, {} FUSE threads)", cfg.mount, cfg.root,
-               cfg.chunk_size, cfg.fuse_threads);
-  launcher.Ready("bbd: mounted " + cfg.mount + " (root " + cfg.root + ", pid " +
-                 std::to_string(::getpid()) + ")\n");
+  spdlog::info("mounted {} (root {}, chunk size {}, {} FUSE threads)", cfg.mount, cfg.root, cfg.chunk_size,
+               cfg.fuse_threads);
+  launcher.Ready("bbd: mounted " + cfg.mount + " (root " + cfg.root + ", pid " + std::to_string(::getpid()) + ")\n");
 
   fuse_loop_config* loop = fuse_loop_cfg_create();
   // All workers share the kernel's one input queue either way; a cloned fd per worker measured

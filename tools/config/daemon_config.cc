@@ -52,8 +52,8 @@ Status ReadQosLimits(const std::string& s, const std::string& n, const YAML::Nod
 
 // The fields, in the order the README lists them.
 const DaemonField kFields[] = {
-    {"root", "backing directory: `meta/` (LevelDB), `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`",
-     "—", true,
+    {"root", "backing directory: `meta/` (LevelDB), `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`", "—",
+     true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->root); }},
     {"mount", "mount point (must exist, must not be mounted)", "—", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->mount); }},
@@ -61,13 +61,15 @@ const DaemonField kFields[] = {
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlChunkSize(s, n, v), &c->chunk_size); }},
     {"log_level", "trace, debug, info, warn, error", "`info`", true,
      [](auto& s, auto& n, auto& v, auto* c) {
-       return OneOf(s, n, v, {"trace", "debug", "info", "warn", "error"},
-                    "one of trace, debug, info, warn, error", &c->log_level);
+       return OneOf(s, n, v, {"trace", "debug", "info", "warn", "error"}, "one of trace, debug, info, warn, error",
+                    &c->log_level);
      }},
     {"fuse_threads", "most FUSE worker threads", "16", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 1024), &c->fuse_threads); }},
     {"cache_timeout", "seconds the kernel caches attributes and entries", "1.0 (0 in a cluster)", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &c->cache_timeout); }},
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &c->cache_timeout);
+     }},
     {"private_cache_timeout",
      "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
      "treat them like shared files",
@@ -89,10 +91,12 @@ const DaemonField kFields[] = {
        return Status::Ok();
      }},
     {"io_threads",
-     "threads that carry the chunks of one read or write, and the writes behind, to their nodes at the same time",
-     "16", true, [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 256), &c->io_threads); }},
+     "threads that carry the chunks of one read or write, and the writes behind, to their nodes at the same time", "16",
+     true, [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 256), &c->io_threads); }},
     {"hosts_file", "shared hosts file of a cluster (one line per node: `name ip:port`)", "— (one node)", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->hosts_file); }},
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->hosts_file);
+     }},
     {"node_name", "this node's name in the hosts file", "host name", true,
      [](auto& s, auto& n, auto& v, auto* c) -> Status {
        BB_ASSIGN_OR_RETURN(c->node_name, YamlScalar<std::string>(s, n, v, "a name"));
@@ -125,8 +129,7 @@ const DaemonField kFields[] = {
      [](auto& s, auto& n, auto& v, auto* c) {
        return OneOf(s, n, v, {"auto", "on", "off"}, "auto, on or off", &c->qos_stage);
      }},
-    {"qos_limits", "static per-job limits: `JOB: {metadata: OPS, data: SIZE}` per second", "—", false,
-     ReadQosLimits},
+    {"qos_limits", "static per-job limits: `JOB: {metadata: OPS, data: SIZE}` per second", "—", false, ReadQosLimits},
     {"qos_controller", "`ip:port` of `bb-controller`", "—", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlHostPort(s, n, v), &c->qos_controller); }},
     {"qos_threads", "threads answering requests that waited for tokens", "4", true,

@@ -11,12 +11,12 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "fs/base/status.h"
 #include "fs/daemon/config.h"

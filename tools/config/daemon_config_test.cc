@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "tools/config/daemon_config.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
 #include "fs/base/units.h"
-#include "tools/config/daemon_config.h"
 
 namespace bb::config {
 namespace {

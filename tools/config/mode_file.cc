@@ -26,7 +26,8 @@ std::string RatioModes() {
     if (m.uses_metadata_ratio) numbers.push_back(std::to_string(fs::ModeNumber(m.mode)));
   }
   std::string out = numbers.size() == 1 ? "mode " : "modes ";
-  for (size_t i = 0; i < numbers.size(); ++i) out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + numbers[i];
+  for (size_t i = 0; i < numbers.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == numbers.size() ? " and " : ", ") + numbers[i];
   return out;
 }
 
@@ -64,7 +65,8 @@ Result<ModeFile> ParseModeFile(const std::string& text, const std::string& sourc
       ratio_mark = v.Mark();
     } else if (field == "confidence") {
       BB_ASSIGN_OR_RETURN(m.confidence, YamlScalar<double>(source, field, v, "a number"));
-      if (!(m.confidence >= 0 && m.confidence <= 1)) return YamlError(source, v.Mark(), "field 'confidence' must be in [0, 1]");
+      if (!(m.confidence >= 0 && m.confidence <= 1))
+        return YamlError(source, v.Mark(), "field 'confidence' must be in [0, 1]");
     } else if (field == "reason") {
       BB_ASSIGN_OR_RETURN(m.reason, YamlScalar<std::string>(source, field, v, "text"));
     } else if (field == "selected_by") {

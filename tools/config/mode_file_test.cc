@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "tools/config/mode_file.h"
+
+#include <catch2/catch.hpp>
 
 namespace bb::config {
 namespace {
@@ -45,8 +45,8 @@ TEST_CASE("every mode of the table round-trips, the ratio only where the mode us
     auto back = ParseModeFile(text, "formatted");
     REQUIRE(back.has_value());
     CHECK(back->spec == m.spec);
-    auto with_ratio = ParseModeFile("mode: " + std::to_string(fs::ModeNumber(info.mode)) +
-                                        "\nmetadata_server_ratio: 0.5\n", "job.yaml");
+    auto with_ratio = ParseModeFile(
+        "mode: " + std::to_string(fs::ModeNumber(info.mode)) + "\nmetadata_server_ratio: 0.5\n", "job.yaml");
     CHECK(with_ratio.has_value() == info.uses_metadata_ratio);
   }
 }

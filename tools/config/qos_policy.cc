@@ -83,7 +83,8 @@ Result<Policy> ParsePolicy(const std::string& text, const std::string& source) {
     } else if (field == "jobs") {
       BB_RETURN_IF_ERROR(ReadJobs(source, v, &p));
     } else {
-      return YamlError(source, kv.first.Mark(), "unknown field '" + field + "' (known: algorithm, interval_ms, max_rate, jobs)");
+      return YamlError(source, kv.first.Mark(),
+                       "unknown field '" + field + "' (known: algorithm, interval_ms, max_rate, jobs)");
     }
   }
   if (!have_max) return Status(EINVAL, source + ": field 'max_rate' is required");

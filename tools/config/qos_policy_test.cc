@@ -1,7 +1,7 @@
 // The QoS policy file: parsing, and the errors that name the file, line and field.
-#include <catch2/catch.hpp>
-
 #include "tools/config/qos_policy.h"
+
+#include <catch2/catch.hpp>
 
 namespace bb::config {
 namespace {

@@ -13,8 +13,9 @@ Result<int64_t> YamlIntIn(const std::string& source, const std::string& field, c
                           int64_t hi, const char* expected, const std::string& unit) {
   BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(source, field, node, expected));
   if (n < lo || n > hi) {
-    return YamlError(source, node.Mark(), "field '" + field + "' must be " + std::to_string(lo) + ".." +
-                                              std::to_string(hi) + (unit.empty() ? "" : " " + unit));
+    return YamlError(source, node.Mark(),
+                     "field '" + field + "' must be " + std::to_string(lo) + ".." + std::to_string(hi) +
+                         (unit.empty() ? "" : " " + unit));
   }
   return n;
 }

@@ -7,9 +7,10 @@
 //
 // SIGHUP reloads the policy (a bad file is reported and changes nothing); SIGTERM/SIGINT stop.
 // Messages and the policy file are described in qos/controller.h.
+#include <fmt/format.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <boost/asio.hpp>
@@ -19,8 +20,6 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "qos/controller.h"
 #include "tools/config/qos_policy.h"
@@ -68,16 +67,20 @@ class Conn : public std::enable_shared_from_this<Conn> {
 class Controller {
  public:
   Controller(asio::io_context& io, tcp::endpoint listen, std::string policy_path, Policy policy)
-      : io_(io), acceptor_(io, listen), timer_(io), signals_(io, SIGHUP, SIGTERM, SIGINT),
-        policy_path_(std::move(policy_path)), policy_(std::move(policy)) {}
+      : io_(io),
+        acceptor_(io, listen),
+        timer_(io),
+        signals_(io, SIGHUP, SIGTERM, SIGINT),
+        policy_path_(std::move(policy_path)),
+        policy_(std::move(policy)) {}
 
   void Start() {
     Accept();
     WaitSignal();
     Schedule();
     spdlog::info("bb-controller: listening on {}, algorithm {}, interval {} ms, Max_R metadata {} ops/s, data {} B/s",
-                 acceptor_.local_endpoint().port(), bb::qos::AlgorithmOf(policy_.algorithm).name, policy_.interval_ms, policy_.max_metadata,
-                 policy_.max_data);
+                 acceptor_.local_endpoint().port(), bb::qos::AlgorithmOf(policy_.algorithm).name, policy_.interval_ms,
+                 policy_.max_metadata, policy_.max_data);
   }
 
   void OnMessage(const std::shared_ptr<Conn>& c, const json& m) {
@@ -134,8 +137,8 @@ class Controller {
         auto p = bb::config::LoadPolicy(policy_path_);
         if (p) {
           policy_ = std::move(*p);
-          spdlog::info("policy reloaded from {}: algorithm {}, {} jobs", policy_path_, bb::qos::AlgorithmOf(policy_.algorithm).name,
-                       policy_.jobs.size());
+          spdlog::info("policy reloaded from {}: algorithm {}, {} jobs", policy_path_,
+                       bb::qos::AlgorithmOf(policy_.algorithm).name, policy_.jobs.size());
         } else {
           spdlog::error("policy not reloaded, keeping the old one: {}", p.error().message());
         }
@@ -213,7 +216,8 @@ class Controller {
         fmt::format_to(std::back_inserter(body), R"({}{}:{{)", first ? "" : ",", quoted[j]);
         first = false;
         if (s.demand[0] > 0) fmt::format_to(std::back_inserter(body), R"("metadata":{})", rr.first);
-        if (s.demand[1] > 0) fmt::format_to(std::back_inserter(body), R"({}"data":{})", s.demand[0] > 0 ? "," : "", rr.second);
+        if (s.demand[1] > 0)
+          fmt::format_to(std::back_inserter(body), R"({}"data":{})", s.demand[0] > 0 ? "," : "", rr.second);
         body += '}';
       }
       body += "}}";
@@ -294,7 +298,7 @@ class Controller {
   // {"cycle": N, "start_s": collect time on the monotonic clock, "metadata": {job: rate}} of
   // the last 16 cycles.
   std::deque<json> history_;
-  double cycle_us_ = 0;      // the last cycle: collect sent -> every daemon's rates sent
+  double cycle_us_ = 0;  // the last cycle: collect sent -> every daemon's rates sent
   double cycle_us_max_ = 0;
   double cycle_us_sum_ = 0;
   double compute_us_ = 0;  // the last cycle's compute + enforce, after every report was in
