@@ -47,52 +47,62 @@ MetaUpdate DecodeUpdate(Reader& r);
 
 // ---- metadata ----
 
-struct GetMeta {  // path -> entry
-  static constexpr NodeOp kOp = NodeOp::kGetMeta;
-  static constexpr const char* kName = "get meta";
+// Ops of one shape, one template each: a path in, an entry out (GetMeta, RemoveMeta); a path
+// and an entry in, a status out (CreateMeta, PutMeta); a file id in, a status out.
+template <NodeOp Op, const char* Name, Result<Metadata> (NodeService::*Method)(const std::string&)>
+struct PathToEntry {
+  static constexpr NodeOp kOp = Op;
+  static constexpr const char* kName = Name;
   struct Request {
     std::string path;
   };
   static void Encode(Writer& w, const Request& q) { w.Str(q.path); }
   static Request Decode(Reader& r) { return {r.Str()}; }
-  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.GetMeta(q.path)); }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta((s.*Method)(q.path)); }
 };
 
-struct RemoveMeta {  // path -> the entry removed
-  static constexpr NodeOp kOp = NodeOp::kRemoveMeta;
-  static constexpr const char* kName = "remove meta";
-  using Request = GetMeta::Request;
-  static void Encode(Writer& w, const Request& q) { w.Str(q.path); }
-  static Request Decode(Reader& r) { return {r.Str()}; }
-  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromMeta(s.RemoveMeta(q.path)); }
-};
-
-struct CreateMeta {  // path, entry -> status (EEXIST)
-  static constexpr NodeOp kOp = NodeOp::kCreateMeta;
-  static constexpr const char* kName = "create meta";
+template <NodeOp Op, const char* Name, Status (NodeService::*Method)(const std::string&, const Metadata&)>
+struct EntryToStatus {
+  static constexpr NodeOp kOp = Op;
+  static constexpr const char* kName = Name;
   struct Request {
     std::string path;
-    std::string value;
-  };  // value: EncodeMetadata
+    std::string value;  // EncodeMetadata
+  };
   static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.value); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
     auto md = DecodeMetadata(q.value);
-    return md ? FromStatus(s.CreateMeta(q.path, *md)) : Error(md.error());
+    return md ? FromStatus((s.*Method)(q.path, *md)) : Error(md.error());
   }
 };
 
-struct PutMeta {  // path, entry -> status
-  static constexpr NodeOp kOp = NodeOp::kPutMeta;
-  static constexpr const char* kName = "put meta";
-  using Request = CreateMeta::Request;
-  static void Encode(Writer& w, const Request& q) { w.Str(q.path).Str(q.value); }
-  static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
+template <NodeOp Op, const char* Name, Status (NodeService::*Method)(uint64_t)>
+struct FileToStatus {
+  static constexpr NodeOp kOp = Op;
+  static constexpr const char* kName = Name;
+  struct Request {
+    uint64_t file_id;
+  };
+  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id); }
+  static Request Decode(Reader& r) { return {r.U64()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
-    auto md = DecodeMetadata(q.value);
-    return md ? FromStatus(s.PutMeta(q.path, *md)) : Error(md.error());
+    return FromStatus((s.*Method)(q.file_id));
   }
 };
+
+inline constexpr char kGetMetaName[] = "get meta";
+inline constexpr char kRemoveMetaName[] = "remove meta";
+inline constexpr char kCreateMetaName[] = "create meta";
+inline constexpr char kPutMetaName[] = "put meta";
+inline constexpr char kRemoveChunksName[] = "remove chunks";
+inline constexpr char kSyncName[] = "sync";
+using GetMeta = PathToEntry<NodeOp::kGetMeta, kGetMetaName, &NodeService::GetMeta>;
+using RemoveMeta = PathToEntry<NodeOp::kRemoveMeta, kRemoveMetaName, &NodeService::RemoveMeta>;
+using CreateMeta = EntryToStatus<NodeOp::kCreateMeta, kCreateMetaName, &NodeService::CreateMeta>;
+using PutMeta = EntryToStatus<NodeOp::kPutMeta, kPutMetaName, &NodeService::PutMeta>;
+using RemoveChunks = FileToStatus<NodeOp::kRemoveChunks, kRemoveChunksName, &NodeService::RemoveChunks>;
+using SyncFile = FileToStatus<NodeOp::kSync, kSyncName, &NodeService::Sync>;
 
 struct UpdateMeta {  // path, update -> the entry after it
   static constexpr NodeOp kOp = NodeOp::kUpdateMeta;
@@ -193,28 +203,6 @@ struct TruncateChunks {  // file, size, chunk size -> status
     if (q.chunk_size == 0) return Refuse("truncate: chunk size 0");
     return FromStatus(s.TruncateChunks(q.file_id, q.size, q.chunk_size));
   }
-};
-
-struct RemoveChunks {  // file -> status
-  static constexpr NodeOp kOp = NodeOp::kRemoveChunks;
-  static constexpr const char* kName = "remove chunks";
-  struct Request {
-    uint64_t file_id;
-  };
-  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id); }
-  static Request Decode(Reader& r) { return {r.U64()}; }
-  static Response Serve(NodeService& s, const Request& q, std::string_view) {
-    return FromStatus(s.RemoveChunks(q.file_id));
-  }
-};
-
-struct SyncFile {  // file -> status
-  static constexpr NodeOp kOp = NodeOp::kSync;
-  static constexpr const char* kName = "sync";
-  using Request = RemoveChunks::Request;
-  static void Encode(Writer& w, const Request& q) { w.U64(q.file_id); }
-  static Request Decode(Reader& r) { return {r.U64()}; }
-  static Response Serve(NodeService& s, const Request& q, std::string_view) { return FromStatus(s.Sync(q.file_id)); }
 };
 
 struct StatSpace {  // -> block size, total, free, available blocks

@@ -17,6 +17,35 @@ Status Put(Result<U> value, T* out) {
   return Status::Ok();
 }
 
+constexpr char kAnInteger[] = "an integer";
+constexpr char kMilliseconds[] = "milliseconds";
+constexpr char kMs[] = "ms";
+constexpr char kMicroseconds[] = "microseconds";
+constexpr char kUs[] = "µs";
+constexpr char kNoUnit[] = "";
+
+// Readers of the common kinds of field, one instance per field (the table's rows name them).
+template <auto Member>
+Status Path(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  return Put(YamlScalar<std::string>(s, n, v, "a path"), &(c->*Member));
+}
+template <auto Member>
+Status HostPort(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  return Put(YamlHostPort(s, n, v), &(c->*Member));
+}
+template <auto Member>
+Status Size(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  return Put(YamlSize(s, n, v), &(c->*Member));
+}
+template <auto Member>
+Status Seconds(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &(c->*Member));
+}
+template <auto Member, int64_t Lo, int64_t Hi, const char* Expected = kAnInteger, const char* Unit = kNoUnit>
+Status Int(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  return Put(YamlIntIn(s, n, v, Lo, Hi, Expected, Unit), &(c->*Member));
+}
+
 Status OneOf(const std::string& s, const std::string& n, const YAML::Node& v, const std::set<std::string>& allowed,
              const std::string& list, std::string* out) {
   BB_ASSIGN_OR_RETURN(*out, YamlScalar<std::string>(s, n, v, list.c_str()));
@@ -53,10 +82,8 @@ Status ReadQosLimits(const std::string& s, const std::string& n, const YAML::Nod
 // The fields, in the order the README lists them.
 const DaemonField kFields[] = {
     {"root", "backing directory: `meta/` (LevelDB), `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`", "—",
-     true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->root); }},
-    {"mount", "mount point (must exist, must not be mounted)", "—", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->mount); }},
+     true, Path<&DaemonConfig::root>},
+    {"mount", "mount point (must exist, must not be mounted)", "—", true, Path<&DaemonConfig::mount>},
     {"chunk_size", "chunk size, power of two, 4 KiB – 1 GiB", "`512KiB`", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlChunkSize(s, n, v), &c->chunk_size); }},
     {"log_level", "trace, debug, info, warn, error", "`info`", true,
@@ -64,21 +91,15 @@ const DaemonField kFields[] = {
        return OneOf(s, n, v, {"trace", "debug", "info", "warn", "error"}, "one of trace, debug, info, warn, error",
                     &c->log_level);
      }},
-    {"fuse_threads", "most FUSE worker threads", "16", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 1024), &c->fuse_threads); }},
+    {"fuse_threads", "most FUSE worker threads", "16", true, Int<&DaemonConfig::fuse_threads, 1, 1024>},
     {"cache_timeout", "seconds the kernel caches attributes and entries", "1.0 (0 in a cluster)", true,
-     [](auto& s, auto& n, auto& v, auto* c) {
-       return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &c->cache_timeout);
-     }},
+     Seconds<&DaemonConfig::cache_timeout>},
     {"private_cache_timeout",
      "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
      "treat them like shared files",
-     "60", true,
-     [](auto& s, auto& n, auto& v, auto* c) {
-       return Put(YamlNumberIn(s, n, v, 0, 3600, "seconds"), &c->private_cache_timeout);
-     }},
+     "60", true, Seconds<&DaemonConfig::private_cache_timeout>},
     {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlSize(s, n, v), &c->reserve_bytes); }},
+     Size<&DaemonConfig::reserve_bytes>},
     {"write_behind",
      "most bytes of writes to other nodes' chunks still on their way after `write()` returned; `close`/`fsync` "
      "wait for them and report their first error (as NFS and Lustre clients do). Files opened `O_SYNC`, `O_DSYNC` "
@@ -92,11 +113,9 @@ const DaemonField kFields[] = {
      }},
     {"io_threads",
      "threads that carry the chunks of one read or write, and the writes behind, to their nodes at the same time", "16",
-     true, [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 256), &c->io_threads); }},
+     true, Int<&DaemonConfig::io_threads, 1, 256>},
     {"hosts_file", "shared hosts file of a cluster (one line per node: `name ip:port`)", "— (one node)", true,
-     [](auto& s, auto& n, auto& v, auto* c) {
-       return Put(YamlScalar<std::string>(s, n, v, "a path"), &c->hosts_file);
-     }},
+     Path<&DaemonConfig::hosts_file>},
     {"node_name", "this node's name in the hosts file", "host name", true,
      [](auto& s, auto& n, auto& v, auto* c) -> Status {
        BB_ASSIGN_OR_RETURN(c->node_name, YamlScalar<std::string>(s, n, v, "a name"));
@@ -105,35 +124,27 @@ const DaemonField kFields[] = {
        }
        return Status::Ok();
      }},
-    {"listen", "`ip:port` this daemon serves the other nodes on", "—", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlHostPort(s, n, v), &c->listen); }},
+    {"listen", "`ip:port` this daemon serves the other nodes on", "—", true, HostPort<&DaemonConfig::listen>},
     {"nodes", "how many nodes the instance has; each daemon waits for all before mounting", "1", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 4096), &c->nodes); }},
+     Int<&DaemonConfig::nodes, 1, 4096>},
     {"rpc_timeout", "deadline of every call to another node, ms", "5000", true,
-     [](auto& s, auto& n, auto& v, auto* c) {
-       return Put(YamlIntIn(s, n, v, 1, 600000, "milliseconds", "ms"), &c->rpc_timeout_ms);
-     }},
+     Int<&DaemonConfig::rpc_timeout_ms, 1, 600000, kMilliseconds, kMs>},
     {"rpc_poll_spin",
      "µs the transport keeps polling for messages before it sleeps (a caller waiting for a small reply polls "
      "too); trades a core's time for round-trip latency. `bbctl emulate` sets 0: its nodes share the host's cores",
-     "50", true,
-     [](auto& s, auto& n, auto& v, auto* c) {
-       return Put(YamlIntIn(s, n, v, 0, 10000, "microseconds", "µs"), &c->rpc_poll_spin_us);
-     }},
+     "50", true, Int<&DaemonConfig::rpc_poll_spin_us, 0, 10000, kMicroseconds, kUs>},
     {"rpc_large_in_flight",
      "most chunk-sized transfers to other nodes under way at once: enough to keep the links busy while each "
      "transfer's handshake waits in the links' queues",
-     "16", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 1024), &c->rpc_large_in_flight); }},
+     "16", true, Int<&DaemonConfig::rpc_large_in_flight, 1, 1024>},
     {"qos_stage", "`auto` (on when limits or a controller are set), `on`, `off`", "`auto`", true,
      [](auto& s, auto& n, auto& v, auto* c) {
        return OneOf(s, n, v, {"auto", "on", "off"}, "auto, on or off", &c->qos_stage);
      }},
     {"qos_limits", "static per-job limits: `JOB: {metadata: OPS, data: SIZE}` per second", "—", false, ReadQosLimits},
-    {"qos_controller", "`ip:port` of `bb-controller`", "—", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlHostPort(s, n, v), &c->qos_controller); }},
+    {"qos_controller", "`ip:port` of `bb-controller`", "—", true, HostPort<&DaemonConfig::qos_controller>},
     {"qos_threads", "threads answering requests that waited for tokens", "4", true,
-     [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlIntIn(s, n, v, 1, 256), &c->qos_threads); }},
+     Int<&DaemonConfig::qos_threads, 1, 256>},
 };
 
 const DaemonField* FindField(const std::string& name) {
