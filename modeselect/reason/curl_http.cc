@@ -87,17 +87,17 @@ int ErrnoOf(CURLcode rc, long os_errno, bool too_big) {
 
 class CurlHttpClient final : public HttpClient {
  public:
-  Result<HttpResponse> Post(const std::string& url, const std::vector<std::string>& headers,
-                            const std::string& body, std::chrono::milliseconds deadline) override;
+  Result<HttpResponse> Post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
+                            std::chrono::milliseconds deadline) override;
 
  private:
   // Sets every option of one transfer; false when libcurl refused one (too old a libcurl).
-  static bool Configure(CURL* h, const std::string& url, curl_slist* headers,
-                        const std::string& body, long timeout_ms, Sink* sink, char* errbuf);
+  static bool Configure(CURL* h, const std::string& url, curl_slist* headers, const std::string& body, long timeout_ms,
+                        Sink* sink, char* errbuf);
 };
 
-bool CurlHttpClient::Configure(CURL* h, const std::string& url, curl_slist* headers,
-                               const std::string& body, long timeout_ms, Sink* sink, char* errbuf) {
+bool CurlHttpClient::Configure(CURL* h, const std::string& url, curl_slist* headers, const std::string& body,
+                               long timeout_ms, Sink* sink, char* errbuf) {
   CURLcode rc = CURLE_OK;
   auto set = [&](CURLoption option, auto value) {
     if (rc == CURLE_OK) rc = curl_easy_setopt(h, option, value);
@@ -121,10 +121,8 @@ bool CurlHttpClient::Configure(CURL* h, const std::string& url, curl_slist* head
   return rc == CURLE_OK;
 }
 
-Result<HttpResponse> CurlHttpClient::Post(const std::string& url,
-                                          const std::vector<std::string>& headers,
-                                          const std::string& body,
-                                          std::chrono::milliseconds deadline) {
+Result<HttpResponse> CurlHttpClient::Post(const std::string& url, const std::vector<std::string>& headers,
+                                          const std::string& body, std::chrono::milliseconds deadline) {
   // CURLOPT_TIMEOUT_MS 0 would mean "no timeout", so a spent deadline never reaches curl.
   if (deadline.count() <= 0) {
     return Status(ETIMEDOUT, url + ": the deadline passed before the request was sent");
@@ -145,8 +143,7 @@ Result<HttpResponse> CurlHttpClient::Post(const std::string& url,
 
   Sink sink;
   char errbuf[CURL_ERROR_SIZE] = {0};
-  if (!Configure(h.get(), url, list.get(), body, static_cast<long>(deadline.count()), &sink,
-                 errbuf)) {
+  if (!Configure(h.get(), url, list.get(), body, static_cast<long>(deadline.count()), &sink, errbuf)) {
     return Status(EINVAL, url + ": libcurl refused an option: " + errbuf);
   }
   const CURLcode rc = curl_easy_perform(h.get());

@@ -42,8 +42,7 @@ class HttpClient {
   // EMSGSIZE when the body exceeds kMaxHttpResponseBytes; EINVAL for a URL that is not http(s);
   // EIO for any other transport failure.
   virtual Result<HttpResponse> Post(const std::string& url, const std::vector<std::string>& headers,
-                                    const std::string& body,
-                                    std::chrono::milliseconds deadline) = 0;
+                                    const std::string& body, std::chrono::milliseconds deadline) = 0;
 };
 
 // A client over libcurl. It connects to exactly the host of the URL: proxy settings in the

@@ -26,8 +26,7 @@ std::string_view TrimSlashes(std::string_view s) {
 }
 
 // The first non-empty of `flag` and the variables `names`, or "".
-std::string FirstOf(const std::string& flag, std::initializer_list<const char*> names,
-                    const EnvLookup& env) {
+std::string FirstOf(const std::string& flag, std::initializer_list<const char*> names, const EnvLookup& env) {
   if (!flag.empty()) return flag;
   for (const char* name : names) {
     std::optional<std::string> v = env(name);
@@ -81,11 +80,10 @@ LlmReasoner::LlmReasoner(LlmOptions options, HttpClient* http, const Clock* cloc
       url_(ChatCompletionsUrl(options_.base_url)),
       http_(http),
       clock_(clock),
-      sleep_(sleep ? std::move(sleep)
-                   : Sleep([](nanoseconds d) { std::this_thread::sleep_for(d); })) {}
+      sleep_(sleep ? std::move(sleep) : Sleep([](nanoseconds d) { std::this_thread::sleep_for(d); })) {}
 
-std::string LlmReasoner::RetryRefusal(const Result<HttpResponse>& last, int attempt,
-                                      nanoseconds backoff, int64_t deadline_ns) const {
+std::string LlmReasoner::RetryRefusal(const Result<HttpResponse>& last, int attempt, nanoseconds backoff,
+                                      int64_t deadline_ns) const {
   if (!Retryable(last)) return "not retryable";
   if (attempt >= options_.max_attempts) return "attempts used up";
   if (clock_->MonotonicNs() + backoff.count() >= deadline_ns) return "no time left to retry";
@@ -95,8 +93,8 @@ std::string LlmReasoner::RetryRefusal(const Result<HttpResponse>& last, int atte
 Result<Decision> LlmReasoner::Decide(const Evidence& evidence, const KnowledgeBase& kb) {
   const int64_t start_ns = clock_->MonotonicNs();
   const int64_t deadline_ns = start_ns + nanoseconds(options_.deadline).count();
-  const std::string body = BuildChatRequest(evidence, kb, options_)
-                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string body =
+      BuildChatRequest(evidence, kb, options_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<std::string> headers = {"Content-Type: application/json", "Accept: application/json"};
   if (!options_.api_key.empty()) headers.push_back("Authorization: Bearer " + options_.api_key);
 
@@ -105,9 +103,8 @@ Result<Decision> LlmReasoner::Decide(const Evidence& evidence, const KnowledgeBa
   for (int attempt = 1;; ++attempt) {
     const int64_t left_ns = deadline_ns - clock_->MonotonicNs();
     if (left_ns <= 0) {
-      return Status(ETIMEDOUT, where + ": the deadline of " +
-                                   std::to_string(options_.deadline.count()) + " ms passed after " +
-                                   std::to_string(attempt - 1) + " attempt(s)");
+      return Status(ETIMEDOUT, where + ": the deadline of " + std::to_string(options_.deadline.count()) +
+                                   " ms passed after " + std::to_string(attempt - 1) + " attempt(s)");
     }
     // Round up so that a deadline less than 1 ms away is still tried rather than spent.
     const milliseconds left((left_ns + 999'999) / 1'000'000);
@@ -119,8 +116,7 @@ Result<Decision> LlmReasoner::Decide(const Evidence& evidence, const KnowledgeBa
       continue;
     }
     const std::string context = where + " (attempt " + std::to_string(attempt) + " of " +
-                                std::to_string(options_.max_attempts) +
-                                (Retryable(r) ? ", " + refusal : "") + ")";
+                                std::to_string(options_.max_attempts) + (Retryable(r) ? ", " + refusal : "") + ")";
     if (!r.has_value()) return r.error().Annotate(context);
     Result<Decision> d = ParseChatReply(r->status, r->body);
     if (!d.has_value()) return d.error().Annotate(context);

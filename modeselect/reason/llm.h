@@ -29,9 +29,9 @@
 namespace bb::modeselect {
 
 struct LlmOptions {
-  std::string base_url;  // "http://127.0.0.1:8080/v1", no trailing slash once resolved
-  std::string model;     // the served model's name
-  std::string api_key;   // "" = no Authorization header
+  std::string base_url;                       // "http://127.0.0.1:8080/v1", no trailing slash once resolved
+  std::string model;                          // the served model's name
+  std::string api_key;                        // "" = no Authorization header
   std::chrono::milliseconds deadline{60000};  // for all attempts together
   int max_attempts = 3;
   int max_tokens = 1024;  // the reply's budget; a reply cut at it is refused
@@ -73,8 +73,8 @@ class LlmReasoner final : public Reasoner {
  private:
   // Why the next attempt should not be made after `last` (or "" to retry): not retryable,
   // attempts used up, or no time left for `backoff` before `deadline_ns`.
-  std::string RetryRefusal(const Result<HttpResponse>& last, int attempt,
-                           std::chrono::nanoseconds backoff, int64_t deadline_ns) const;
+  std::string RetryRefusal(const Result<HttpResponse>& last, int attempt, std::chrono::nanoseconds backoff,
+                           int64_t deadline_ns) const;
 
   const LlmOptions options_;
   const std::string url_;

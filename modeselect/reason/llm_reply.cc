@@ -97,8 +97,7 @@ Status SchemaError(const std::string& path, const std::string& what) {
 
 bool IsInteger(const json& v) {
   if (v.is_number_integer()) return true;
-  return v.is_number_float() && std::isfinite(v.get<double>()) &&
-         v.get<double>() == std::floor(v.get<double>());
+  return v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>());
 }
 
 bool HasType(const json& v, const std::string& type) {
@@ -205,8 +204,8 @@ Decision ToDecision(const json& a) {
   d.primary_reason = a["primary_reason"].get<std::string>();
   d.risk_analysis = a["risk_analysis"].get<std::vector<std::string>>();
   for (const json& e : a["evidence"]) {
-    d.evidence.push_back({e["file"].get<std::string>(), static_cast<int>(e["line"].get<double>()),
-                          e["finding"].get<std::string>()});
+    d.evidence.push_back(
+        {e["file"].get<std::string>(), static_cast<int>(e["line"].get<double>()), e["finding"].get<std::string>()});
   }
   for (int m = 1; m <= 4; ++m) d.scores[m - 1] = a["scores"][std::to_string(m)].get<double>();
   d.selected_by = "llm";
@@ -226,12 +225,11 @@ Result<Decision> ParseAnswer(const std::string& text) {
 Result<Decision> ParseOk(long http_status, std::string_view body) {
   const json reply = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (reply.is_discarded() || !reply.is_object()) {
-    return Status(EPROTO, "HTTP " + std::to_string(http_status) +
-                              " with a body that is not a JSON object: " + Quote(body, 120));
+    return Status(
+        EPROTO, "HTTP " + std::to_string(http_status) + " with a body that is not a JSON object: " + Quote(body, 120));
   }
   if (reply.contains("error") && !reply.contains("choices")) {
-    return Status(EPROTO, "HTTP " + std::to_string(http_status) +
-                              " carries an error: " + ServerErrorMessage(body));
+    return Status(EPROTO, "HTTP " + std::to_string(http_status) + " carries an error: " + ServerErrorMessage(body));
   }
   if (!reply.contains("choices") || !reply["choices"].is_array()) {
     return Status(EPROTO, "the reply has no choices");
@@ -263,8 +261,7 @@ std::string ServerErrorMessage(std::string_view body) {
 
 Result<Decision> ParseChatReply(long http_status, std::string_view body) {
   if (http_status < 200 || http_status > 299) {
-    return Status(ErrnoOfStatus(http_status),
-                  "HTTP " + std::to_string(http_status) + ": " + ServerErrorMessage(body));
+    return Status(ErrnoOfStatus(http_status), "HTTP " + std::to_string(http_status) + ": " + ServerErrorMessage(body));
   }
   try {
     return ParseOk(http_status, body);

@@ -129,8 +129,7 @@ class StubServer {
   int port_ = 0;
 };
 
-LlmOptions Options(const std::string& base_url, const std::string& model,
-                   milliseconds deadline = milliseconds(10000)) {
+LlmOptions Options(const std::string& base_url, const std::string& model, milliseconds deadline = milliseconds(10000)) {
   LlmOptions o;
   o.base_url = base_url;
   o.model = model;
@@ -183,8 +182,7 @@ TEST_CASE("stub: good replies through curl become decisions", "[modeselect][llm]
   }
 }
 
-TEST_CASE("stub: broken answers and HTTP errors end in the fallback with the server's words",
-          "[modeselect][llm]") {
+TEST_CASE("stub: broken answers and HTTP errors end in the fallback with the server's words", "[modeselect][llm]") {
   StubServer stub;
   auto http = NewCurlHttpClient();
   struct Row {
@@ -227,8 +225,7 @@ TEST_CASE("stub: a server that never answers ends at the deadline", "[modeselect
   StubServer stub;
   auto http = NewCurlHttpClient();
   const auto start = steady_clock::now();
-  const Result<Decision> outcome =
-      Ask(http.get(), Options(stub.base_url(), "never", milliseconds(1500)));
+  const Result<Decision> outcome = Ask(http.get(), Options(stub.base_url(), "never", milliseconds(1500)));
   const auto took = steady_clock::now() - start;
   REQUIRE_FALSE(outcome.has_value());
   CHECK(outcome.error().code() == ETIMEDOUT);
@@ -296,8 +293,8 @@ TEST_CASE("stub: the curl client's own errors", "[modeselect][llm]") {
     const char* model;
     int code;
   };
-  for (const Row& r : {Row{"huge", EMSGSIZE}, Row{"huge-chunked", EMSGSIZE},
-                       Row{"truncated", EPROTO}, Row{"never", ETIMEDOUT}}) {
+  for (const Row& r :
+       {Row{"huge", EMSGSIZE}, Row{"huge-chunked", EMSGSIZE}, Row{"truncated", EPROTO}, Row{"never", ETIMEDOUT}}) {
     INFO(r.model);
     Result<HttpResponse> got = http->Post(url, headers, body(r.model), milliseconds(700));
     REQUIRE_FALSE(got.has_value());
@@ -307,14 +304,12 @@ TEST_CASE("stub: the curl client's own errors", "[modeselect][llm]") {
   Result<HttpResponse> ok = http->Post(url, headers, body("good"), milliseconds(5000));
   REQUIRE(ok.has_value());
   CHECK(ok->status == 200);
-  Result<HttpResponse> missing =
-      http->Post(stub.base_url() + "/nowhere", headers, "{}", milliseconds(5000));
+  Result<HttpResponse> missing = http->Post(stub.base_url() + "/nowhere", headers, "{}", milliseconds(5000));
   REQUIRE(missing.has_value());  // an HTTP error status is a response
   CHECK(missing->status == 404);
   CHECK(missing->body == R"({"detail": "Not Found"})");
   CHECK(http->Post(url, headers, body("good"), milliseconds(0)).error().code() == ETIMEDOUT);
-  CHECK(http->Post("ftp://127.0.0.1/x", headers, "{}", milliseconds(1000)).error().code() ==
-        EINVAL);
+  CHECK(http->Post("ftp://127.0.0.1/x", headers, "{}", milliseconds(1000)).error().code() == EINVAL);
 }
 
 TEST_CASE("stub: the server exits when its stdin closes and on SIGTERM", "[modeselect][llm]") {

@@ -23,9 +23,8 @@ std::string GoodBody(int mode) {
                        {"risk_analysis", json::array()},
                        {"evidence", json::array()},
                        {"scores", {{"1", 0}, {"2", 0.8}, {"3", 0.6}, {"4", 0.1}}}};
-  return json{{"choices",
-               {{{"message", {{"role", "assistant"}, {"content", answer.dump()}}},
-                 {"finish_reason", "stop"}}}}}
+  return json{
+      {"choices", {{{"message", {{"role", "assistant"}, {"content", answer.dump()}}}, {"finish_reason", "stop"}}}}}
       .dump();
 }
 
@@ -43,8 +42,8 @@ class ScriptedHttp final : public HttpClient {
   ScriptedHttp(ManualClock* clock, std::vector<Result<HttpResponse>> script, milliseconds cost)
       : clock_(clock), script_(std::move(script)), cost_(cost) {}
 
-  Result<HttpResponse> Post(const std::string& url, const std::vector<std::string>& headers,
-                            const std::string& body, milliseconds deadline) override {
+  Result<HttpResponse> Post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
+                            milliseconds deadline) override {
     calls.push_back({url, headers, body, deadline});
     clock_->Advance(nanoseconds(std::min(cost_, deadline)).count());
     return script_[std::min(calls.size(), script_.size()) - 1];

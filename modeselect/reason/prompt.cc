@@ -87,8 +87,7 @@ std::string ModesText(const KnowledgeBase& kb) {
       "The four layout modes: 1 node-local, 2 centralized metadata, 3 distributed hashing (the "
       "safe default, correct for any job), 4 hybrid local-write/global-read.\n";
   for (const ModeKnowledge& m : kb.modes) {
-    out += "Mode " + std::to_string(m.mode) + " - " + Clip(m.name, kKbTextBytes) + ": " +
-           Sentence(m.summary);
+    out += "Mode " + std::to_string(m.mode) + " - " + Clip(m.name, kKbTextBytes) + ": " + Sentence(m.summary);
     if (!m.strengths.empty()) out += " Good at: " + Joined(m.strengths, "; ", kKbItems) + ".";
     if (!m.weaknesses.empty()) out += " Costs: " + Joined(m.weaknesses, "; ", kKbItems) + ".";
     out += "\n";
@@ -140,9 +139,8 @@ std::string GeometryText(const Evidence& e) {
   const StaticEvidence& s = e.statics;
   const uint32_t nodes = e.nodes != 0 ? e.nodes : static_cast<uint32_t>(std::max(s.nodes, 0));
   std::string out = "Nodes the job will run on: " + (nodes ? std::to_string(nodes) : "unknown");
-  out += ". Batch script: --nodes " + (s.nodes ? std::to_string(s.nodes) : "not given") +
-         ", --ntasks " + (s.ntasks ? std::to_string(s.ntasks) : "not given") +
-         ", --ntasks-per-node " +
+  out += ". Batch script: --nodes " + (s.nodes ? std::to_string(s.nodes) : "not given") + ", --ntasks " +
+         (s.ntasks ? std::to_string(s.ntasks) : "not given") + ", --ntasks-per-node " +
          (s.ntasks_per_node ? std::to_string(s.ntasks_per_node) : "not given") + ".\n";
   if (!s.files_scanned.empty()) {
     out += "Files scanned (" + std::to_string(s.files_scanned.size()) + "): ";
@@ -168,8 +166,7 @@ std::string LaunchesText(const StaticEvidence& s) {
     if (l.tasks) out += ", tasks " + std::to_string(l.tasks);
     if (l.tasks_per_node) out += ", tasks per node " + std::to_string(l.tasks_per_node);
     if (!l.distribution.empty()) out += ", distribution " + l.distribution;
-    out += ": " + Clip(argv, kPromptSnippetBytes) + " (" + l.file + ":" + std::to_string(l.line) +
-           ")\n";
+    out += ": " + Clip(argv, kPromptSnippetBytes) + " (" + l.file + ":" + std::to_string(l.line) + ")\n";
   }
   if (s.launches.size() > static_cast<size_t>(kPromptLaunches)) {
     out += "- ... and " + std::to_string(s.launches.size() - kPromptLaunches) + " more\n";
@@ -192,8 +189,8 @@ std::string FactText(std::string_view fact, const std::vector<const Finding*>& o
   int here = 0;
   for (const Finding* f : of) {
     if (here == kPromptFindingsPerFact || quoted == kPromptFindings) break;
-    out += "  " + Clip(f->file, kPromptSnippetBytes) + ":" + std::to_string(f->line) + " " +
-           std::string(fact) + " — " + Clip(f->snippet, kPromptSnippetBytes) + "\n";
+    out += "  " + Clip(f->file, kPromptSnippetBytes) + ":" + std::to_string(f->line) + " " + std::string(fact) + " — " +
+           Clip(f->snippet, kPromptSnippetBytes) + "\n";
     ++here, ++quoted;
   }
   if (static_cast<size_t>(here) < of.size()) {
@@ -231,8 +228,8 @@ std::string SignalsText(const Evidence& e) {
   std::string out = "Probe signals (name = value unit — meaning; where it came from):\n";
   for (const Signal& s : e.signals) {
     const SignalInfo* info = FindSignal(s.name);
-    out += "- " + s.name + " = " + WithUnit(s.value, info ? info->unit : "") + " — " +
-           (info ? info->description : "") + "; " + Clip(s.why, kWhyBytes) + "\n";
+    out += "- " + s.name + " = " + WithUnit(s.value, info ? info->unit : "") + " — " + (info ? info->description : "") +
+           "; " + Clip(s.why, kWhyBytes) + "\n";
   }
   return out;
 }
@@ -259,8 +256,7 @@ std::string MissingText(const Evidence& e) {
 
 std::string UserMessage(const Evidence& e) {
   std::string out = "The job's evidence.\n\n" + GeometryText(e);
-  for (const std::string& part :
-       {LaunchesText(e.statics), FindingsText(e.statics), SignalsText(e)}) {
+  for (const std::string& part : {LaunchesText(e.statics), FindingsText(e.statics), SignalsText(e)}) {
     if (!part.empty()) out += "\n" + part;
   }
   return out + "\n" + MissingText(e) + "\nChoose the mode; answer with the JSON object only.";
@@ -292,24 +288,21 @@ json DecisionSchema() {
               {"required", {"1", "2", "3", "4"}},
               {"additionalProperties", false}}}}},
           {"required",
-           {"selected_mode", "confidence", "io_topology", "primary_reason", "risk_analysis",
-            "evidence", "scores"}},
+           {"selected_mode", "confidence", "io_topology", "primary_reason", "risk_analysis", "evidence", "scores"}},
           {"additionalProperties", false}};
 }
 
-json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb,
-                      const LlmOptions& options) {
-  return {{"model", options.model},
-          {"messages",
-           {{{"role", "system"}, {"content", SystemMessage(kb)}},
-            {{"role", "user"}, {"content", UserMessage(evidence)}}}},
-          {"temperature", 0},
-          {"max_tokens", options.max_tokens},
-          {"stream", false},
-          {"response_format",
-           {{"type", "json_schema"},
-            {"json_schema",
-             {{"name", "mode_decision"}, {"strict", true}, {"schema", DecisionSchema()}}}}}};
+json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb, const LlmOptions& options) {
+  return {
+      {"model", options.model},
+      {"messages",
+       {{{"role", "system"}, {"content", SystemMessage(kb)}}, {{"role", "user"}, {"content", UserMessage(evidence)}}}},
+      {"temperature", 0},
+      {"max_tokens", options.max_tokens},
+      {"stream", false},
+      {"response_format",
+       {{"type", "json_schema"},
+        {"json_schema", {{"name", "mode_decision"}, {"strict", true}, {"schema", DecisionSchema()}}}}}};
 }
 
 }  // namespace bb::modeselect

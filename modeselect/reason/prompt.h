@@ -42,7 +42,6 @@ nlohmann::json DecisionSchema();
 // The chat-completions request body for `evidence`: model, messages (system: the modes and
 // patterns of `kb` and the rules of the answer; user: geometry, launches, findings, signals and
 // which evidence is missing), temperature 0, max_tokens and response_format.
-nlohmann::json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb,
-                                const LlmOptions& options);
+nlohmann::json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb, const LlmOptions& options);
 
 }  // namespace bb::modeselect

@@ -36,10 +36,7 @@ KnowledgeBase SampleKb() {
                   "every rank writes and reads only its own files",
                   {1, 4},
                   "no file is shared, so node-local placement is safe"},
-                 {"n_1_shared",
-                  "all ranks write one shared file",
-                  {3, 2},
-                  "one file must be visible everywhere"}};
+                 {"n_1_shared", "all ranks write one shared file", {3, 2}, "one file must be visible everywhere"}};
   kb.min_confidence = 0.7;
   return kb;
 }
@@ -66,17 +63,14 @@ Evidence SampleEvidence() {
   return e;
 }
 
-std::string Content(const json& request, int i) {
-  return request["messages"][i]["content"].get<std::string>();
-}
+std::string Content(const json& request, int i) { return request["messages"][i]["content"].get<std::string>(); }
 
 TEST_CASE("the decision schema names every key, its type and range", "[modeselect][llm]") {
   const json s = DecisionSchema();
   CHECK(s["type"] == "object");
   CHECK(s["additionalProperties"] == false);
-  const std::vector<std::string> keys = {"selected_mode",  "confidence",    "io_topology",
-                                         "primary_reason", "risk_analysis", "evidence",
-                                         "scores"};
+  const std::vector<std::string> keys = {"selected_mode", "confidence", "io_topology", "primary_reason",
+                                         "risk_analysis", "evidence",   "scores"};
   CHECK(s["required"].get<std::vector<std::string>>() == keys);
   for (const std::string& k : keys) CHECK(s["properties"].contains(k));
   CHECK(s["properties"].size() == keys.size());
@@ -114,14 +108,12 @@ TEST_CASE("the chat request carries the schema in the nested form", "[modeselect
   CHECK(r["messages"][1]["role"] == "user");
 }
 
-TEST_CASE("the system message explains the modes, the patterns and the rules",
-          "[modeselect][llm]") {
+TEST_CASE("the system message explains the modes, the patterns and the rules", "[modeselect][llm]") {
   const std::string sys = Content(BuildChatRequest(SampleEvidence(), SampleKb(), {}), 0);
   for (const char* s :
        {"Mode 1 - node-local", "each node keeps the files it writes", "no network on write",
-        "a file written on one node cannot be read on another", "Mode 4 - hybrid", "n_n_private",
-        "-> modes 1, 4", "no file is shared", "n_1_shared", "0.70", "mode 3", "scores",
-        "io_topology", "evidence"}) {
+        "a file written on one node cannot be read on another", "Mode 4 - hybrid", "n_n_private", "-> modes 1, 4",
+        "no file is shared", "n_1_shared", "0.70", "mode 3", "scores", "io_topology", "evidence"}) {
     INFO(s);
     CHECK(sys.find(s) != std::string::npos);
   }
@@ -131,9 +123,8 @@ TEST_CASE("the user message renders the evidence and what is missing", "[modesel
   Evidence e = SampleEvidence();
   std::string user = Content(BuildChatRequest(e, SampleKb(), {}), 1);
   for (const char* s :
-       {"Nodes the job will run on: 4", "--ntasks 64", "job.sh, src/io.c", "step 0: srun",
-        "tasks 64", "./app -o out (job.sh:12)",
-        "src/io.c:42 file.per_rank — snprintf(name, sizeof name, \"out.%d\", rank);",
+       {"Nodes the job will run on: 4", "--ntasks 64", "job.sh, src/io.c", "step 0: srun", "tasks 64",
+        "./app -o out (job.sh:12)", "src/io.c:42 file.per_rank — snprintf(name, sizeof name, \"out.%d\", rank);",
         "file names are built from the rank", "access.small_writes (1 found, largest 64 bytes)",
         "8388608 bytes (8 MiB)", "no probe-run profile"}) {
     INFO(s);
@@ -145,8 +136,7 @@ TEST_CASE("the user message renders the evidence and what is missing", "[modesel
                 "3 of 4 files read on node 1 came "
                 "from node 0"}};
   user = Content(BuildChatRequest(e, SampleKb(), {}), 1);
-  CHECK(user.find("profile.cross_node_read_fraction = 0.75 fraction — fraction of read bytes") !=
-        std::string::npos);
+  CHECK(user.find("profile.cross_node_read_fraction = 0.75 fraction — fraction of read bytes") != std::string::npos);
   CHECK(user.find("3 of 4 files read on node 1 came from node 0") != std::string::npos);
   CHECK(user.find("Missing evidence: none.") != std::string::npos);
 
@@ -164,10 +154,7 @@ TEST_CASE("a large job's prompt stays compact and valid UTF-8", "[modeselect][ll
     m.weaknesses.assign(10, std::string(300, 'c'));
   }
   for (int i = 0; i < 40; ++i) {
-    kb.patterns.push_back({"pattern_" + std::to_string(i),
-                           std::string(500, 'd'),
-                           {1, 2, 3, 4},
-                           std::string(500, 'w')});
+    kb.patterns.push_back({"pattern_" + std::to_string(i), std::string(500, 'd'), {1, 2, 3, 4}, std::string(500, 'w')});
   }
   Evidence e = SampleEvidence();
   e.have_profile = true;

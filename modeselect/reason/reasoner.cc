@@ -16,8 +16,7 @@ std::string Fixed2(double v) {
 // Why `d` cannot be used at all, or "" when it is well formed.
 std::string Malformed(const Decision& d) {
   if (d.mode < 1 || d.mode > 4) {
-    return "the " + d.selected_by + " reasoner chose mode " + std::to_string(d.mode) +
-           ", which is not a mode (1..4)";
+    return "the " + d.selected_by + " reasoner chose mode " + std::to_string(d.mode) + ", which is not a mode (1..4)";
   }
   if (!std::isfinite(d.confidence) || d.confidence < 0 || d.confidence > 1) {
     return "the " + d.selected_by + " reasoner gave a confidence outside 0..1";
@@ -29,8 +28,7 @@ std::string Malformed(const Decision& d) {
 
 Decision Finalize(const Result<Decision>& outcome, double min_confidence) {
   if (!outcome.has_value()) {
-    return Fallback("no decision (" + outcome.error().ToString() +
-                    "); mode 3 is correct for any job");
+    return Fallback("no decision (" + outcome.error().ToString() + "); mode 3 is correct for any job");
   }
   const Decision& d = *outcome;
   if (std::string why = Malformed(d); !why.empty()) {
@@ -39,9 +37,8 @@ Decision Finalize(const Result<Decision>& outcome, double min_confidence) {
   if (d.confidence >= min_confidence) return d;
 
   Decision f = Fallback("the " + d.selected_by + " reasoner chose mode " + std::to_string(d.mode) +
-                        " with confidence " + Fixed2(d.confidence) + ", below the minimum " +
-                        Fixed2(min_confidence) + " (its reason: " + d.primary_reason +
-                        "); mode 3 is correct for any job");
+                        " with confidence " + Fixed2(d.confidence) + ", below the minimum " + Fixed2(min_confidence) +
+                        " (its reason: " + d.primary_reason + "); mode 3 is correct for any job");
   f.io_topology = d.io_topology;
   f.scores = d.scores;
   f.evidence = d.evidence;

@@ -41,8 +41,7 @@ TEST_CASE("Finalize keeps a confident decision unchanged", "[modeselect][llm]") 
   }
 }
 
-TEST_CASE("Finalize falls back below the minimum confidence, keeping the reasoner's work",
-          "[modeselect][llm]") {
+TEST_CASE("Finalize falls back below the minimum confidence, keeping the reasoner's work", "[modeselect][llm]") {
   const Decision f = Finalize(Sample(1, 0.3), 0.7);
   CHECK(f.mode == 3);
   CHECK(f.selected_by == "fallback");
@@ -58,8 +57,7 @@ TEST_CASE("Finalize falls back below the minimum confidence, keeping the reasone
   CHECK(f.elapsed_ms == 12.5);
 }
 
-TEST_CASE("Finalize refuses a mode outside 1..4 and a confidence that is not 0..1",
-          "[modeselect][llm]") {
+TEST_CASE("Finalize refuses a mode outside 1..4 and a confidence that is not 0..1", "[modeselect][llm]") {
   struct Row {
     int mode;
     double confidence;
