@@ -14,6 +14,7 @@ packages=(
   libcurl4-openssl-dev
   catch2
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
+  openmpi-bin libopenmpi-dev gfortran
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(python3-matplotlib linux-perf)

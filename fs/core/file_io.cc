@@ -101,10 +101,12 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
   // The entry was just created or read: open it without reading it again.
   auto inode = FindInode(entry.ino);
   if (!inode) return inode.error();
-  return std::make_pair(entry, OpenWith(std::move(*inode), entry.md, flags));
+  OpenFile* file = OpenWith(std::move(*inode), entry.md, flags, c.pid);
+  if (!file->profiled.empty()) profiles_.Opened(file->profiled, file->path, entry.md.file_id, c.pid, clock_->WallNs());
+  return std::make_pair(entry, file);
 }
 
-Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
+Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags, const Caller& c) {
   Count(FsOp::kOpen);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
@@ -115,10 +117,12 @@ Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags) {
     BB_ASSIGN_OR_RETURN(Entry e, SetAttr(ino, req, nullptr));
     md = e.md;
   }
-  return OpenWith(std::move(inode), md, flags);
+  OpenFile* file = OpenWith(std::move(inode), md, flags, c.pid);
+  if (!file->profiled.empty()) profiles_.Opened(file->profiled, file->path, md.file_id, c.pid, clock_->WallNs());
+  return file;
 }
 
-OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags) {
+OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid) {
   auto* file = new OpenFile;
   {
     std::lock_guard lock(table_mu_);
@@ -127,6 +131,8 @@ OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md,
   }
   file->node_private = inode->node_private.load(std::memory_order_relaxed);
   file->data = router_->Resolve(file->path).Data(md.file_id, md.data_location);
+  file->profiled = Profiled(file->path);
+  file->pid = pid;
   {
     std::lock_guard lock(inode->mu);
     inode->meta = md;
@@ -166,6 +172,9 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
     });
   }));
   BB_RETURN_IF_ERROR(pieces.Run());
+  if (!file->profiled.empty()) {
+    profiles_.Accessed(file->profiled, md.file_id, false, offset, want, false, file->pid, clock_->WallNs());
+  }
   return want;
 }
 
@@ -217,6 +226,10 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     // waits for a later write, flush or fsync.
     publish =
         clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns && inode.behind.chunks.empty();
+  }
+  if (!file->profiled.empty()) {
+    profiles_.Accessed(file->profiled, md.file_id, true, offset, data.size(), (file->flags & O_APPEND) != 0, file->pid,
+                       now);
   }
   if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
   return data.size();
@@ -300,6 +313,7 @@ Status FileSystem::Flush(OpenFile* file) {
 
 Status FileSystem::Fsync(OpenFile* file) {
   Count(FsOp::kFsync);
+  if (!file->profiled.empty()) profiles_.Synced(file->profiled, file->inode->ino, clock_->WallNs());
   BB_RETURN_IF_ERROR(WriteBehind::Wait(*file->inode, true));
   BB_RETURN_IF_ERROR(PublishSize(file->inode));
   Inode& inode = *file->inode;

@@ -24,7 +24,8 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
       ids_(ids),
       clock_(clock),
       stats_(stats),
-      fan_out_(std::make_unique<FanOut>(options.io_threads)) {
+      fan_out_(std::make_unique<FanOut>(options.io_threads)),
+      profiles_(router->view().self) {
   // Writes behind are sent by the fan-out's helpers: none without them.
   behind_ = std::make_unique<WriteBehind>(options.io_threads > 0 ? options.write_behind_bytes : 0, fan_out_.get());
   auto root = std::make_shared<Inode>(kRootFileId);
@@ -154,7 +155,12 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
 Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   Count(FsOp::kLookup);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  std::string profiled = Profiled(path);
+  if (!profiled.empty()) profiles_.Lookup(profiled, std::string(ParentPath(path)), clock_->WallNs());
   BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
+  if (!profiled.empty()) {
+    profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
+  }
   Entry e = Remember(path, md);
   // An open file of this node may have unpublished writes.
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
@@ -177,6 +183,10 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   Count(FsOp::kGetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  if (profiles_.active()) {
+    auto path = PathOf(ino);
+    if (path) profiles_.Stat(Profiled(*path), *path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
+  }
   return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
 }
 
@@ -204,6 +214,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     if (md.type != FileType::kRegular) return Status(EINVAL, "truncate of a non-regular file");
     BB_RETURN_IF_ERROR(WriteBehind::Wait(*inode, false));  // no write behind lands past the cut
     BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size, path));
+    if (profiles_.active()) profiles_.Truncated(Profiled(path), md.file_id, now);
     u.size = *req.size;
     if (!req.mtime_ns) u.mtime_ns = now;
     std::lock_guard lock(inode->mu);
@@ -234,6 +245,9 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   PathLayout layout = router_->Resolve(path);
   ApplyLayout(&md, layout);
   BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
+  if (profiles_.active()) {
+    profiles_.Created(layout.domain, path, md.file_id, md.type == FileType::kDirectory, 0, clock_->WallNs());
+  }
   return Remember(path, md);
 }
 
@@ -304,6 +318,7 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type == FileType::kDirectory) return Status(EISDIR, path);
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
   return DropEntryData(md, path);
 }
 
@@ -320,6 +335,7 @@ Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
     if (!page.entries.empty()) return Status(ENOTEMPTY, path);
   }
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, true, clock_->WallNs());
   return DropEntryData(md, path);
 }
 
@@ -380,6 +396,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     auto it = inodes_.find(src.file_id);
     if (it != inodes_.end()) it->second->path = to;
   }
+  if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
   if (dst) return DropEntryData(*dst, to);
   return Status::Ok();
 }

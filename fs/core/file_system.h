@@ -53,6 +53,7 @@
 #include "fs/core/chunking.h"
 #include "fs/core/file_id_allocator.h"
 #include "fs/core/node_service.h"
+#include "fs/core/profile.h"
 #include "fs/core/router.h"
 #include "fs/core/stats.h"
 #include "fs/core/workspace.h"
@@ -176,7 +177,7 @@ class FileSystem {
   Result<std::pair<Entry, OpenFile*>> Create(uint64_t parent, const std::string& name, mode_t mode, int flags,
                                              const Caller& c);
   // EISDIR for a directory; ENOENT when the entry was removed elsewhere. O_TRUNC truncates.
-  Result<OpenFile*> Open(uint64_t ino, int flags);
+  Result<OpenFile*> Open(uint64_t ino, int flags, const Caller& c);
   // Fills `buf` from `offset`; returns the bytes read (short at end of file; holes are zeros).
   Result<size_t> Read(OpenFile* file, uint64_t offset, std::span<char> buf);
   // Writes `data` at `offset` (at the end of file for O_APPEND); returns the bytes written.
@@ -211,6 +212,10 @@ class FileSystem {
   // Safe to repeat after a failure. ENOENT when there is no such workspace.
   Status RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces);
 
+  // The I/O profile of workspaces (fs/core/profile.h): Start counting what this node's
+  // processes do in one, and Stop (returning what was counted).
+  Profiles& profiles() { return profiles_; }
+
   // True when the kernel may keep `file`'s pages cached across opens (node-private data).
   static bool KeepCache(const OpenFile* file);
 
@@ -224,7 +229,7 @@ class FileSystem {
   Entry Remember(const std::string& path, const Metadata& md);
   Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode);
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
-  OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags);
+  OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   void ApplyLayout(Metadata* md, const PathLayout& layout) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
@@ -240,6 +245,10 @@ class FileSystem {
   NodeService* DataService(NodeId n, uint64_t read, uint64_t written) const;
   // The service of node `n` for a directory page, counted.
   NodeService* ListService(NodeId n) const;
+  // The workspace `path` is in, when any workspace is profiled (else "": nothing to count).
+  std::string Profiled(const std::string& path) const {
+    return profiles_.active() ? router_->Resolve(path).domain : std::string();
+  }
   void Count(FsOp op) const {
     if (stats_) stats_->Count(op);
   }
@@ -257,6 +266,8 @@ class FileSystem {
   std::unique_ptr<WriteBehind> behind_;
   // Moves the chunks of one request at the same time, and the writes behind.
   const std::unique_ptr<FanOut> fan_out_;
+
+  Profiles profiles_;
 
   mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;

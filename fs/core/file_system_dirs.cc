@@ -99,6 +99,7 @@ Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
     auto pmd = MetaOwner(parent)->GetMeta(parent);
     if (pmd) dir->parent_ino = pmd->file_id;
   }
+  if (profiles_.active()) profiles_.ListDir(Profiled(path), path, clock_->WallNs());
   dir->entries.push_back({".", ino, FileType::kDirectory});
   dir->entries.push_back({"..", dir->parent_ino, FileType::kDirectory});
   return dir.release();

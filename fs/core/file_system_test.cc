@@ -131,7 +131,7 @@ void RunCoreCases(Node& n) {
     CHECK(fs.SetAttr(e.ino, grow, f)->md.size == 3 * kChunk);
     CHECK(ReadString(fs, f, kChunk, 4) == std::string("x\0\0\0", 4));
     REQUIRE(fs.Release(f).ok());
-    auto g = fs.Open(e.ino, O_RDWR | O_TRUNC);
+    auto g = fs.Open(e.ino, O_RDWR | O_TRUNC, n.owner());
     REQUIRE(g.has_value());
     CHECK(fs.GetAttr(e.ino)->md.size == 0);
     CHECK(ReadString(fs, *g, 0, 10).empty());
@@ -143,7 +143,7 @@ void RunCoreCases(Node& n) {
     WriteString(fs, f, 0, "one,");
     WriteString(fs, f, 0, "two");
     REQUIRE(fs.Release(f).ok());
-    auto g = *fs.Open(e.ino, O_RDONLY);
+    auto g = *fs.Open(e.ino, O_RDONLY, n.owner());
     CHECK(ReadString(fs, g, 0, 100) == "one,two");
     REQUIRE(fs.Release(g).ok());
   }
@@ -157,7 +157,7 @@ void RunCoreCases(Node& n) {
     auto d = fs.Mkdir(1, "d", 0755, c);
     REQUIRE(d.has_value());
     CHECK(fs.Mkdir(1, "d", 0755, c).error().code() == EEXIST);
-    CHECK(fs.Open(d->ino, O_RDONLY).error().code() == EISDIR);
+    CHECK(fs.Open(d->ino, O_RDONLY, n.owner()).error().code() == EISDIR);
     CHECK(fs.Unlink(1, "d").code() == EISDIR);
     CHECK(fs.Rmdir(1, "x").code() == ENOTDIR);
     CHECK(fs.Lookup(1, "missing").error().code() == ENOENT);
@@ -202,7 +202,7 @@ void RunCoreCases(Node& n) {
     auto nb = fs.Lookup(1, "b");
     REQUIRE(nb.has_value());
     CHECK(nb->ino == a.ino);
-    auto g = *fs.Open(nb->ino, O_RDONLY);
+    auto g = *fs.Open(nb->ino, O_RDONLY, n.owner());
     CHECK(ReadString(fs, g, 0, 10) == "AAA");
     REQUIRE(fs.Release(g).ok());
     // directories: empty ones move, non-empty ones give EXDEV, into itself EINVAL
@@ -327,7 +327,7 @@ TEST_CASE("the tree, data and attributes survive a restart of the core", "[core]
   CHECK(e->md.size == 12);
   CHECK(e->md.mode == 0604);
   CHECK(e->md.uid == 1000);
-  auto f = *n.fs().Open(e->ino, O_RDONLY);
+  auto f = *n.fs().Open(e->ino, O_RDONLY, n.owner());
   CHECK(ReadString(n.fs(), f, 0, 20) == std::string("\0\0\0\0\0persist", 12));
   REQUIRE(n.fs().Release(f).ok());
   // ids handed out after the restart never repeat earlier ones

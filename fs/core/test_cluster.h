@@ -98,7 +98,7 @@ struct Cluster {
   Result<std::string> Read(uint32_t i, const std::string& dir, const std::string& name) {
     uint64_t parent = Walk(i, dir);
     BB_ASSIGN_OR_RETURN(Entry e, fs(i).Lookup(parent, name));
-    BB_ASSIGN_OR_RETURN(OpenFile * f, fs(i).Open(e.ino, O_RDONLY));
+    BB_ASSIGN_OR_RETURN(OpenFile * f, fs(i).Open(e.ino, O_RDONLY, kUser));
     std::string buf(e.md.size, '\0');
     auto n = fs(i).Read(f, 0, {buf.data(), buf.size()});
     (void)fs(i).Release(f);

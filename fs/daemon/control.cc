@@ -14,6 +14,7 @@ namespace bb::fs {
 namespace {
 
 constexpr size_t kMaxRequest = 1 << 20;
+constexpr size_t kMaxReply = size_t{512} << 20;  // a profile of many files is large
 constexpr int kRequestDeadlineMs = 10000;
 
 Result<sockaddr_un> Address(const std::string& path) {
@@ -33,13 +34,17 @@ int64_t NowMs() {
 }
 
 // Reads up to the first newline, within the deadline. Returns the line without it.
-Result<std::string> ReadLine(int fd, int64_t deadline_ms) {
+Result<std::string> ReadLine(int fd, int64_t deadline_ms, size_t max_bytes) {
   std::string in;
-  char buf[4096];
+  char buf[65536];
+  size_t searched = 0;  // no newline before this
   for (;;) {
-    size_t nl = in.find('\n');
+    size_t nl = in.find('\n', searched);
     if (nl != std::string::npos) return in.substr(0, nl);
-    if (in.size() > kMaxRequest) return Status(EMSGSIZE, "message longer than 1 MiB");
+    searched = in.size();
+    if (in.size() > max_bytes) {
+      return Status(EMSGSIZE, "message longer than " + std::to_string(max_bytes >> 20) + " MiB");
+    }
     int64_t left = deadline_ms - NowMs();
     if (left <= 0) return Status(ETIMEDOUT, "no complete line within the deadline");
     pollfd p{fd, POLLIN, 0};
@@ -129,7 +134,7 @@ void ControlServer::Serve(int fd) {
   socklen_t len = sizeof(cred);
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) peer = {cred.uid, cred.gid, cred.pid};
   nlohmann::json reply;
-  auto line = ReadLine(fd, NowMs() + kRequestDeadlineMs);
+  auto line = ReadLine(fd, NowMs() + kRequestDeadlineMs, kMaxRequest);
   if (!line) {
     reply = ErrorReply("bad request: " + line.error().message());
   } else {
@@ -156,7 +161,7 @@ Result<nlohmann::json> ControlCall(const std::string& path, const nlohmann::json
     return Status(errno, "no daemon answers on " + path + ": " + std::strerror(errno));
   }
   BB_RETURN_IF_ERROR(WriteAll(fd, request.dump() + "\n"));
-  auto line = ReadLine(fd, NowMs() + timeout_ms);
+  auto line = ReadLine(fd, NowMs() + timeout_ms, kMaxReply);
   if (!line) return line.error().Annotate("reply from " + path);
   auto reply = nlohmann::json::parse(*line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object()) return Status(EPROTO, "reply from " + path + " is not JSON");

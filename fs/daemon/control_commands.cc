@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fs/daemon/daemon.h"
+#include "fs/daemon/profile_json.h"
 
 namespace bb::fs {
 namespace {
@@ -65,7 +66,8 @@ nlohmann::json Daemon::Control(const json& request, const ControlPeer& peer) {
   static const Command kCommands[] = {
       {"stats", &Daemon::StatsCommand},      {"job_start", &Daemon::JobStartCommand},
       {"job_stop", &Daemon::JobStopCommand}, {"job_list", &Daemon::JobListCommand},
-      {"qos_set", &Daemon::QosSetCommand},
+      {"qos_set", &Daemon::QosSetCommand},      {"profile_start", &Daemon::ProfileStartCommand},
+      {"profile_stop", &Daemon::ProfileStopCommand},
   };
   auto cmd = Field(request, "cmd");
   if (!cmd) return Failure(cmd.error());
@@ -173,8 +175,26 @@ json Daemon::JobStopCommand(const json& request, const ControlPeer&) {
   if (!name) return Failure(name.error());
   Status s = fs_->RemoveWorkspace(*name, *router_);
   if (!s.ok()) return Failure(s);
+  (void)fs_->profiles().Stop(*name);
   spdlog::info("workspace {} removed", *name);
   return {{"ok", true}, {"name", *name}};
+}
+
+json Daemon::ProfileStartCommand(const json& request, const ControlPeer&) {
+  auto name = Field(request, "name");
+  if (!name) return Failure(name.error());
+  if (!router_->Find(*name)) return Failure(Status(ENOENT, "no workspace " + *name));
+  fs_->profiles().Start(*name, clock_.WallNs());
+  spdlog::info("workspace {}: I/O profile on", *name);
+  return {{"ok", true}, {"name", *name}};
+}
+
+json Daemon::ProfileStopCommand(const json& request, const ControlPeer&) {
+  auto name = Field(request, "name");
+  if (!name) return Failure(name.error());
+  auto profile = fs_->profiles().Stop(*name);
+  if (!profile) return Failure(Status(ENOENT, "workspace " + *name + " is not profiled on this node"));
+  return {{"ok", true}, {"profile", ProfileJson(*profile)}};
 }
 
 json Daemon::QosJson() {

@@ -65,6 +65,8 @@ class Daemon {
   nlohmann::json JobListCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json JobStartCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json JobStopCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json ProfileStartCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json ProfileStopCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json QosJson();
 
   int lock_fd_ = -1;

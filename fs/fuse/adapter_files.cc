@@ -30,7 +30,7 @@ void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fu
 
 void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
   Admit(req, kMeta, 1, [req, ino, info = *fi_in]() mutable {
-    auto f = Ctx(req).fs->Open(ino, info.flags);
+    auto f = Ctx(req).fs->Open(ino, info.flags, CallerOf(req));
     if (!f) return ReplyError(req, f.error(), "open");
     SetFileHandle(&info, *f);
     info.keep_cache = FileSystem::KeepCache(*f) && Ctx(req).options.private_cache_timeout > 0;

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "fs/base/status.h"
+#include "tools/config/mode_file.h"
 
 namespace bb::ctl {
 
@@ -40,6 +43,17 @@ Status EmulateRestart(int node);
 // node < 0: from the MPI/Slurm rank in the environment, rank mod nodes.
 Result<int> Exec(int node, const std::vector<std::string>& cmd);
 
+// Enters node `node`'s mount namespace (the calling process; the working directory is kept).
+Status EnterNode(int node);
+// The emulated cluster that is up; ENOENT when none is.
+struct EmulatedInfo {
+  int nodes = 0;
+  std::string root;
+  std::string mount;
+};
+Result<EmulatedInfo> ReadEmulated();
+// The folder the emulated cluster keeps its state in (/run/bb-emu).
+std::string EmulatedRunDir();
 // The emulated cluster that is up: (number of nodes, root); ENOENT when none is.
 Result<std::pair<int, std::string>> EmulatedCluster();
 // The number of nodes `bbctl start --root root` started; ENOENT when none.
@@ -52,6 +66,10 @@ Status JobStop(const std::string& root, const std::string& name);
 Status JobList(const std::string& root);
 // node < 0: every node.
 Status Stats(const std::string& root, int node, bool as_json);
+// One request to one daemon's control socket: the reply, or its error (errno and message).
+Result<nlohmann::json> Ask(const std::string& socket, const nlohmann::json& request, int timeout_ms);
+// The job_start request of workspace `name` with the layout and decision record of `mode`.
+nlohmann::json JobStartRequest(const std::string& name, const config::ModeFile& mode);
 // The daemons' control sockets, by node (see Stats for `root`).
 Result<std::vector<std::string>> DaemonSockets(const std::string& root);
 

@@ -33,6 +33,7 @@ constexpr int kPort = 7070;
 std::string NsName(int i) { return "bbnode" + std::to_string(i); }
 std::string Veth(int i) { return "bbv" + std::to_string(i); }
 std::string MntNs(int i) { return kRunDir + "/mnt" + std::to_string(i); }
+std::string HolderFile(int i) { return kRunDir + "/holder" + std::to_string(i); }
 std::string Address(int i) { return "198.18." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1); }
 
 struct State {
@@ -170,6 +171,11 @@ Status BuildNode(const State& s, int i, int mtu_bytes) {
   BB_RETURN_IF_ERROR(RunOk({"unshare", "--mount=" + MntNs(i), "--propagation", "private", "true"}, true));
   std::error_code ec;
   std::filesystem::create_directories(s.root + "/node" + std::to_string(i), ec);
+  // A process that stays in the node's mount namespace, so that a process inside another
+  // node's namespace can still enter this one through /proc/<pid>/ns/mnt: the namespace files
+  // under kRunDir are mounts, and a namespace made earlier never sees those made after it.
+  BB_ASSIGN_OR_RETURN(pid_t holder, Spawn({"nsenter", "--mount=" + MntNs(i), "--", "sleep", "infinity"}, {}, true));
+  std::ofstream(HolderFile(i)) << holder << "\n";
   return Status::Ok();
 }
 
@@ -223,6 +229,12 @@ Status EmulateDown() {
   }
   if (std::filesystem::exists("/sys/class/net/" + kBridge)) (void)Run({"ip", "link", "del", kBridge}, true);
   if (IsMountPoint(kRunDir)) (void)Run({"umount", "-l", kRunDir}, true);
+  for (const char* cg : {"/sys/fs/cgroup/bb-emu", "/sys/fs/cgroup/unified/bb-emu"}) {  // jobs' cgroups
+    for (auto& e : std::filesystem::directory_iterator(cg, ec)) {
+      if (e.is_directory()) std::filesystem::remove(e.path(), ec);
+    }
+    std::filesystem::remove(cg, ec);
+  }
   std::filesystem::remove_all(kRunDir, ec);
   bool clean = !std::filesystem::exists(kRunDir) && !std::filesystem::exists("/sys/class/net/" + kBridge);
   if (!clean) return Status(EBUSY, "the emulated cluster could not be removed completely");
@@ -309,6 +321,23 @@ Status EmulateRestart(int node) {
   return Status::Ok();
 }
 
+Status EnterNode(int node) {
+  pid_t holder = -1;
+  std::ifstream(HolderFile(node)) >> holder;
+  std::string ns = holder > 0 ? "/proc/" + std::to_string(holder) + "/ns/mnt" : MntNs(node);
+  int fd = ::open(ns.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(errno, "cannot open " + ns + " (node " + std::to_string(node) + "'s mount namespace)");
+  std::error_code ec;
+  std::string cwd = std::filesystem::current_path(ec).string();
+  int rc = ::setns(fd, CLONE_NEWNS);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return Status(err, "cannot enter node " + std::to_string(node) + "'s mount namespace");
+  if (::chdir(cwd.c_str()) != 0) (void)!::chdir("/");
+  ::setenv("BB_NODE", std::to_string(node).c_str(), 1);
+  return Status::Ok();
+}
+
 Result<int> Exec(int node, const std::vector<std::string>& cmd) {
   BB_ASSIGN_OR_RETURN(State s, ReadState());
   if (node < 0) {
@@ -321,22 +350,23 @@ Result<int> Exec(int node, const std::vector<std::string>& cmd) {
     }
     node = std::atoi(rank) % s.nodes;
   }
-  if (node >= s.nodes)
+  if (node >= s.nodes) {
     return Status(EINVAL, "no node " + std::to_string(node) + " (the cluster has " + std::to_string(s.nodes) + ")");
+  }
   if (cmd.empty()) return Status(EINVAL, "no command given after --");
-  int fd = ::open(MntNs(node).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(errno, "cannot open " + MntNs(node));
-  std::string cwd = std::filesystem::current_path().string();
-  if (::setns(fd, CLONE_NEWNS) != 0)
-    return Status(errno, "cannot enter node " + std::to_string(node) + "'s mount namespace");
-  ::close(fd);
-  if (::chdir(cwd.c_str()) != 0) (void)!::chdir("/");
-  ::setenv("BB_NODE", std::to_string(node).c_str(), 1);
+  BB_RETURN_IF_ERROR(EnterNode(node));
   std::vector<char*> argv;
   for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   ::execvp(argv[0], argv.data());
   return Status(errno, "cannot run " + cmd[0]);
 }
+
+Result<EmulatedInfo> ReadEmulated() {
+  BB_ASSIGN_OR_RETURN(State s, ReadState());
+  return EmulatedInfo{s.nodes, s.root, s.mount};
+}
+
+std::string EmulatedRunDir() { return kRunDir; }
 
 }  // namespace bb::ctl

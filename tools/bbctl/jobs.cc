@@ -38,8 +38,6 @@ Result<std::vector<std::string>> DaemonSockets(const std::string& root) {
   return out;
 }
 
-namespace {
-
 Result<json> Ask(const std::string& socket, const json& request, int timeout_ms) {
   BB_ASSIGN_OR_RETURN(json reply, fs::ControlCall(socket, request, timeout_ms));
   if (!reply.value("ok", false)) {
@@ -49,14 +47,7 @@ Result<json> Ask(const std::string& socket, const json& request, int timeout_ms)
   return reply;
 }
 
-}  // namespace
-
-Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file) {
-  // Read and checked here, so a bad file changes nothing and the error names its line; the
-  // daemon is given the parsed fields.
-  BB_ASSIGN_OR_RETURN(config::ModeFile mode, config::LoadModeFile(mode_file));
-  BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(name));
-  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
+json JobStartRequest(const std::string& name, const config::ModeFile& mode) {
   json request = {{"cmd", "job_start"},
                   {"name", name},
                   {"mode", fs::ModeNumber(mode.spec.layout.mode)},
@@ -67,7 +58,16 @@ Status JobStart(const std::string& root, const std::string& name, const std::str
   if (fs::ModeOf(mode.spec.layout.mode).uses_metadata_ratio) {
     request["metadata_server_ratio"] = mode.spec.layout.metadata_server_ratio;
   }
-  BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), request, kLongMs));
+  return request;
+}
+
+Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file) {
+  // Read and checked here, so a bad file changes nothing and the error names its line; the
+  // daemon is given the parsed fields.
+  BB_ASSIGN_OR_RETURN(config::ModeFile mode, config::LoadModeFile(mode_file));
+  BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(name));
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
+  BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), JobStartRequest(name, mode), kLongMs));
   const fs::ModeInfo& info = fs::ModeOf(mode.spec.layout.mode);
   std::printf("bbctl: workspace %s ready at %s: mode %d (%s), chunk size %u%s\n", name.c_str(),
               reply.value("path", std::string("?")).c_str(), fs::ModeNumber(info.mode), info.name,

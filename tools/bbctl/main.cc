@@ -8,15 +8,20 @@
 //   bbctl exec --by-rank -- CMD...    node = MPI/Slurm rank mod nodes
 //   bbctl job start --name JOB --mode-file FILE [--root DIR]   a workspace <mount>/JOB
 //   bbctl job stop --name JOB [--root DIR] | bbctl job list [--root DIR]
+//   bbctl job run --name JOB (--mode N | --mode-file F) [--nodes N] [--ntasks-per-node K]
+//                 [--timeout S] [--profile OUT.json] [--keep] [--json] -- JOB.sh [ARGS]
 //   bbctl stats [--node I] [--json] [--root DIR]
 //   bbctl qos status [--controller IP:PORT] [--json]
 //   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
 // Without --root, job and stats talk to the emulated cluster.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "fs/base/units.h"
 #include "tools/bbctl/cluster.h"
+#include "tools/bbctl/job_run.h"
 
 using namespace bb::ctl;
 
@@ -31,6 +36,11 @@ int Report(const bb::Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // In a job on the emulated cluster bbctl is also the job's srun, mpirun, mpiexec and scontrol,
+  // and the task those start (tools/bbctl/job_run.h).
+  std::string called = std::filesystem::path(argv[0]).filename().string();
+  if (called != "bbctl") return LauncherMain(called, std::vector<std::string>(argv + 1, argv + argc));
+  if (argc > 1 && std::string(argv[1]) == "task") return TaskMain(std::vector<std::string>(argv + 2, argv + argc));
   CLI::App app{"bbctl: control burst buffer daemons"};
   app.require_subcommand(1);
   StartOptions start;
@@ -81,6 +91,19 @@ int main(int argc, char** argv) {
   auto* jstop = job->add_subcommand("stop", "remove workspace NAME with all its files on every node");
   jstop->add_option("--name", job_name, "workspace (job) name")->required();
   jstop->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  JobRunOptions run_opts;
+  std::vector<std::string> script_and_args;
+  auto* jrun = job->add_subcommand("run", "run a Slurm batch script on the emulated cluster in a workspace of its own");
+  jrun->add_option("--name", run_opts.name, "workspace (job) name")->required();
+  jrun->add_option("--mode", run_opts.mode, "layout mode 1..4 (or --mode-file)");
+  jrun->add_option("--mode-file", run_opts.mode_file, "the job's mode file (or --mode)");
+  jrun->add_option("--nodes", run_opts.nodes, "nodes (overrides #SBATCH -N)");
+  jrun->add_option("--ntasks-per-node", run_opts.tasks_per_node, "tasks per node (overrides #SBATCH)");
+  jrun->add_option("--timeout", run_opts.timeout_s, "seconds until the job is killed on every node (default: #SBATCH -t)");
+  jrun->add_option("--profile", run_opts.profile_out, "write the job's I/O profile (JSON) here");
+  jrun->add_flag("--keep", run_opts.keep, "keep the workspace afterwards");
+  jrun->add_flag("--json", run_opts.json, "print the outcome as one JSON line");
+  jrun->add_option("script", script_and_args, "JOB.sh [ARGS...] (after --)")->required();
   auto* jlist = job->add_subcommand("list", "list the workspaces");
   jlist->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   auto* stats = app.add_subcommand("stats", "per-node counters: operations, requests per node, RPCs per peer");
@@ -113,6 +136,24 @@ int main(int argc, char** argv) {
     return Report(QosSet(ctl_root, node, qos_job, meta_rate, data));
   }
 
+  if (*jrun) {
+    run_opts.script = script_and_args.front();
+    run_opts.args.assign(script_and_args.begin() + 1, script_and_args.end());
+    auto r = JobRun(run_opts);
+    if (!r) return Report(r.error());
+    if (run_opts.json) {
+      std::printf("%s\n", nlohmann::json{{"name", run_opts.name}, {"job_id", r->job_id}, {"exit_status", r->exit_status},
+                                         {"timed_out", r->timed_out}, {"wall_seconds", r->wall_seconds},
+                                         {"nodes", r->nodes}, {"tasks", r->tasks}, {"mode", r->mode}}
+                               .dump()
+                               .c_str());
+    }
+    std::fprintf(stderr, "bbctl: job %s (%s) on %d nodes, %d tasks, mode %d: %s after %.2f s\n",
+                 run_opts.name.c_str(), r->job_id.c_str(), r->nodes, r->tasks, r->mode,
+                 r->timed_out ? "killed at its time limit" : ("exit " + std::to_string(r->exit_status)).c_str(),
+                 r->wall_seconds);
+    return r->exit_status;
+  }
   if (*jstart) return Report(JobStart(ctl_root, job_name, mode_file));
   if (*jstop) return Report(JobStop(ctl_root, job_name));
   if (*jlist) return Report(JobList(ctl_root));
