@@ -1,6 +1,6 @@
 // One node's I/O profile of a workspace (fs/core/profile.h) as JSON, the reply of the control
 // command profile_stop. bbctl merges the nodes' replies into the profile document
-// (tools/bbctl/profile_doc.h). Per node:
+// (tools/jobs/profile_doc.h). Per node:
 //   {"node": N, "start_unix": S (wall clock, seconds),
 //    "files": [{"file_id", "path", "opens", "reads", "writes", "bytes_read", "bytes_written",
 //               "read_sizes": [10], "write_sizes": [10], "seq_reads", "consec_reads", "seq_writes",

@@ -19,7 +19,7 @@
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_cgroup.h"
 #include "tools/bbctl/proc.h"
-#include "tools/bbctl/profile_doc.h"
+#include "tools/jobs/profile_doc.h"
 #include "tools/config/yaml.h"
 #include "tools/jobs/batch_script.h"
 
@@ -189,7 +189,7 @@ Status WriteProfile(const std::vector<std::string>& sockets, const std::string& 
     BB_ASSIGN_OR_RETURN(json r, Ask(sockets[i], {{"cmd", "profile_stop"}, {"name", name}}, kLongMs));
     nodes.push_back(std::move(r["profile"]));
   }
-  BB_ASSIGN_OR_RETURN(json doc, MergeProfiles(nodes, job));
+  BB_ASSIGN_OR_RETURN(json doc, jobs::MergeProfiles(nodes, job));
   std::ofstream f(out);
   f << doc.dump(1) << "\n";
   if (!f.flush()) return Status(EIO, "cannot write the profile to " + out);

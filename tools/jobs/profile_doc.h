@@ -38,7 +38,7 @@
 
 #include "fs/base/status.h"
 
-namespace bb::ctl {
+namespace bb::jobs {
 
 inline constexpr int kProfileDocVersion = 1;
 
@@ -46,4 +46,4 @@ inline constexpr int kProfileDocVersion = 1;
 // object above) into the document. EPROTO naming what is wrong in a node's profile.
 Result<nlohmann::json> MergeProfiles(const std::vector<nlohmann::json>& nodes, const nlohmann::json& job);
 
-}  // namespace bb::ctl
+}  // namespace bb::jobs

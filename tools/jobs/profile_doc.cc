@@ -1,4 +1,4 @@
-#include "tools/bbctl/profile_doc.h"
+#include "tools/jobs/profile_doc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-namespace bb::ctl {
+namespace bb::jobs {
 namespace {
 
 using nlohmann::json;
@@ -162,4 +162,4 @@ Result<json> MergeProfiles(const std::vector<json>& nodes, const json& job) {
   return doc;
 }
 
-}  // namespace bb::ctl
+}  // namespace bb::jobs
