@@ -1,0 +1,134 @@
+// The batch-shell interpreter behind ParseJobScript: walks the parsed script in order with the
+// variables it knows, expands words, and dispatches each command (job_script.cc: control
+// flow and scripts; job_expand.cc: expansion; job_commands.cc: what commands mean;
+// job_steps.cc: launches and the facts about steps). Private to modeselect/static/.
+//
+// Thread-safety: none; one interpreter per ParseJobScript call.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "modeselect/static/benchmarks.h"
+#include "modeselect/static/finding_set.h"
+#include "modeselect/static/job_script.h"
+#include "modeselect/static/shell.h"
+#include "modeselect/static/text.h"
+
+namespace bb::modeselect {
+
+// A launched or plainly run program, as far as the step facts need it.
+struct Step {
+  int launch = -1;                 // index into JobScript::launches
+  bool parallel = false;           // run by a launcher
+  bool app = false;                // an application (not a daemon, a copy or a cleanup)
+  std::vector<std::string> paths;  // files and directories it is given
+  bool writes = true, reads = true;
+  int repeat = 1;  // times a loop runs it
+  std::string file, snippet;
+  int line = 0;
+};
+
+class JobInterpreter {
+ public:
+  JobInterpreter(const std::string& path, const FileSource& files);
+  JobScript Run(std::string_view text);
+
+ private:
+  struct Source {
+    std::string path;     // for `files`
+    std::string display;  // in findings
+    std::string text;
+    text::LineIndex lines{""};
+    int offset = 0;                        // bash -c text: the line its text starts on, - 1
+    std::shared_ptr<const Source> origin;  // bash -c text: the file it is written in
+  };
+  struct Frame {
+    std::shared_ptr<const Source> src;
+    std::vector<std::string> positional;
+  };
+  struct Function {
+    const Command* body = nullptr;
+    std::shared_ptr<const Source> src;  // the script that defines it
+  };
+  enum class Kind { kNone, kInfra, kApp };
+  struct Program {
+    Kind kind = Kind::kNone;
+    std::vector<std::string> paths;
+    bool writes = true, reads = true;
+  };
+
+  // job_script.cc
+  void Sbatch(std::string_view text);
+  // `offset` >= 0: the text is a `bash -c` string written in the current script, starting on
+  // line offset + 1 of it.
+  bool Script(const std::string& path, std::string text, std::vector<std::string> positional, int offset = -1);
+  void Block(const std::vector<Command>& cmds);
+  void Exec(const Command& c);
+  void For(const Command& c);
+  void Simple(const Command& c);
+  void CallFunction(const Function& fn, std::vector<std::string> args);
+  bool Follow(const std::string& path, const std::vector<std::string>& args, bool share_vars);
+  void Emit(const char* fact, int line, double value = 1, Merge merge = Merge::kSum);
+  std::string Snippet(int line) const;  // `line` as Line() gives it
+  int Line(int line) const { return line + frames_.back().src->offset; }
+  const std::string& Display() const;
+  Frame& Top() { return frames_.back(); }
+
+  // job_expand.cc
+  std::vector<std::string> Expand(const Word& w, bool split = true);
+  std::string ExpandJoined(const Word& w);
+  std::string ExpandText(std::string_view raw);
+  std::string Param(const WordPart& p);
+  std::string CommandSubst(const std::string& inner);
+  std::optional<long long> Arith(std::string inner);
+  std::string HereDoc(const Redirect& r);
+  void SetVar(const std::string& name, const std::string& value);
+
+  // job_commands.cc
+  Program Dispatch(std::vector<std::string> argv, const Command& c, Launch* launch);
+  Program Run(const std::vector<std::string>& argv, const Command& c, Launch* launch);
+  Program Python(const std::vector<std::string>& argv);
+  Program Benchmark(const std::vector<std::string>& argv, const Command& c, const Launch* launch);
+  void Compile(const std::vector<std::string>& argv);
+  void Make(const std::vector<std::string>& argv);
+  void Staging(const std::vector<std::string>& argv, const Command& c);
+  void Mkdir(const std::vector<std::string>& argv, const Command& c, const Launch* launch);
+  void TraceSource(const std::string& path);
+  std::vector<std::string> DataPaths(const std::vector<std::string>& args) const;
+  bool IsBurstBuffer(const std::string& s) const;
+  std::string Resolve(const std::string& p) const { return text::JoinPath(cwd_, p); }
+
+  // job_steps.cc
+  void Launcher(const std::vector<std::string>& argv, const Command& c);
+  void RecordStep(Launch l, const Program& p, bool parallel);
+  int Tasks(const Launch& l) const;
+  void StepFacts();
+
+  std::string job_path_, job_dir_;
+  const FileSource& files_;
+  JobScript out_;
+  FindingSet findings_;
+  std::map<std::string, std::string> vars_;
+  std::set<std::string> bb_prefixes_;  // literal values given to $BB_MOUNT
+  std::string cwd_;
+  std::vector<Frame> frames_;
+  std::deque<std::vector<Command>> parsed_;  // every parsed script, kept for functions_
+  std::map<std::string, Function> functions_;
+  std::map<std::string, std::vector<std::string>> binaries_;  // built binary -> its sources
+  std::map<std::string, FioJobFile> written_;                 // cat > FILE <<EOF bodies
+  std::vector<std::string> loop_vars_;                        // for-loop variables in scope
+  std::vector<Step> steps_;
+  std::set<std::string> sources_seen_;
+  int repeat_ = 1;          // product of the trip counts of loops run once for many items
+  int depth_ = 0;           // nesting of helpers and functions
+  int executed_ = 0;        // simple commands run (bounded)
+  bool in_launch_ = false;  // following a script a launcher runs on every task
+};
+
+}  // namespace bb::modeselect

@@ -1,0 +1,113 @@
+// Launches and the facts about steps: parallel steps, several steps, a layout that changes
+// between steps that share data, a step that reads what an earlier one wrote.
+#include "modeselect/static/job_interp.h"
+
+namespace bb::modeselect {
+namespace {
+
+bool Within(const std::string& a, const std::string& b) {
+  return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
+}
+
+bool SharePath(const Step& a, const Step& b) {
+  for (const std::string& x : a.paths) {
+    for (const std::string& y : b.paths) {
+      if (Within(x, y) || Within(y, x)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void JobInterpreter::Launcher(const std::vector<std::string>& argv, const Command& c) {
+  Launch l = ParseLauncher(argv);
+  if (l.distribution.empty()) l.distribution = out_.sbatch.distribution;
+  l.file = Display();
+  l.line = Line(c.line);
+  Program prog;
+  if (!l.argv.empty()) prog = Dispatch(l.argv, c, &l);
+  RecordStep(std::move(l), prog, true);
+}
+
+void JobInterpreter::RecordStep(Launch l, const Program& p, bool parallel) {
+  l.step = static_cast<int>(out_.launches.size());
+  Step s;
+  s.launch = l.step;
+  s.parallel = parallel;
+  s.app = p.kind == Kind::kApp;
+  s.paths = p.paths;
+  s.writes = p.writes;
+  s.reads = p.reads;
+  s.repeat = repeat_;
+  s.file = l.file;
+  s.line = l.line;
+  s.snippet = Snippet(l.line);
+  steps_.push_back(std::move(s));
+  out_.launches.push_back(std::move(l));
+}
+
+// The tasks Slurm gives a step: its own -n, or -N x --ntasks-per-node, or the allocation's.
+int JobInterpreter::Tasks(const Launch& l) const {
+  const SbatchGeometry& g = out_.sbatch;
+  if (l.tasks) return l.tasks;
+  if (l.launcher.empty()) return 1;
+  int nodes = l.nodes ? l.nodes : g.nodes;
+  if (l.tasks_per_node && nodes) return l.tasks_per_node * nodes;
+  if (l.nodes) return g.ntasks_per_node ? l.nodes * g.ntasks_per_node : l.nodes;
+  if (g.ntasks) return g.ntasks;
+  if (g.nodes) return g.nodes * std::max(1, g.ntasks_per_node);
+  return 0;
+}
+
+void JobInterpreter::StepFacts() {
+  const SbatchGeometry& g = out_.sbatch;
+  std::vector<const Step*> apps;
+  for (const Step& s : steps_) {
+    if (s.app && s.parallel) apps.push_back(&s);
+  }
+  auto add = [&](const char* fact, const Step& s, double v, Merge m) {
+    findings_.Add(fact, s.file, s.line, s.snippet, v, m);
+  };
+  int total = 0;
+  for (const Step* s : apps) {
+    int tasks = Tasks(out_.launches[static_cast<size_t>(s->launch)]);
+    if (tasks != 1) add("launch.parallel", *s, tasks, Merge::kMax);
+    total += s->repeat;
+  }
+  if (total >= 2) add("launch.multi_step", apps.size() >= 2 ? *apps[1] : *apps[0], total, Merge::kMax);
+  struct Layout {
+    int tasks, per_node;
+    std::string dist;
+  };
+  auto layout = [&](const Launch& l) {
+    int tasks = Tasks(l);
+    int nodes = l.nodes ? l.nodes : g.nodes;
+    int per_node = l.tasks_per_node   ? l.tasks_per_node
+                   : (tasks && nodes) ? (tasks + nodes - 1) / nodes
+                                      : g.ntasks_per_node;
+    return Layout{tasks, per_node, l.distribution.empty() ? "block" : l.distribution};
+  };
+  for (size_t j = 1; j < apps.size(); ++j) {
+    Layout b = layout(out_.launches[static_cast<size_t>(apps[j]->launch)]);
+    for (size_t i = 0; i < j; ++i) {
+      bool share = SharePath(*apps[i], *apps[j]) || (apps[i]->paths.empty() && apps[j]->paths.empty());
+      Layout a = layout(out_.launches[static_cast<size_t>(apps[i]->launch)]);
+      if (share && (a.tasks != b.tasks || a.per_node != b.per_node || a.dist != b.dist)) {
+        add("launch.layout_changes", *apps[j], 1, Merge::kMax);
+        break;
+      }
+    }
+  }
+  for (size_t j = 1; j < steps_.size(); ++j) {
+    if (!steps_[j].app || !steps_[j].reads) continue;
+    for (size_t i = 0; i < j; ++i) {
+      if (steps_[i].app && steps_[i].writes && SharePath(steps_[i], steps_[j])) {
+        add("script.reads_earlier_output", steps_[j], 1, Merge::kMax);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace bb::modeselect
