@@ -18,9 +18,6 @@
 namespace bb::fs {
 namespace {
 
-// Past this many chunks, asking every node is cheaper than hashing every chunk index.
-constexpr uint64_t kEnumerateChunksLimit = 4096;
-
 // The distinct nodes one request touched; no allocation for the usual one or few.
 class TouchedNodes {
  public:
@@ -367,37 +364,6 @@ Status FileSystem::Release(OpenFile* file) {
     BB_RETURN_IF_ERROR(RemoveChunksOf(md, md.size, file->path));
   }
   return published;
-}
-
-std::set<NodeId> FileSystem::ChunkNodes(const DataPlacement& data, uint64_t first, uint64_t last) const {
-  if (data.fixed()) return {data.For(0)};
-  std::set<NodeId> nodes;
-  if (last - first > kEnumerateChunksLimit) {
-    for (NodeId n : AllNodes(*router_)) nodes.insert(n);
-  } else {
-    for (uint64_t i = first; i < last; ++i) nodes.insert(data.For(i));
-  }
-  return nodes;
-}
-
-// Only the nodes that can hold chunks of the file are asked.
-Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::string& path) {
-  DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
-  Status first_error;
-  for (NodeId n : ChunkNodes(data, 0, ChunkCount(size, md.chunk_size))) {
-    Status s = nodes_(n)->RemoveChunks(md.file_id);
-    if (!s.ok() && first_error.ok()) first_error = s;
-  }
-  return first_error;
-}
-
-Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path) {
-  if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
-  DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
-  for (NodeId n : ChunkNodes(data, new_size / md.chunk_size, ChunkCount(old_size, md.chunk_size))) {
-    BB_RETURN_IF_ERROR(nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size));
-  }
-  return Status::Ok();
 }
 
 }  // namespace bb::fs

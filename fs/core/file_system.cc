@@ -185,7 +185,8 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
   if (profiles_.active()) {
     auto path = PathOf(ino);
-    if (path) profiles_.Stat(Profiled(*path), *path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
+    if (path)
+      profiles_.Stat(Profiled(*path), *path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
   }
   return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
 }
@@ -282,31 +283,6 @@ Result<std::string> FileSystem::Readlink(uint64_t ino) {
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
   if (md.type != FileType::kSymlink) return Status(EINVAL, "not a symlink");
   return md.symlink_target;
-}
-
-// After an entry left the namespace: free its data now, or at the last close if still open.
-Status FileSystem::DropEntryData(const Metadata& md, const std::string& path) {
-  if (md.type != FileType::kRegular) {
-    std::lock_guard lock(table_mu_);
-    auto it = inodes_.find(md.file_id);
-    if (it != inodes_.end()) it->second->unlinked = true;
-    return Status::Ok();
-  }
-  uint64_t size = md.size;
-  {
-    std::lock_guard lock(table_mu_);
-    auto it = inodes_.find(md.file_id);
-    if (it != inodes_.end()) {
-      Inode& inode = *it->second;
-      inode.unlinked = true;
-      std::lock_guard ilock(inode.mu);
-      inode.meta = md;
-      inode.meta.size = std::max(md.size, inode.size);
-      size = inode.meta.size;
-      if (inode.open_count > 0) return Status::Ok();  // Release frees it
-    }
-  }
-  return RemoveChunksOf(md, size, path);
 }
 
 Status FileSystem::Unlink(uint64_t parent, const std::string& name) {

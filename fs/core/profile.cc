@@ -22,8 +22,8 @@ std::string ParentOf(const std::string& path) {
 }  // namespace
 
 size_t SizeBin(uint64_t bytes) {
-  static constexpr uint64_t kUpper[kSizeBins - 1] = {100,       1024,        10240,        102400,       1 << 20,
-                                                     4 << 20,   10ULL << 20, 100ULL << 20, 1ULL << 30};
+  static constexpr uint64_t kUpper[kSizeBins - 1] = {100,     1024,        10240,        102400,    1 << 20,
+                                                     4 << 20, 10ULL << 20, 100ULL << 20, 1ULL << 30};
   for (size_t i = 0; i < kSizeBins - 1; ++i) {
     if (bytes < kUpper[i]) return i;
   }
@@ -195,8 +195,7 @@ void Profiles::ListDir(const std::string& domain, const std::string& dir, int64_
   d.listed = true;
 }
 
-void Profiles::Removed(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir,
-                       int64_t now) {
+void Profiles::Removed(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, int64_t now) {
   auto w = Find(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);

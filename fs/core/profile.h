@@ -41,7 +41,7 @@ struct FileProfile {
   uint64_t seq_reads = 0, consec_reads = 0, seq_writes = 0, consec_writes = 0, seeks = 0;
   uint64_t stats = 0, fsyncs = 0, truncates = 0, renames = 0, unlinks = 0, append_writes = 0;
   uint64_t max_offset = 0;
-  int64_t first_ns = 0, last_ns = 0;  // wall clock
+  int64_t first_ns = 0, last_ns = 0;                                                  // wall clock
   bool created = false, opened = false, written = false, read = false, stat = false;  // on this node
   std::set<pid_t> writers, readers;
   std::map<pid_t, uint64_t> last_end;  // per process: where its previous access ended
@@ -60,7 +60,7 @@ struct TimeBucket {
 // What one node counted for one workspace.
 struct ProfileSnapshot {
   NodeId node = 0;
-  int64_t start_ns = 0;  // wall clock at the start
+  int64_t start_ns = 0;                   // wall clock at the start
   std::map<uint64_t, FileProfile> files;  // by file id
   std::map<std::string, DirProfile> dirs;
   std::vector<TimeBucket> timeline;  // 1-s buckets from start_ns
@@ -88,10 +88,11 @@ class Profiles {
                int64_t now_ns);
   void Opened(const std::string& domain, const std::string& path, uint64_t file_id, pid_t pid, int64_t now_ns);
   // A read or write of `bytes` at `offset` by process `pid`.
-  void Accessed(const std::string& domain, uint64_t file_id, bool write, uint64_t offset, uint64_t bytes,
-                bool append, pid_t pid, int64_t now_ns);
+  void Accessed(const std::string& domain, uint64_t file_id, bool write, uint64_t offset, uint64_t bytes, bool append,
+                pid_t pid, int64_t now_ns);
   // A stat (count) or a lookup that found the entry (!count: the node used it, nothing counted).
-  void Stat(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, bool count, int64_t now_ns);
+  void Stat(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, bool count,
+            int64_t now_ns);
   void Lookup(const std::string& domain, const std::string& dir, int64_t now_ns);
   void ListDir(const std::string& domain, const std::string& dir, int64_t now_ns);
   void Removed(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, int64_t now_ns);

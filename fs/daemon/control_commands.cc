@@ -64,9 +64,12 @@ struct Command {
 
 nlohmann::json Daemon::Control(const json& request, const ControlPeer& peer) {
   static const Command kCommands[] = {
-      {"stats", &Daemon::StatsCommand},      {"job_start", &Daemon::JobStartCommand},
-      {"job_stop", &Daemon::JobStopCommand}, {"job_list", &Daemon::JobListCommand},
-      {"qos_set", &Daemon::QosSetCommand},      {"profile_start", &Daemon::ProfileStartCommand},
+      {"stats", &Daemon::StatsCommand},
+      {"job_start", &Daemon::JobStartCommand},
+      {"job_stop", &Daemon::JobStopCommand},
+      {"job_list", &Daemon::JobListCommand},
+      {"qos_set", &Daemon::QosSetCommand},
+      {"profile_start", &Daemon::ProfileStartCommand},
       {"profile_stop", &Daemon::ProfileStopCommand},
   };
   auto cmd = Field(request, "cmd");

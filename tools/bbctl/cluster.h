@@ -6,10 +6,9 @@
 // Thread-safety: one command per process.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fs/base/status.h"
 #include "tools/config/mode_file.h"

@@ -19,9 +19,9 @@
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_cgroup.h"
 #include "tools/bbctl/proc.h"
-#include "tools/jobs/profile_doc.h"
 #include "tools/config/yaml.h"
 #include "tools/jobs/batch_script.h"
+#include "tools/jobs/profile_doc.h"
 
 namespace bb::ctl {
 namespace {
@@ -75,7 +75,8 @@ Result<std::string> MakeLauncherDir(const std::string& id) {
 std::map<std::string, std::string> BatchEnv(const JobRunOptions& o, const EmulatedInfo& c, const jobs::JobShape& j,
                                             const jobs::BatchOptions& b, const std::string& id,
                                             const std::string& dir) {
-  auto place = jobs::PlaceTasks({j.nodes, j.tasks, j.tasks_per_node, b.distribution.value_or(jobs::Distribution::kBlock)});
+  auto place =
+      jobs::PlaceTasks({j.nodes, j.tasks, j.tasks_per_node, b.distribution.value_or(jobs::Distribution::kBlock)});
   std::string nodelist = jobs::HostList("node", j.nodes);
   std::error_code ec;
   std::map<std::string, std::string> env = {
@@ -230,7 +231,8 @@ Result<JobRunResult> JobRun(const JobRunOptions& o) {
     if (made && !o.keep) (void)Ask(sockets.front(), {{"cmd", "job_stop"}, {"name", o.name}}, kLongMs);
   }};
   if (!o.profile_out.empty()) {
-    for (const auto& s : sockets) BB_RETURN_IF_ERROR(Ask(s, {{"cmd", "profile_start"}, {"name", o.name}}, kQuickMs).status());
+    for (const auto& s : sockets)
+      BB_RETURN_IF_ERROR(Ask(s, {{"cmd", "profile_start"}, {"name", o.name}}, kQuickMs).status());
   }
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   int timeout = o.timeout_s > 0 ? o.timeout_s : batch.time_limit_s.value_or(0);
@@ -248,9 +250,14 @@ Result<JobRunResult> JobRun(const JobRunOptions& o) {
     }
   }
   if (!o.profile_out.empty()) {
-    json job = {{"name", o.name},           {"mode", r.mode},           {"nodes", r.nodes},
-                {"tasks", r.tasks},         {"tasks_per_node", shape.tasks_per_node},
-                {"wall_seconds", r.wall_seconds}, {"exit_status", r.exit_status}, {"script", o.script}};
+    json job = {{"name", o.name},
+                {"mode", r.mode},
+                {"nodes", r.nodes},
+                {"tasks", r.tasks},
+                {"tasks_per_node", shape.tasks_per_node},
+                {"wall_seconds", r.wall_seconds},
+                {"exit_status", r.exit_status},
+                {"script", o.script}};
     BB_RETURN_IF_ERROR(WriteProfile(sockets, o.name, job, o.profile_out));
   }
   return r;

@@ -22,8 +22,8 @@
 namespace bb::ctl {
 
 struct JobRunOptions {
-  std::string name;         // the workspace (and the job's name)
-  int mode = 0;             // 1..4, or 0 with mode_file
+  std::string name;  // the workspace (and the job's name)
+  int mode = 0;      // 1..4, or 0 with mode_file
   std::string mode_file;
   int nodes = 0;            // overrides #SBATCH -N (0 = the script's)
   int tasks_per_node = 0;   // overrides #SBATCH --ntasks-per-node

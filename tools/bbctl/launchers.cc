@@ -81,8 +81,8 @@ int RunStep(const std::string& who, const jobs::StepShape& shape, const std::vec
   if (!place) return Fail(who, place.error());
   std::string map;
   for (int n : *place) map += (map.empty() ? "" : ",") + std::to_string(n);
-  std::vector<std::string> argv = {RealMpirun(), "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                                   "-np", std::to_string(shape.tasks)};
+  std::vector<std::string> argv = {RealMpirun(), "--allow-run-as-root",      "--oversubscribe", "--bind-to", "none",
+                                   "-np",        std::to_string(shape.tasks)};
   argv.insert(argv.end(), mpirun_opts.begin(), mpirun_opts.end());
   argv.insert(argv.end(), {SelfDir() + "/bbctl", "task", "--map", map, "--step", std::to_string(NextStep())});
   if (!chdir.empty()) argv.insert(argv.end(), {"--chdir", chdir});
@@ -166,11 +166,16 @@ int TaskMain(const std::vector<std::string>& args) {
   for (int n : map) nodes = std::max(nodes, n + 1);
   std::string tasks = std::to_string(map.size());
   const std::vector<std::pair<const char*, std::string>> env = {
-      {"SLURM_PROCID", std::to_string(rank)},   {"SLURM_LOCALID", std::to_string(local)},
-      {"SLURM_NODEID", std::to_string(node)},   {"SLURMD_NODENAME", "node" + std::to_string(node)},
-      {"SLURM_STEP_ID", step},                  {"SLURM_STEPID", step},
-      {"SLURM_NTASKS", tasks},                  {"SLURM_NPROCS", tasks},
-      {"SLURM_STEP_NUM_TASKS", tasks},          {"SLURM_STEP_NUM_NODES", std::to_string(nodes)},
+      {"SLURM_PROCID", std::to_string(rank)},
+      {"SLURM_LOCALID", std::to_string(local)},
+      {"SLURM_NODEID", std::to_string(node)},
+      {"SLURMD_NODENAME", "node" + std::to_string(node)},
+      {"SLURM_STEP_ID", step},
+      {"SLURM_STEPID", step},
+      {"SLURM_NTASKS", tasks},
+      {"SLURM_NPROCS", tasks},
+      {"SLURM_STEP_NUM_TASKS", tasks},
+      {"SLURM_STEP_NUM_NODES", std::to_string(nodes)},
       {"SLURM_STEP_NODELIST", jobs::HostList("node", nodes)},
       {"SLURM_STEP_TASKS_PER_NODE", jobs::TasksPerNode(map, nodes)},
   };

@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   jrun->add_option("--mode-file", run_opts.mode_file, "the job's mode file (or --mode)");
   jrun->add_option("--nodes", run_opts.nodes, "nodes (overrides #SBATCH -N)");
   jrun->add_option("--ntasks-per-node", run_opts.tasks_per_node, "tasks per node (overrides #SBATCH)");
-  jrun->add_option("--timeout", run_opts.timeout_s, "seconds until the job is killed on every node (default: #SBATCH -t)");
+  jrun->add_option("--timeout", run_opts.timeout_s,
+                   "seconds until the job is killed on every node (default: #SBATCH -t)");
   jrun->add_option("--profile", run_opts.profile_out, "write the job's I/O profile (JSON) here");
   jrun->add_flag("--keep", run_opts.keep, "keep the workspace afterwards");
   jrun->add_flag("--json", run_opts.json, "print the outcome as one JSON line");
@@ -142,14 +143,19 @@ int main(int argc, char** argv) {
     auto r = JobRun(run_opts);
     if (!r) return Report(r.error());
     if (run_opts.json) {
-      std::printf("%s\n", nlohmann::json{{"name", run_opts.name}, {"job_id", r->job_id}, {"exit_status", r->exit_status},
-                                         {"timed_out", r->timed_out}, {"wall_seconds", r->wall_seconds},
-                                         {"nodes", r->nodes}, {"tasks", r->tasks}, {"mode", r->mode}}
-                               .dump()
-                               .c_str());
+      std::printf("%s\n", nlohmann::json{{"name", run_opts.name},
+                                         {"job_id", r->job_id},
+                                         {"exit_status", r->exit_status},
+                                         {"timed_out", r->timed_out},
+                                         {"wall_seconds", r->wall_seconds},
+                                         {"nodes", r->nodes},
+                                         {"tasks", r->tasks},
+                                         {"mode", r->mode}}
+                              .dump()
+                              .c_str());
     }
-    std::fprintf(stderr, "bbctl: job %s (%s) on %d nodes, %d tasks, mode %d: %s after %.2f s\n",
-                 run_opts.name.c_str(), r->job_id.c_str(), r->nodes, r->tasks, r->mode,
+    std::fprintf(stderr, "bbctl: job %s (%s) on %d nodes, %d tasks, mode %d: %s after %.2f s\n", run_opts.name.c_str(),
+                 r->job_id.c_str(), r->nodes, r->tasks, r->mode,
                  r->timed_out ? "killed at its time limit" : ("exit " + std::to_string(r->exit_status)).c_str(),
                  r->wall_seconds);
     return r->exit_status;

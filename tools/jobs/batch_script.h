@@ -18,12 +18,12 @@
 namespace bb::jobs {
 
 struct BatchOptions {
-  std::optional<int> nodes;            // -N/--nodes (the larger of "min-max")
-  std::optional<int> ntasks;           // -n/--ntasks
-  std::optional<int> ntasks_per_node;  // --ntasks-per-node
+  std::optional<int> nodes;                  // -N/--nodes (the larger of "min-max")
+  std::optional<int> ntasks;                 // -n/--ntasks
+  std::optional<int> ntasks_per_node;        // --ntasks-per-node
   std::optional<Distribution> distribution;  // -m/--distribution
-  std::optional<int> time_limit_s;     // -t/--time
-  std::string job_name;                // -J/--job-name
+  std::optional<int> time_limit_s;           // -t/--time
+  std::string job_name;                      // -J/--job-name
 };
 
 // EINVAL "<source>:<line>: #SBATCH <option>: <what>".

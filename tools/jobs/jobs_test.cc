@@ -106,8 +106,8 @@ TEST_CASE("a job's nodes and tasks follow from its directives and the cluster", 
 }
 
 TEST_CASE("srun: placement options before the program, others ignored, unknown ones refused", "[jobs]") {
-  auto a = ParseSrunArgs({"-N", "2", "--ntasks=4", "--cpu-bind=cores", "-m", "cyclic", "--overlap", "-l",
-                          "./app", "-n", "9", "--flag"});
+  auto a = ParseSrunArgs(
+      {"-N", "2", "--ntasks=4", "--cpu-bind=cores", "-m", "cyclic", "--overlap", "-l", "./app", "-n", "9", "--flag"});
   REQUIRE(a.has_value());
   CHECK(*a->nodes == 2);
   CHECK(*a->tasks == 4);
@@ -157,8 +157,7 @@ TEST_CASE("mpirun: ranks by slot, by node, or K per node; the rest goes to the r
 }
 
 TEST_CASE("words split as a shell splits a simple command", "[jobs]") {
-  CHECK(*SplitWords("a 'b c' \"d \\\"e\\\"\" f\\ g # rest") ==
-        std::vector<std::string>{"a", "b c", "d \"e\"", "f g"});
+  CHECK(*SplitWords("a 'b c' \"d \\\"e\\\"\" f\\ g # rest") == std::vector<std::string>{"a", "b c", "d \"e\"", "f g"});
   CHECK(SplitWords("'open").error().code() == EINVAL);
 }
 

@@ -25,7 +25,7 @@ namespace bb::jobs {
 struct JobEnv {
   int nodes = 1;
   int tasks = 1;
-  int tasks_per_node = 0;  // the job's --ntasks-per-node, 0 when not given
+  int tasks_per_node = 0;                    // the job's --ntasks-per-node, 0 when not given
   std::optional<Distribution> distribution;  // SLURM_DISTRIBUTION
 };
 
@@ -45,8 +45,8 @@ Result<StepShape> SrunShape(const SrunArgs& a, const JobEnv& job);
 
 struct MpirunArgs {
   std::optional<int> np;
-  std::optional<int> per_node;  // -N K, --npernode K, --pernode, --map-by ppr:K:node
-  bool by_node = false;         // --map-by node: round robin over the nodes
+  std::optional<int> per_node;       // -N K, --npernode K, --pernode, --map-by ppr:K:node
+  bool by_node = false;              // --map-by node: round robin over the nodes
   std::vector<std::string> kept;     // options for the real mpirun, in order
   std::vector<std::string> program;  // the command and its arguments
 };

@@ -11,10 +11,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kFileSums[] = {"opens",  "reads",     "writes",    "bytes_read", "bytes_written",
-                                     "seq_reads", "consec_reads", "seq_writes", "consec_writes", "seeks",
-                                     "stats",  "fsyncs",    "truncates", "renames",    "unlinks",
-                                     "append_writes"};
+constexpr const char* kFileSums[] = {
+    "opens",         "reads", "writes", "bytes_read", "bytes_written", "seq_reads", "consec_reads", "seq_writes",
+    "consec_writes", "seeks", "stats",  "fsyncs",     "truncates",     "renames",   "unlinks",      "append_writes"};
 constexpr const char* kDirSums[] = {"creates", "unlinks", "lookups", "readdirs"};
 constexpr const char* kBucketSums[] = {"meta_ops", "data_ops", "bytes_read", "bytes_written"};
 
@@ -94,6 +93,37 @@ void AddDir(uint32_t node, const json& d, std::map<std::string, DirAcc>* dirs) {
   if (B(d, "listed")) a.readdirs.insert(node);
 }
 
+json FileList(std::map<uint64_t, FileAcc>* files, json* totals) {
+  json out = json::array();
+  for (auto& [id, a] : *files) {
+    for (const char* k : kFileSums) {
+      if (std::string_view(k) != "unlinks") (*totals)[k] = U(*totals, k) + U(a.out, k);  // the dirs count them
+    }
+    a.out["created_on"] = Nullable(a.created_on);
+    a.out["opened_on"] = a.opened;
+    a.out["writer_nodes"] = a.writers_n;
+    a.out["reader_nodes"] = a.readers_n;
+    a.out["stat_nodes"] = a.stat;
+    a.out["writers"] = a.writers;
+    a.out["readers"] = a.readers;
+    out.push_back(std::move(a.out));
+  }
+  return out;
+}
+
+json DirList(std::map<std::string, DirAcc>* dirs, json* totals) {
+  json out = json::array();
+  for (auto& [path, a] : *dirs) {
+    for (const char* k : kDirSums) (*totals)[k] = U(*totals, k) + U(a.out, k);
+    a.out["created_on"] = Nullable(a.created_on);
+    a.out["entry_nodes"] = a.entries;
+    a.out["lookup_nodes"] = a.lookups;
+    a.out["readdir_nodes"] = a.readdirs;
+    out.push_back(std::move(a.out));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<json> MergeProfiles(const std::vector<json>& nodes, const json& job) {
@@ -123,29 +153,8 @@ Result<json> MergeProfiles(const std::vector<json>& nodes, const json& job) {
   }
   json doc = {{"version", kProfileDocVersion}, {"job", job}};
   json totals = {{"files", files.size()}, {"dirs", dirs.size()}};
-  json file_list = json::array();
-  for (auto& [id, a] : files) {
-    for (const char* k : kFileSums) {
-      if (std::string_view(k) != "unlinks") totals[k] = U(totals, k) + U(a.out, k);  // the dirs count them
-    }
-    a.out["created_on"] = Nullable(a.created_on);
-    a.out["opened_on"] = a.opened;
-    a.out["writer_nodes"] = a.writers_n;
-    a.out["reader_nodes"] = a.readers_n;
-    a.out["stat_nodes"] = a.stat;
-    a.out["writers"] = a.writers;
-    a.out["readers"] = a.readers;
-    file_list.push_back(std::move(a.out));
-  }
-  json dir_list = json::array();
-  for (auto& [path, a] : dirs) {
-    for (const char* k : kDirSums) totals[k] = U(totals, k) + U(a.out, k);
-    a.out["created_on"] = Nullable(a.created_on);
-    a.out["entry_nodes"] = a.entries;
-    a.out["lookup_nodes"] = a.lookups;
-    a.out["readdir_nodes"] = a.readdirs;
-    dir_list.push_back(std::move(a.out));
-  }
+  json file_list = FileList(&files, &totals);
+  json dir_list = DirList(&dirs, &totals);
   json timeline = json::array();
   for (auto& [t, b] : buckets) {
     if (U(b, "meta_ops") + U(b, "data_ops") == 0) continue;

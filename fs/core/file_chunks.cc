@@ -1,0 +1,72 @@
+// A file's data when it goes: removal at the last close of an unlinked file, truncation, and
+// which nodes are asked (only those that can hold chunks of the file).
+#include <set>
+
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+
+namespace bb::fs {
+namespace {
+
+// Past this many chunks, asking every node is cheaper than hashing every chunk index.
+constexpr uint64_t kEnumerateChunksLimit = 4096;
+
+}  // namespace
+
+// After an entry left the namespace: free its data now, or at the last close if still open.
+Status FileSystem::DropEntryData(const Metadata& md, const std::string& path) {
+  if (md.type != FileType::kRegular) {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(md.file_id);
+    if (it != inodes_.end()) it->second->unlinked = true;
+    return Status::Ok();
+  }
+  uint64_t size = md.size;
+  {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(md.file_id);
+    if (it != inodes_.end()) {
+      Inode& inode = *it->second;
+      inode.unlinked = true;
+      std::lock_guard ilock(inode.mu);
+      inode.meta = md;
+      inode.meta.size = std::max(md.size, inode.size);
+      size = inode.meta.size;
+      if (inode.open_count > 0) return Status::Ok();  // Release frees it
+    }
+  }
+  return RemoveChunksOf(md, size, path);
+}
+
+std::set<NodeId> FileSystem::ChunkNodes(const DataPlacement& data, uint64_t first, uint64_t last) const {
+  if (data.fixed()) return {data.For(0)};
+  std::set<NodeId> nodes;
+  if (last - first > kEnumerateChunksLimit) {
+    for (NodeId n : AllNodes(*router_)) nodes.insert(n);
+  } else {
+    for (uint64_t i = first; i < last; ++i) nodes.insert(data.For(i));
+  }
+  return nodes;
+}
+
+// Only the nodes that can hold chunks of the file are asked.
+Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::string& path) {
+  DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
+  Status first_error;
+  for (NodeId n : ChunkNodes(data, 0, ChunkCount(size, md.chunk_size))) {
+    Status s = nodes_(n)->RemoveChunks(md.file_id);
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  return first_error;
+}
+
+Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path) {
+  if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
+  DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
+  for (NodeId n : ChunkNodes(data, new_size / md.chunk_size, ChunkCount(old_size, md.chunk_size))) {
+    BB_RETURN_IF_ERROR(nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size));
+  }
+  return Status::Ok();
+}
+
+}  // namespace bb::fs
