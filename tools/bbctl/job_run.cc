@@ -263,4 +263,37 @@ Result<JobRunResult> JobRun(const JobRunOptions& o) {
   return r;
 }
 
+Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, std::string* decision) {
+  char tmpl[] = "/tmp/bb-select-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) return Status(errno, "cannot make a folder for the probe's profile");
+  std::string dir = tmpl;
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  JobRunOptions p = o;
+  p.mode = 3;
+  p.mode_file.clear();
+  p.keep = false;
+  p.profile_out = o.profile_out.empty() ? dir + "/probe.json" : o.profile_out;
+  BB_ASSIGN_OR_RETURN(*probe, JobRun(p));
+  std::fprintf(stderr, "bbctl: probe run (mode 3) of %s: exit %d after %.2f s\n", o.name.c_str(), probe->exit_status,
+               probe->wall_seconds);
+  std::string mode_file = dir + "/mode.yaml", out = dir + "/decision.json";
+  std::vector<std::string> argv = {
+      SelfDir() + "/bb-modeselect", "--job", o.script,  "--profile", p.profile_out, "--nodes",
+      std::to_string(probe->nodes), "--out", mode_file, "--json"};
+  BB_ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, {}, false, out));
+  if (Wait(pid) != 0) return Status(EIO, "bb-modeselect failed for " + o.script);
+  BB_ASSIGN_OR_RETURN(*decision, config::ReadTextFile(out, "bb-modeselect's decision"));
+  JobRunOptions run = o;
+  run.mode = 0;
+  run.mode_file = mode_file;
+  run.profile_out.clear();
+  return JobRun(run);
+}
+
 }  // namespace bb::ctl

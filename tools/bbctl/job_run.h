@@ -31,6 +31,7 @@ struct JobRunOptions {
   std::string profile_out;  // write the I/O profile document here ("" = no profile)
   bool keep = false;        // keep the workspace afterwards
   bool json = false;        // print the outcome as one JSON line
+  bool select = false;      // probe in mode 3, let bb-modeselect choose, then run in that mode
   std::string script;
   std::vector<std::string> args;
 };
@@ -47,6 +48,11 @@ struct JobRunResult {
 // emulated cluster (ENOENT), a bad script, directive or mode file (EINVAL naming it), a job
 // larger than the cluster, a workspace that cannot be made.
 Result<JobRunResult> JobRun(const JobRunOptions& o);
+
+// --select: one probe run in mode 3 with its profile, bb-modeselect's decision from the
+// script, its sources and that profile, then the job in the selected mode. `probe` gets the
+// probe's outcome, `decision` bb-modeselect's JSON; the result is the second run's.
+Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, std::string* decision);
 
 // The job's srun, mpirun, mpiexec and scontrol: `name` is the name bbctl was called by. Returns
 // the exit status (of the step, or 1 and a message on stderr for a bad command line).

@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   jrun->add_option("--profile", run_opts.profile_out, "write the job's I/O profile (JSON) here");
   jrun->add_flag("--keep", run_opts.keep, "keep the workspace afterwards");
   jrun->add_flag("--json", run_opts.json, "print the outcome as one JSON line");
+  jrun->add_flag("--select", run_opts.select, "probe in mode 3, let bb-modeselect choose, run in the chosen mode");
   jrun->add_option("script", script_and_args, "JOB.sh [ARGS...] (after --)")->required();
   auto* jlist = job->add_subcommand("list", "list the workspaces");
   jlist->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
@@ -140,8 +141,20 @@ int main(int argc, char** argv) {
   if (*jrun) {
     run_opts.script = script_and_args.front();
     run_opts.args.assign(script_and_args.begin() + 1, script_and_args.end());
-    auto r = JobRun(run_opts);
+    JobRunResult probe;
+    std::string decision;
+    auto r = run_opts.select ? SelectAndRun(run_opts, &probe, &decision) : JobRun(run_opts);
     if (!r) return Report(r.error());
+    if (run_opts.select) {
+      auto d = nlohmann::json::parse(decision, nullptr, false);
+      std::fprintf(stderr, "bbctl: bb-modeselect chose mode %d (confidence %.2f, %s): %s\n",
+                   d.is_discarded() ? 0 : d.value("selected_mode", 0),
+                   d.is_discarded() ? 0 : d.value("confidence", 0.0),
+                   d.is_discarded() ? "?" : d.value("selected_by", std::string("?")).c_str(),
+                   d.is_discarded() ? "?" : d.value("primary_reason", std::string()).c_str());
+      std::fprintf(stderr, "bbctl: probe in mode 3: %.2f s; run in mode %d: %.2f s (%.2fx)\n", probe.wall_seconds,
+                   r->mode, r->wall_seconds, r->wall_seconds > 0 ? probe.wall_seconds / r->wall_seconds : 0);
+    }
     if (run_opts.json) {
       std::printf("%s\n", nlohmann::json{{"name", run_opts.name},
                                          {"job_id", r->job_id},

@@ -16,7 +16,8 @@ extern char** environ;
 
 namespace bb::ctl {
 
-Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env, bool quiet) {
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env, bool quiet,
+                    const std::string& stdout_to) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -35,6 +36,9 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::st
   if (quiet) {
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  if (!stdout_to.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_to.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
   pid_t pid;
   int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());

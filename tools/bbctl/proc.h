@@ -17,9 +17,9 @@ namespace bb::ctl {
 int Run(const std::vector<std::string>& argv, bool quiet = false, const std::map<std::string, std::string>& env = {});
 // As Run, but a non-zero exit is an error naming the command.
 Status RunOk(const std::vector<std::string>& argv, bool quiet = false);
-// Starts `argv` without waiting; returns its pid.
+// Starts `argv` without waiting; returns its pid. `stdout_to`: a file for its standard output.
 Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
-                    bool quiet = false);
+                    bool quiet = false, const std::string& stdout_to = "");
 // Waits for `pid`; returns its exit status or -1.
 int Wait(pid_t pid);
 // Sends SIGTERM, waits up to `seconds`, then SIGKILL. True when the process is gone.
