@@ -29,9 +29,17 @@ trap cleanup EXIT
 
 step() { echo "== $*"; }
 
-step "start bbd detached"
+step "start bbd detached (on a root an earlier run left readable by all)"
+mkdir -p "$root" && chmod 755 "$root" && touch "$root/bbd.log" && chmod 644 "$root/bbd.log"
 "$bbd" --root "$root" --mount "$mnt"
 grep -q " $mnt " /proc/self/mountinfo
+
+step "the backing store is private: root 0700, the database, log and lock 0600; nobody else reads it"
+[ "$(stat -c %a "$root")" = 700 ]
+[ "$(stat -c %a "$root/bbd.log")" = 600 ] && [ "$(stat -c %a "$root/bbd.lock")" = 600 ]
+[ -z "$(find "$root/meta" -perm /077 -print -quit)" ]
+! su -s /bin/sh nobody -c "ls '$root/meta'" 2>/dev/null
+! su -s /bin/sh nobody -c "cat '$root/bbd.log'" 2>/dev/null
 
 step "cp -a and diff -r of a source tree"
 cp -a "$src/fs" "$src/test" "$mnt/"

@@ -99,6 +99,7 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& p
 
 ControlServer::ControlServer(std::string path, int fd, ControlHandler handler)
     : path_(std::move(path)), listen_fd_(fd), handler_(std::move(handler)) {
+  for (size_t i = 0; i < kControlThreads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   acceptor_ = std::thread([this] { AcceptLoop(); });
 }
 
@@ -107,12 +108,9 @@ ControlServer::~ControlServer() {
   ::shutdown(listen_fd_, SHUT_RDWR);
   if (acceptor_.joinable()) acceptor_.join();
   ::close(listen_fd_);
-  std::list<std::thread> conns;
-  {
-    std::lock_guard lock(mu_);
-    conns.swap(conns_);
-  }
-  for (auto& t : conns) t.join();
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+  for (int fd : queue_) ::close(fd);
   ::unlink(path_.c_str());
 }
 
@@ -123,8 +121,32 @@ void ControlServer::AcceptLoop() {
     if (r <= 0 || stop_) continue;
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
-    std::lock_guard lock(mu_);
-    conns_.emplace_back([this, fd] { Serve(fd); });
+    {
+      std::lock_guard lock(mu_);
+      if (queue_.size() < kControlQueue) {
+        queue_.push_back(fd);
+        fd = -1;
+      }
+    }
+    if (fd >= 0) {
+      ::close(fd);  // the queue is full: a client that floods the socket gets nothing
+      continue;
+    }
+    cv_.notify_one();
+  }
+}
+
+void ControlServer::WorkerLoop() {
+  for (;;) {
+    int fd;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      fd = queue_.front();
+      queue_.pop_front();
+    }
+    Serve(fd);
   }
 }
 

@@ -15,14 +15,20 @@
 // within 1 MiB and 10 seconds, or names an unknown command, gets such an error; nothing else
 // happens. The socket is owner-only (0600): whoever can reach it controls the daemon.
 //
-// Thread-safety: the handler runs on one thread per connection, concurrently.
+// Connections are served by a fixed pool of threads (kControlThreads) from a bounded queue of
+// accepted connections; one that finds the queue full is closed at once. So no number of
+// connections over a daemon's life grows its threads or memory.
+//
+// Thread-safety: the handler runs on the pool's threads, concurrently.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <functional>
-#include <list>
+#include <condition_variable>
+#include <deque>
+#include <vector>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -42,6 +48,9 @@ struct ControlPeer {
 
 using ControlHandler = std::function<nlohmann::json(const nlohmann::json& request, const ControlPeer& peer)>;
 
+inline constexpr size_t kControlThreads = 4;
+inline constexpr size_t kControlQueue = 256;
+
 class ControlServer {
  public:
   // Listens on `path` (replacing a stale socket there). EADDRINUSE when a live daemon answers
@@ -53,14 +62,17 @@ class ControlServer {
  private:
   ControlServer(std::string path, int fd, ControlHandler handler);
   void AcceptLoop();
+  void WorkerLoop();
   void Serve(int fd);
 
   const std::string path_;
   const int listen_fd_;
   const ControlHandler handler_;
   std::atomic<bool> stop_{false};
-  std::mutex mu_;                 // guards conns_
-  std::list<std::thread> conns_;  // one per connection being served
+  std::mutex mu_;  // guards queue_
+  std::condition_variable cv_;
+  std::deque<int> queue_;  // accepted connections waiting for a worker
+  std::vector<std::thread> workers_;
   std::thread acceptor_;
 };
 

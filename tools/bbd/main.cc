@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // Everything the daemon creates — the metadata database, chunks, its log, its socket — is its
+  // owner's only.
+  ::umask(077);
   Launcher launcher;
   DaemonConfig cfg;
   if (!config_path.empty()) {

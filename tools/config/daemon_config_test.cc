@@ -91,6 +91,8 @@ TEST_CASE("bad configurations name the file, line and field", "[config]") {
       {"rpc_poll_spin: fast\n", "bbd.yaml:1: field 'rpc_poll_spin' must be microseconds"},
       {"write_behind: 100GiB\n", "bbd.yaml:1: field 'write_behind' must be at most 64GiB"},
       {"write_behind: lots\n", "bbd.yaml:1: field 'write_behind'"},
+      {"io_threads: 4\nio_threads: 8\n", "bbd.yaml:2: field 'io_threads' is given twice (first on line 1)"},
+      {"qos_limits:\n  A: {metadata: 1, metadata: 2}\n", "bbd.yaml:2: field 'metadata' is given twice"},
   };
   for (const Row& r : rows) {
     INFO(r.text);

@@ -88,7 +88,7 @@ Result<ModeFile> ParseModeFile(const std::string& text, const std::string& sourc
 }
 
 Result<ModeFile> LoadModeFile(const std::string& path) {
-  BB_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "mode file"));
+  BB_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path, "mode file", kMaxModeFileBytes));
   return ParseModeFile(text, path);
 }
 

@@ -33,6 +33,8 @@ std::span<const char* const> SelectedByValues();
 // EINVAL with "<source>:<line>: <what>" when the text is not a valid mode file.
 Result<ModeFile> ParseModeFile(const std::string& text, const std::string& source);
 Result<ModeFile> LoadModeFile(const std::string& path);
+// The most a mode file may hold; LoadModeFile refuses a larger one (EFBIG, naming the limit).
+inline constexpr size_t kMaxModeFileBytes = 64 << 10;
 // The YAML text of `m` (ParseModeFile reads it back unchanged).
 std::string FormatModeFile(const ModeFile& m);
 

@@ -1,3 +1,6 @@
+#include <fstream>
+
+#include "fs/base/temp_dir.h"
 #include "tools/config/mode_file.h"
 
 #include <catch2/catch.hpp>
@@ -51,6 +54,19 @@ TEST_CASE("every mode of the table round-trips, the ratio only where the mode us
   }
 }
 
+TEST_CASE("a mode file over the limit is refused naming the limit", "[modefile]") {
+  TempDir dir("bb-modefile");
+  std::string path = dir.path + "/big.yaml";
+  {
+    std::ofstream f(path);
+    f << "mode: 3\nreason: \"" << std::string(kMaxModeFileBytes, 'x') << "\"\n";
+  }
+  auto m = LoadModeFile(path);
+  REQUIRE_FALSE(m.has_value());
+  CHECK(m.error().code() == EFBIG);
+  CHECK_THAT(m.error().message(), Catch::Contains("larger than 64 KiB"));
+}
+
 TEST_CASE("bad mode files name the line and the field", "[modefile]") {
   struct Row {
     const char* text;
@@ -69,6 +85,7 @@ TEST_CASE("bad mode files name the line and the field", "[modefile]") {
       {"mode: 3\nlayout: striped\n", "job.yaml:2: unknown field 'layout'"},
       {"mode: 3\n  x: : :\n", "job.yaml:2:"},
       {"- mode: 3\n", "job.yaml:1: a mode file must be a mapping"},
+      {"mode: 3\nchunk_size: 1MiB\nmode: 1\n", "job.yaml:3: field 'mode' is given twice (first on line 1)"},
   };
   for (const Row& r : rows) {
     INFO(r.text);

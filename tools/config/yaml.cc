@@ -1,6 +1,7 @@
 #include "tools/config/yaml.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "fs/base/units.h"
@@ -35,12 +36,41 @@ Result<double> YamlNumberIn(const std::string& source, const std::string& field,
   return x;
 }
 
+namespace {
+
+// A key given twice in one mapping, anywhere in the document, is an error (yaml-cpp would keep
+// both and a reader would silently take one).
+Status CheckDuplicateKeys(const YAML::Node& node, const std::string& source, int depth = 0) {
+  if (depth > 64) return YamlError(source, node.Mark(), "the document nests too deeply");
+  if (node.IsSequence()) {
+    for (const auto& item : node) BB_RETURN_IF_ERROR(CheckDuplicateKeys(item, source, depth + 1));
+  } else if (node.IsMap()) {
+    std::map<std::string, int> seen;
+    for (const auto& kv : node) {
+      if (kv.first.IsScalar()) {
+        auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
+        if (!fresh) {
+          return YamlError(source, kv.first.Mark(),
+                           "field '" + kv.first.Scalar() + "' is given twice (first on line " + std::to_string(it->second) + ")");
+        }
+      }
+      BB_RETURN_IF_ERROR(CheckDuplicateKeys(kv.second, source, depth + 1));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source) {
+  YAML::Node doc;
   try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
+    doc = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
     return Status(EINVAL, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
+  BB_RETURN_IF_ERROR(CheckDuplicateKeys(doc, source));
+  return doc;
 }
 
 Result<YAML::Node> ParseYamlMap(const std::string& text, const std::string& source, const std::string& what) {
@@ -53,12 +83,20 @@ Result<YAML::Node> ParseYamlMap(const std::string& text, const std::string& sour
   return doc;
 }
 
-Result<std::string> ReadTextFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Status(errno ? errno : ENOENT, "cannot read " + what + " " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes) {
+      return Status(EFBIG, what + " " + path + " is larger than " + std::to_string(max_bytes >> 10) +
+                               " KiB, the most this file may hold");
+    }
+  }
+  if (in.bad()) return Status(EIO, "cannot read " + what + " " + path);
+  return text;
 }
 
 Result<uint64_t> YamlSize(const std::string& source, const std::string& field, const YAML::Node& node) {

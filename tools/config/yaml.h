@@ -41,13 +41,15 @@ Result<int64_t> YamlIntIn(const std::string& source, const std::string& field, c
 Result<double> YamlNumberIn(const std::string& source, const std::string& field, const YAML::Node& node, double lo,
                             double hi, const std::string& unit);
 
-// Parses YAML text; a syntax error is EINVAL "<source>:<line>: <what>".
+// Parses YAML text; a syntax error, and a key given twice in one mapping, are EINVAL
+// "<source>:<line>: <what>".
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source);
 // The document of `text`, which must be a mapping whose keys are plain words (`what` names it
 // in the error: "a mode file", "the configuration"). An empty document is an empty mapping.
 Result<YAML::Node> ParseYamlMap(const std::string& text, const std::string& source, const std::string& what);
-// The whole text of `path`; ENOENT (or the errno of the read) naming the file as `what`.
-Result<std::string> ReadTextFile(const std::string& path, const std::string& what);
+// The whole text of `path`; ENOENT (or the errno of the read) naming the file as `what`; EFBIG
+// naming the limit when it holds more than `max_bytes` (configuration-sized by default).
+Result<std::string> ReadTextFile(const std::string& path, const std::string& what, size_t max_bytes = 16 << 20);
 // A size field ("4096", "512KiB", ...) in bytes.
 Result<uint64_t> YamlSize(const std::string& source, const std::string& field, const YAML::Node& node);
 // A chunk size field: a size that IsValidChunkSize (fs/core/chunking.h).
