@@ -33,7 +33,7 @@ res=$work/results.txt
 
 start_bbd() {  # start_bbd EXTRA-FLAGS...
   rm -rf "$work/root"
-  "$bin/bbd" --root "$work/root" --mount "$mnt" "$@" >/dev/null
+  "$bin/bbd" --root "$work/root" --mount "$mnt" --qos-identity environment "$@" >/dev/null
 }
 stop_bbd() { kill "$(cat "$work/root/bbd.lock")"; for _ in $(seq 50); do grep -q " $mnt " /proc/self/mountinfo || return 0; sleep 0.1; done; }
 

@@ -16,7 +16,7 @@ TEST_CASE("a process's channels are remembered for the cache's lifetime, then lo
   testing::FakeProc proc;
   ManualClock clock;
   proc.Process(10, 100, "BB_JOB_ID=a\0"s, "");
-  JobResolver jobs(&clock, proc.root, /*recheck_ns=*/0);
+  JobResolver jobs(&clock, /*trust_environment=*/true, proc.root, /*recheck_ns=*/0);
   Stage stage(&clock, 0);
   ChannelCache cache(&stage, &jobs, &clock, 250 * kMs);
   Stage::Channel* meta = cache.Find(10, 1000, Class::kMetadata);

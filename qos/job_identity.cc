@@ -6,8 +6,13 @@
 
 namespace bb::qos {
 
-JobResolver::JobResolver(const Clock* clock, std::string proc, int64_t recheck_ns, size_t max_entries)
-    : clock_(clock), proc_(std::move(proc)), recheck_ns_(recheck_ns), max_entries_(max_entries) {}
+JobResolver::JobResolver(const Clock* clock, bool trust_environment, std::string proc, int64_t recheck_ns,
+                         size_t max_entries)
+    : clock_(clock),
+      trust_environment_(trust_environment),
+      proc_(std::move(proc)),
+      recheck_ns_(recheck_ns),
+      max_entries_(max_entries) {}
 
 // Field 22 of /proc/PID/stat (after the parenthesized command, which may hold spaces).
 uint64_t JobResolver::StartTime(pid_t pid) const {
@@ -23,32 +28,55 @@ uint64_t JobResolver::StartTime(pid_t pid) const {
   return 0;
 }
 
+namespace {
+
+// The Slurm job a cgroup path belongs to: the digits of a "job_<id>" component (Slurm's cgroup
+// plugins, v1 and v2, and the emulated cluster name their job cgroups so), or "".
+std::string SlurmJobOfCgroup(std::string_view path) {
+  for (size_t at = path.find("job_"); at != std::string_view::npos; at = path.find("job_", at + 1)) {
+    if (at > 0 && path[at - 1] != '/') continue;
+    size_t end = at + 4;
+    while (end < path.size() && path[end] >= '0' && path[end] <= '9') ++end;
+    if (end > at + 4 && (end == path.size() || path[end] == '/')) return std::string(path.substr(at + 4, end - at - 4));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string JobResolver::FromEnvironment(const std::string& base) const {
+  std::ifstream in(base + "/environ");
+  std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string slurm;
+  size_t pos = 0;
+  while (pos < env.size()) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    std::string_view var(env.data() + pos, end - pos);
+    if (var.rfind("BB_JOB_ID=", 0) == 0 && var.size() > 10) return std::string(var.substr(10));
+    if (var.rfind("SLURM_JOB_ID=", 0) == 0 && var.size() > 13) slurm = std::string(var.substr(13));
+    pos = end + 1;
+  }
+  return slurm;
+}
+
 std::string JobResolver::Resolve(pid_t pid, uid_t uid) const {
   std::string base = proc_ + "/" + std::to_string(pid);
-  {
-    std::ifstream in(base + "/environ");
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::string slurm;
-    size_t pos = 0;
-    while (pos < env.size()) {
-      size_t end = env.find('\0', pos);
-      if (end == std::string::npos) end = env.size();
-      std::string_view var(env.data() + pos, end - pos);
-      if (var.rfind("BB_JOB_ID=", 0) == 0 && var.size() > 10) return std::string(var.substr(10));
-      if (var.rfind("SLURM_JOB_ID=", 0) == 0 && var.size() > 13) slurm = std::string(var.substr(13));
-      pos = end + 1;
-    }
-    if (!slurm.empty()) return slurm;
+  if (trust_environment_) {
+    std::string job = FromEnvironment(base);
+    if (!job.empty()) return job;
   }
-  {
-    std::ifstream in(base + "/cgroup");
-    std::string line, last;
-    while (std::getline(in, line)) {
-      size_t colon = line.find(':', line.find(':') + 1);
-      if (colon != std::string::npos) last = line.substr(colon + 1);
-    }
-    if (!last.empty() && last != "/") return "cgroup:" + last;
+  std::ifstream in(base + "/cgroup");
+  std::string line, last;
+  while (std::getline(in, line)) {
+    size_t colon = line.find(':', line.find(':') + 1);
+    if (colon == std::string::npos) continue;
+    std::string path = line.substr(colon + 1);
+    std::string job = SlurmJobOfCgroup(path);
+    if (!job.empty()) return job;  // the job the process's cgroup is Slurm's for
+    last = path;
   }
+  if (!last.empty() && last != "/") return "cgroup:" + last;
   return "uid:" + std::to_string(uid);
 }
 

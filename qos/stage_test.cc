@@ -170,7 +170,7 @@ TEST_CASE("jobs come from the environment, then the cgroup, then the user; pid r
   proc.Process(11, 100, "SLURM_JOB_ID=778\0"s, "");
   proc.Process(12, 100, "HOME=/root\0"s, "0::/user.slice/session-3.scope\n");
   proc.Process(13, 100, ""s, "0::/\n");
-  JobResolver jobs(&clock, proc.root, 1000 * kMs);
+  JobResolver jobs(&clock, /*trust_environment=*/true, proc.root, 1000 * kMs);
   CHECK(jobs.JobOf(10, 1000) == "mine");
   CHECK(jobs.JobOf(11, 1000) == "778");
   CHECK(jobs.JobOf(12, 1000) == "cgroup:/user.slice/session-3.scope");
@@ -182,6 +182,28 @@ TEST_CASE("jobs come from the environment, then the cgroup, then the user; pid r
   clock.Advance(1001 * kMs);
   CHECK(jobs.JobOf(11, 1000) == "other");
   CHECK(jobs.JobOf(10, 1000) == "mine");  // same start time: same job
+}
+
+TEST_CASE("strictly, a job is its Slurm cgroup's: a process cannot name another job in its environment",
+          "[qos][stage]") {
+  FakeProc proc;
+  ManualClock clock;
+  using namespace std::string_literals;
+  proc.Process(20, 100, "BB_JOB_ID=other\0SLURM_JOB_ID=999\0"s,
+               "0::/system.slice/slurmstepd.scope/job_77/step_0/user/task_0\n");
+  proc.Process(21, 100, "SLURM_JOB_ID=78\0"s, "4:memory:/slurm/uid_1000/job_78/step_batch\n0::/\n");
+  proc.Process(22, 100, "BB_JOB_ID=mine\0"s, "0::/user.slice/session-3.scope\n");
+  proc.Process(23, 100, "BB_JOB_ID=mine\0"s, "0::/bb-emu/job_5\n");
+  proc.Process(24, 100, ""s, "0::/not_job_1/x\n");
+  JobResolver strict(&clock, /*trust_environment=*/false, proc.root);
+  CHECK(strict.JobOf(20, 1000) == "77");
+  CHECK(strict.JobOf(21, 1000) == "78");
+  CHECK(strict.JobOf(22, 1000) == "cgroup:/user.slice/session-3.scope");
+  CHECK(strict.JobOf(23, 1000) == "5");
+  CHECK(strict.JobOf(24, 1000) == "cgroup:/not_job_1/x");
+  JobResolver trusting(&clock, /*trust_environment=*/true, proc.root);
+  CHECK(trusting.JobOf(20, 1000) == "other");
+  CHECK(trusting.JobOf(23, 1000) == "mine");
 }
 
 }  // namespace

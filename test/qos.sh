@@ -43,6 +43,7 @@ rate() { python3 -c "import sys; a, t0 = map(float, sys.argv[1].split()); b, t1 
 # ---- one daemon with static limits: A at 2,000 metadata ops/s, D at 50 MiB/s, B unlimited ----
 mkdir -p "$tmp/m1"
 cat > "$tmp/bbd.yaml" <<YAML
+qos_identity: environment   # these processes name their jobs with BB_JOB_ID
 qos_limits:
   A: {metadata: 2000}
   D: {data: 50MiB}
@@ -100,6 +101,19 @@ check "a QoS rate of the wrong type is refused ($r)" grep -q "field 'metadata' m
 check "the daemon answers after them" sh -c "'$bbctl' stats --root '$tmp/r1' >/dev/null"
 kill "$(cat "$tmp/r1/bbd.lock")"; sleep 1
 
+# ---- strict job identity (the default): a process cannot pick its job with BB_JOB_ID ----
+mkdir -p "$tmp/m2"
+printf 'qos_limits:\n  A: {metadata: 200}\n' > "$tmp/strict.yaml"
+"$bin/bbd" --root "$tmp/r2" --mount "$tmp/m2" --config "$tmp/strict.yaml" >/dev/null
+cg=/sys/fs/cgroup; [ -e "$cg/cgroup.procs" ] && [ -e "$cg/cgroup.max.depth" ] || cg=/sys/fs/cgroup/unified
+mkdir -p "$cg/job_4242"
+( echo 0 > "$cg/job_4242/cgroup.procs"; BB_JOB_ID=A SLURM_JOB_ID=A exec "$bin/bb-replay" --dir "$tmp/m2" --threads 2 --rate 0 --duration 3 ) >/dev/null 2>&1
+jobs_seen=$("$bbctl" stats --root "$tmp/r2" --json | python3 -c 'import json, sys; print(" ".join(sorted({c["job"] for c in json.load(sys.stdin)[0]["qos"]["channels"] if c["ops"] > 0})))')
+check "strict identity: a process in Slurm's cgroup of job 4242 that sets BB_JOB_ID=A is counted as job 4242 ($jobs_seen)" \
+  test "$jobs_seen" = 4242
+kill "$(cat "$tmp/r2/bbd.lock")"; sleep 1
+rmdir "$cg/job_4242" 2>/dev/null || true
+
 # ---- the controller: 2 nodes, 3 jobs under PSFA, Max_R 3,000 metadata ops/s ----
 cat > "$tmp/policy.yaml" <<YAML
 algorithm: psfa
@@ -112,7 +126,7 @@ jobs:
 YAML
 "$bin/bb-controller" --policy "$tmp/policy.yaml" --listen "127.0.0.1:$port" > "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
 "$bbctl" start --nodes 2 --root "$tmp/c" --mount "$tmp/cm" --base-port $((port + 400)) -- \
-  --qos-controller "127.0.0.1:$port" --rpc-timeout 3000 >/dev/null
+  --qos-controller "127.0.0.1:$port" --rpc-timeout 3000 --qos-identity environment >/dev/null
 for n in 0 1; do mkdir -p "$tmp/cm/node$n/w$n"; done
 cpids=()
 for job in A B C; do

@@ -41,6 +41,7 @@ struct DaemonConfig {
   std::map<std::string, QosLimit> qos_limits;
   std::string qos_controller;
   uint32_t qos_threads = 4;
+  std::string qos_identity = "cgroup";  // cgroup | environment (see qos/job_identity.h)
 
   bool QosActive() const {
     return qos_stage == "on" || (qos_stage == "auto" && (!qos_limits.empty() || !qos_controller.empty()));

@@ -25,15 +25,15 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <functional>
 #include <condition_variable>
 #include <deque>
-#include <vector>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "fs/base/status.h"
 

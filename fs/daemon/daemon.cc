@@ -117,7 +117,7 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
 
 Status Daemon::StartQos(const DaemonConfig& cfg) {
   if (!cfg.QosActive()) return Status::Ok();
-  jobs_ = std::make_unique<qos::JobResolver>(&clock_);
+  jobs_ = std::make_unique<qos::JobResolver>(&clock_, cfg.qos_identity == "environment");
   stage_ = std::make_unique<qos::Stage>(&clock_, cfg.qos_threads);
   channels_ = std::make_unique<qos::ChannelCache>(stage_.get(), jobs_.get(), &clock_);
   for (const auto& [job, lim] : cfg.qos_limits) {

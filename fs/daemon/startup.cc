@@ -1,9 +1,7 @@
 #include "fs/daemon/startup.h"
 
-#include <fmt/format.h>
-#include <sys/stat.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>

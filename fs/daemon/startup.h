@@ -19,10 +19,9 @@ Status CheckMountPoint(const std::string& mount);
 // folder is reachable by others). EPERM naming the entry when one cannot be changed.
 Status MakePrivate(const std::string& root);
 
-// Creates `root` if needed, makes it private (MakePrivate), and takes an exclusive lock on <root>/bbd.lock, recording this
-// process id in it. Returns the lock's descriptor (kept open for the daemon's life).
-// EBUSY naming the holder's pid when another daemon has the root; the errno of mkdir/open
-// otherwise.
+// Creates `root` if needed, makes it private (MakePrivate), and takes an exclusive lock on <root>/bbd.lock, recording
+// this process id in it. Returns the lock's descriptor (kept open for the daemon's life). EBUSY naming the holder's pid
+// when another daemon has the root; the errno of mkdir/open otherwise.
 Result<int> LockRoot(const std::string& root);
 
 }  // namespace bb::fs

@@ -145,6 +145,14 @@ const DaemonField kFields[] = {
     {"qos_controller", "`ip:port` of `bb-controller`", "—", true, HostPort<&DaemonConfig::qos_controller>},
     {"qos_threads", "threads answering requests that waited for tokens", "4", true,
      Int<&DaemonConfig::qos_threads, 1, 256>},
+    {"qos_identity",
+     "how a request's job is found: `cgroup` (the Slurm job of the calling process's cgroup, which a job cannot "
+     "choose; else its cgroup, else its user) or `environment` (`BB_JOB_ID`, then `SLURM_JOB_ID` of the process "
+     "first: only where users may name their job themselves)",
+     "`cgroup`", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       return OneOf(s, n, v, {"cgroup", "environment"}, "cgroup or environment", &c->qos_identity);
+     }},
 };
 
 const DaemonField* FindField(const std::string& name) {

@@ -1,9 +1,9 @@
-#include <fstream>
-
-#include "fs/base/temp_dir.h"
 #include "tools/config/mode_file.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+
+#include "fs/base/temp_dir.h"
 
 namespace bb::config {
 namespace {

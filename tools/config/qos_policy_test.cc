@@ -45,7 +45,8 @@ TEST_CASE("policy files parse, and bad ones name the field and the line", "[conf
       {"algorithm: psfa\n", "field 'max_rate' is required"},
       {"max_rate: [1\n", "policy.yaml:"},
       {"colour: blue\nmax_rate: {metadata: 1}\n", "policy.yaml:1: unknown field 'colour'"},
-      {"max_rate: {metadata: 1}\njobs:\n  A: {weight: 1}\n  A: {weight: 2}\n", "policy.yaml:4: field 'A' is given twice"},
+      {"max_rate: {metadata: 1}\njobs:\n  A: {weight: 1}\n  A: {weight: 2}\n",
+       "policy.yaml:4: field 'A' is given twice"},
   };
   for (const Row& r : rows) {
     INFO(r.text);

@@ -50,8 +50,9 @@ Status CheckDuplicateKeys(const YAML::Node& node, const std::string& source, int
       if (kv.first.IsScalar()) {
         auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
         if (!fresh) {
-          return YamlError(source, kv.first.Mark(),
-                           "field '" + kv.first.Scalar() + "' is given twice (first on line " + std::to_string(it->second) + ")");
+          return YamlError(
+              source, kv.first.Mark(),
+              "field '" + kv.first.Scalar() + "' is given twice (first on line " + std::to_string(it->second) + ")");
         }
       }
       BB_RETURN_IF_ERROR(CheckDuplicateKeys(kv.second, source, depth + 1));
