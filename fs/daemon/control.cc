@@ -77,6 +77,12 @@ nlohmann::json ErrorReply(const std::string& what) { return {{"ok", false}, {"er
 
 }  // namespace
 
+Result<nlohmann::json> ParseControlRequest(std::string_view line) {
+  auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (request.is_discarded() || !request.is_object()) return Status(EPROTO, "not a JSON object on one line");
+  return request;
+}
+
 Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& path, ControlHandler handler) {
   BB_ASSIGN_OR_RETURN(sockaddr_un addr, Address(path));
   // A live daemon there answers; a stale socket (a killed daemon) is replaced.
@@ -160,12 +166,8 @@ void ControlServer::Serve(int fd) {
   if (!line) {
     reply = ErrorReply("bad request: " + line.error().message());
   } else {
-    auto request = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_discarded() || !request.is_object()) {
-      reply = ErrorReply("bad request: not a JSON object on one line");
-    } else {
-      reply = handler_(request, peer);
-    }
+    auto request = ParseControlRequest(*line);
+    reply = request ? handler_(*request, peer) : ErrorReply("bad request: " + request.error().message());
   }
   (void)WriteAll(fd, reply.dump() + "\n");
   ::close(fd);

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
+#include "fs/core/layout.h"
 
 namespace bb::fs {
 
@@ -47,6 +48,12 @@ struct ControlPeer {
 };
 
 using ControlHandler = std::function<nlohmann::json(const nlohmann::json& request, const ControlPeer& peer)>;
+
+// One request line as JSON: EPROTO when it is not a JSON object.
+Result<nlohmann::json> ParseControlRequest(std::string_view line);
+// The layout a job_start request asks for (mode, chunk_size, metadata_server_ratio), checked
+// against the mode table: EINVAL naming the field otherwise (control_commands.cc).
+Result<WorkspaceSpec> JobStartSpec(const nlohmann::json& request);
 
 inline constexpr size_t kControlThreads = 4;
 inline constexpr size_t kControlQueue = 256;

@@ -34,9 +34,16 @@ Result<double> Number(const json& r, const char* key, std::optional<double> othe
   return it->get<double>();
 }
 
+struct Command {
+  const char* name;
+  json (Daemon::*run)(const json& request, const ControlPeer& peer);
+};
+
+}  // namespace
+
 // The layout fields of a job_start request (a parsed mode file): mode, chunk_size and, for
 // modes that use one, metadata_server_ratio; checked against the mode table.
-Result<WorkspaceSpec> SpecOf(const json& r) {
+Result<WorkspaceSpec> JobStartSpec(const json& r) {
   BB_ASSIGN_OR_RETURN(double number, Number(r, "mode", std::nullopt));
   const ModeInfo* mode = number == static_cast<int64_t>(number) ? FindMode(static_cast<int64_t>(number)) : nullptr;
   if (mode == nullptr) return Status(EINVAL, "field 'mode' must be " + ModeNumbers());
@@ -54,13 +61,6 @@ Result<WorkspaceSpec> SpecOf(const json& r) {
   BB_RETURN_IF_ERROR(ValidateSpec(spec));
   return spec;
 }
-
-struct Command {
-  const char* name;
-  json (Daemon::*run)(const json& request, const ControlPeer& peer);
-};
-
-}  // namespace
 
 nlohmann::json Daemon::Control(const json& request, const ControlPeer& peer) {
   static const Command kCommands[] = {
@@ -159,7 +159,7 @@ json Daemon::JobListCommand(const json&, const ControlPeer&) {
 json Daemon::JobStartCommand(const json& request, const ControlPeer& peer) {
   auto name = Field(request, "name");
   if (!name) return Failure(name.error());
-  auto spec = SpecOf(request);
+  auto spec = JobStartSpec(request);
   if (!spec) return Failure(spec.error().Annotate("workspace " + *name));
   std::string reason = request.value("reason", std::string());
   std::string selected_by = request.value("selected_by", std::string("user"));

@@ -56,7 +56,8 @@ class MemoryChunkStore final : public ChunkStore {
 
   Status Remove(uint64_t file_id) override {
     std::lock_guard lock(mu_);
-    chunks_.erase(chunks_.lower_bound({file_id, 0}), chunks_.lower_bound({file_id + 1, 0}));
+    // Up to the last chunk index of this file (file_id + 1 would wrap for the largest id).
+    chunks_.erase(chunks_.lower_bound({file_id, 0}), chunks_.upper_bound({file_id, UINT64_MAX}));
     return Status::Ok();
   }
 

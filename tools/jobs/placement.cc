@@ -12,6 +12,10 @@ Result<Distribution> ParseDistribution(const std::string& text) {
 Result<std::vector<int>> PlaceTasks(const StepShape& s) {
   if (s.nodes < 1) return Status(EINVAL, "a step needs at least one node");
   if (s.tasks < 1) return Status(EINVAL, "a step needs at least one task");
+  if (s.tasks > kMaxTasks || s.nodes > kMaxTasks) {
+    return Status(EINVAL, "a step of " + std::to_string(s.tasks) + " tasks on " + std::to_string(s.nodes) +
+                              " nodes is larger than this emulation places (" + std::to_string(kMaxTasks) + ")");
+  }
   if (s.tasks_per_node > 0 && s.tasks > s.nodes * s.tasks_per_node) {
     return Status(EINVAL, std::to_string(s.tasks) + " tasks do not fit " + std::to_string(s.nodes) + " nodes at " +
                               std::to_string(s.tasks_per_node) + " per node");

@@ -18,6 +18,8 @@ namespace bb::jobs {
 
 enum class Distribution { kBlock, kCyclic };
 
+inline constexpr int kMaxTasks = 1 << 20;  // the most tasks or nodes a step may have here
+
 struct StepShape {
   int nodes = 0;           // nodes the step uses (the first ones of the job's)
   int tasks = 0;           // tasks of the step

@@ -1,0 +1,28 @@
+// Fuzz target: the emulated cluster's readers of a user's job — #SBATCH directives, time
+// limits, srun and mpirun command lines — and the probe profile merge over node replies.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/jobs/batch_script.h"
+#include "tools/jobs/launch_args.h"
+#include "tools/jobs/profile_doc.h"
+#include "tools/jobs/words.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string in(reinterpret_cast<const char*>(data), size);
+  if (auto o = bb::jobs::ParseBatchDirectives(in, "fuzz")) (void)bb::jobs::ShapeJob(*o, 4);
+  (void)bb::jobs::ParseTimeLimit(in);
+  if (auto words = bb::jobs::SplitWords(in)) {
+    bb::jobs::JobEnv job{4, 8, 2, {}};
+    if (auto s = bb::jobs::ParseSrunArgs(*words)) {
+      if (auto shape = bb::jobs::SrunShape(*s, job)) (void)bb::jobs::PlaceTasks(*shape);
+    }
+    if (auto m = bb::jobs::ParseMpirunArgs(*words)) {
+      if (auto shape = bb::jobs::MpirunShape(*m, job)) (void)bb::jobs::PlaceTasks(*shape);
+    }
+  }
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_discarded()) (void)bb::jobs::MergeProfiles({j, j}, nlohmann::json::object());
+  return 0;
+}
