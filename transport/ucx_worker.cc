@@ -137,8 +137,8 @@ void Worker::DrainClosing(int64_t until_ns) {
 // Drives the worker whenever no caller does: runs handed-over work and UCX progress until a
 // round finds nothing, sweeps, keeps polling (with a pause instruction, never a yield) for
 // poll_spin after its last event, then sleeps in poll on the worker's event fd until UCX or
-// Submit wakes it: an idle daemon's progress thread wakes ten times a second. While callers drive the worker themselves it naps instead: in
-// poll, every event their calls consume would wake it for nothing.
+// Submit wakes it: an idle daemon's progress thread wakes ten times a second. While callers drive the worker themselves
+// it naps instead: in poll, every event their calls consume would wake it for nothing.
 void Worker::ProgressLoop() {
   int64_t next_sweep = 0;
   int64_t last_event = 0;

@@ -252,11 +252,18 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   return Remember(path, md);
 }
 
-Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode, const Caller& c) {
+Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode, dev_t rdev, const Caller& c) {
   Count(FsOp::kMknod);
-  if (!S_ISREG(mode)) return Status(EPERM, "only regular files can be made with mknod");
+  std::optional<FileType> type = FileTypeOf(mode);
+  if (!type || *type == FileType::kDirectory || *type == FileType::kSymlink) {
+    return Status(EINVAL, "mknod of a type other than a file, FIFO, socket or device");
+  }
+  bool device = *type == FileType::kCharDevice || *type == FileType::kBlockDevice;
+  if (device && c.uid != 0) return Status(EPERM, "only root makes device nodes");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
-  return CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
+  Metadata md = NewMeta(*type, mode, c, id);
+  if (device) md.rdev = rdev;
+  return CreateEntry(parent, name, std::move(md));
 }
 
 Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c) {

@@ -27,9 +27,10 @@
 // (EBUSY), and a rename never moves an entry between workspaces (EXDEV).
 //
 // Deviations from POSIX, on purpose: a non-empty directory cannot be renamed (EXDEV; `mv` then
-// copies); hard links are refused (EPERM); directories' mtime is not updated when entries come
-// and go; atime is set at create and by utimens only (as with noatime); st_blocks is the size
-// rounded up to 512-byte blocks.
+// copies); hard links are refused (EPERM); FIFOs, sockets and device nodes exist in the
+// namespace, their data is the kernel's (a FIFO works between processes of one node); directories' mtime is not updated
+// when entries come and go; atime is set at create and by utimens only (as with noatime); st_blocks is the size rounded
+// up to 512-byte blocks.
 //
 // Thread-safety: all methods may be called concurrently from FUSE worker threads. Lock order:
 // table_mu_ before any Inode::mu; neither is held across a NodeService call.
@@ -150,10 +151,11 @@ class FileSystem {
   // file the request came through, or null.
   Result<Entry> SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* file);
 
-  // Mknod makes regular files only (EPERM for other types). The three: EEXIST when the name
+  // Mknod makes regular files, FIFOs, sockets and (for root only: EPERM otherwise) device nodes
+  // with `rdev`; EINVAL for other types. The three: EEXIST when the name
   // exists; ENOENT when `parent` was removed; EINVAL/ENAMETOOLONG for the name; Symlink also
   // ENOENT for an empty target and ENAMETOOLONG for one of kPathMax bytes or more.
-  Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
+  Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, dev_t rdev, const Caller& c);
   Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
   Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target, const Caller& c);
   // The target of a symlink; EINVAL for any other type.

@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "fs/base/temp_dir.h"
@@ -225,12 +227,12 @@ void RunCoreCases(Node& n) {
     std::set<std::string> want;
     for (int i = 0; i < 500; ++i) {
       std::string name = "f" + std::to_string(i);
-      auto m = fs.Mknod(d.ino, name, S_IFREG | 0644, c);
+      auto m = fs.Mknod(d.ino, name, S_IFREG | 0644, 0, c);
       REQUIRE(m.has_value());
       want.insert(name);
     }
     REQUIRE(fs.Mkdir(d.ino, "sub", 0755, c).has_value());
-    REQUIRE(fs.Mknod(*&d.ino, "sub2", S_IFREG | 0644, c).has_value());
+    REQUIRE(fs.Mknod(*&d.ino, "sub2", S_IFREG | 0644, 0, c).has_value());
     want.insert("sub");
     want.insert("sub2");
     auto names = List(fs, d.ino);
@@ -242,7 +244,7 @@ void RunCoreCases(Node& n) {
     CHECK(std::set<std::string>(rest.begin(), rest.end()) == want);
     // grandchildren never show up in the parent
     auto sub = *fs.Lookup(d.ino, "sub");
-    REQUIRE(fs.Mknod(sub.ino, "deep", S_IFREG | 0644, c).has_value());
+    REQUIRE(fs.Mknod(sub.ino, "deep", S_IFREG | 0644, 0, c).has_value());
     CHECK(List(fs, d.ino).size() == names.size());
     CHECK(List(fs, sub.ino).size() == 3);
   }
@@ -269,13 +271,48 @@ void RunCoreCases(Node& n) {
     CHECK(after->md.atime_ns == 5678);
     CHECK(after->md.ctime_ns == n.clock().WallNs());
     REQUIRE(fs.Release(f).ok());
-    CHECK(fs.Mknod(1, "fifo", S_IFIFO | 0644, c).error().code() == EPERM);
+  }
+
+  SECTION("FIFOs and sockets are made by anyone, devices only by root, with their numbers") {
+    auto fifo = fs.Mknod(1, "fifo", S_IFIFO | 0640, 0, c);
+    REQUIRE(fifo.has_value());
+    CHECK(fifo->md.type == FileType::kFifo);
+    CHECK(fifo->md.mode == 0640);
+    CHECK(fs.Lookup(1, "fifo")->md.type == FileType::kFifo);
+    auto sock = fs.Mknod(1, "sock", S_IFSOCK | 0600, 0, c);
+    REQUIRE(sock.has_value());
+    CHECK(sock->md.type == FileType::kSocket);
+    CHECK(fs.Mknod(1, "tty", S_IFCHR | 0600, makedev(4, 1), c).error().code() == EPERM);
+    CHECK(fs.Lookup(1, "tty").error().code() == ENOENT);
+    Caller root{0, 0, 1};
+    auto chr = fs.Mknod(1, "tty", S_IFCHR | 0600, makedev(4, 1), root);
+    REQUIRE(chr.has_value());
+    CHECK(chr->md.type == FileType::kCharDevice);
+    CHECK(fs.Lookup(1, "tty")->md.rdev == makedev(4, 1));
+    auto blk = fs.Mknod(1, "disk", S_IFBLK | 0600, makedev(8, 0), root);
+    REQUIRE(blk.has_value());
+    CHECK(blk->md.type == FileType::kBlockDevice);
+    CHECK(fs.Mknod(1, "dir", S_IFDIR | 0755, 0, c).error().code() == EINVAL);
+    CHECK(fs.Mknod(1, "link", S_IFLNK | 0777, 0, c).error().code() == EINVAL);
+    auto dir = *fs.OpenDir(1);
+    std::map<std::string, FileType> types;
+    for (uint64_t i = 0;; ++i) {
+      auto e = fs.DirEntryAt(dir, i);
+      REQUIRE(e.has_value());
+      if (!*e) break;
+      types[(*e)->name] = (*e)->type;
+    }
+    fs.ReleaseDir(dir);
+    CHECK(types["fifo"] == FileType::kFifo);
+    CHECK(types["sock"] == FileType::kSocket);
+    CHECK(types["tty"] == FileType::kCharDevice);
+    CHECK(types["disk"] == FileType::kBlockDevice);
   }
 
   SECTION("file ids are unique and are the inode numbers") {
     std::set<uint64_t> ids;
     for (int i = 0; i < 100; ++i) {
-      auto m = fs.Mknod(1, "n" + std::to_string(i), S_IFREG | 0644, c);
+      auto m = fs.Mknod(1, "n" + std::to_string(i), S_IFREG | 0644, 0, c);
       REQUIRE(m.has_value());
       CHECK(m->ino == m->md.file_id);
       ids.insert(m->ino);
@@ -286,7 +323,7 @@ void RunCoreCases(Node& n) {
 
   SECTION("forget drops inodes the kernel no longer holds") {
     size_t before = fs.KnownInodes();
-    auto m = *fs.Mknod(1, "z", S_IFREG | 0644, c);
+    auto m = *fs.Mknod(1, "z", S_IFREG | 0644, 0, c);
     CHECK(fs.Lookup(1, "z").has_value());
     CHECK(fs.KnownInodes() == before + 1);
     fs.Forget(m.ino, 2);
@@ -331,7 +368,7 @@ TEST_CASE("the tree, data and attributes survive a restart of the core", "[core]
   CHECK(ReadString(n.fs(), f, 0, 20) == std::string("\0\0\0\0\0persist", 12));
   REQUIRE(n.fs().Release(f).ok());
   // ids handed out after the restart never repeat earlier ones
-  auto m = n.fs().Mknod(1, "after", S_IFREG | 0644, n.owner());
+  auto m = n.fs().Mknod(1, "after", S_IFREG | 0644, 0, n.owner());
   REQUIRE(m.has_value());
   CHECK(m->ino != file_ino);
   CHECK(m->ino != d->ino);

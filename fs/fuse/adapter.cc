@@ -53,20 +53,9 @@ void FillStat(const Entry& e, struct stat* st) {
   *st = {};
   const Metadata& md = e.md;
   st->st_ino = e.ino;
-  switch (md.type) {
-    case FileType::kRegular:
-      st->st_mode = S_IFREG;
-      st->st_nlink = 1;
-      break;
-    case FileType::kDirectory:
-      st->st_mode = S_IFDIR;
-      st->st_nlink = 2;
-      break;
-    case FileType::kSymlink:
-      st->st_mode = S_IFLNK;
-      st->st_nlink = 1;
-      break;
-  }
+  st->st_mode = FileTypeBits(md.type);
+  st->st_nlink = md.type == FileType::kDirectory ? 2 : 1;
+  st->st_rdev = static_cast<dev_t>(md.rdev);
   st->st_mode |= md.mode & 07777;
   st->st_uid = md.uid;
   st->st_gid = md.gid;

@@ -31,7 +31,7 @@ void DoReadDir(fuse_req_t req, DirHandle* dir, size_t size, off_t off) {
     const DirListing& l = **e;
     struct stat st {};
     st.st_ino = l.ino;
-    st.st_mode = l.type == FileType::kDirectory ? S_IFDIR : l.type == FileType::kSymlink ? S_IFLNK : S_IFREG;
+    st.st_mode = FileTypeBits(l.type);
     size_t need =
         fuse_add_direntry(req, buf.get() + used, size - used, l.name.c_str(), &st, static_cast<off_t>(index + 1));
     if (need > size - used) break;

@@ -65,9 +65,9 @@ void Readlink(fuse_req_t req, fuse_ino_t ino) {
   });
 }
 
-void Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t) {
-  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode] {
-    auto e = Ctx(req).fs->Mknod(parent, name, mode, CallerOf(req));
+void Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, rdev] {
+    auto e = Ctx(req).fs->Mknod(parent, name, mode, rdev, CallerOf(req));
     if (!e) return ReplyError(req, e.error(), "mknod");
     ReplyEntry(req, *e);
   });

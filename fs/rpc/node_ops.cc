@@ -65,7 +65,7 @@ Result<DirPage> ListDir::DecodeReply(std::string_view payload, uint32_t limit) {
     uint8_t type = r.U8();
     e.type = static_cast<FileType>(type);
     e.file_id = r.U64();
-    if (type < 1 || type > 3) return Status(EPROTO, "directory entry of unknown type");
+    if (type < 1 || type > kMaxFileType) return Status(EPROTO, "directory entry of unknown type");
     page.entries.push_back(std::move(e));
   }
   BB_RETURN_IF_ERROR(r.Finish("list reply"));

@@ -1,6 +1,9 @@
 #include "fs/store/metadata.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <iterator>
 #include <type_traits>
 
 namespace bb::fs {
@@ -56,7 +59,24 @@ uint16_t Depth(std::string_view path) {
   return static_cast<uint16_t>(std::count(path.begin(), path.end(), '/'));
 }
 
+constexpr struct {
+  FileType type;
+  uint32_t bits;
+} kTypeBits[] = {{FileType::kRegular, S_IFREG},    {FileType::kDirectory, S_IFDIR}, {FileType::kSymlink, S_IFLNK},
+                 {FileType::kFifo, S_IFIFO},       {FileType::kSocket, S_IFSOCK},   {FileType::kCharDevice, S_IFCHR},
+                 {FileType::kBlockDevice, S_IFBLK}};
+static_assert(std::size(kTypeBits) == kMaxFileType, "one row per FileType");
+
 }  // namespace
+
+uint32_t FileTypeBits(FileType t) { return kTypeBits[static_cast<size_t>(t) - 1].bits; }
+
+std::optional<FileType> FileTypeOf(uint32_t mode) {
+  for (const auto& row : kTypeBits) {
+    if ((mode & S_IFMT) == row.bits) return row.type;
+  }
+  return std::nullopt;
+}
 
 std::string EncodeMetadata(const Metadata& md) {
   std::string out;
@@ -73,6 +93,7 @@ std::string EncodeMetadata(const Metadata& md) {
   PutFixed<uint64_t>(&out, md.file_id);
   PutFixed<uint32_t>(&out, md.chunk_size);
   PutFixed<uint32_t>(&out, md.data_location);
+  PutFixed<uint64_t>(&out, md.rdev);
   PutFixed<uint16_t>(&out, static_cast<uint16_t>(md.symlink_target.size()));
   out.append(md.symlink_target);
   return out;
@@ -83,11 +104,13 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   Metadata md;
   uint8_t version = r.Get<uint8_t>();
   if (r.truncated()) return Status(EIO, "metadata value is empty");
-  if (version != kMetadataVersion) {
+  if (version != 1 && version != kMetadataVersion) {
     return Status(EIO, "metadata value has unknown version " + std::to_string(version));
   }
   uint8_t type = r.Get<uint8_t>();
-  if (type < 1 || type > 3) return Status(EIO, "metadata value has unknown type " + std::to_string(type));
+  if (type < 1 || type > kMaxFileType || (version == 1 && type > 3)) {
+    return Status(EIO, "metadata value has unknown type " + std::to_string(type));
+  }
   md.type = static_cast<FileType>(type);
   md.mode = r.Get<uint32_t>();
   md.uid = r.Get<uint32_t>();
@@ -99,6 +122,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   md.file_id = r.Get<uint64_t>();
   md.chunk_size = r.Get<uint32_t>();
   md.data_location = r.Get<uint32_t>();
+  if (version >= 2) md.rdev = r.Get<uint64_t>();
   uint16_t target_len = r.Get<uint16_t>();
   md.symlink_target = std::string(r.Bytes(target_len));
   if (r.truncated()) return Status(EIO, "metadata value is truncated");

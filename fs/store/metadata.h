@@ -9,22 +9,26 @@
 // directory is one ordered prefix scan that never visits grandchildren.
 // System keys start with 'S' (for example the file-id allocator's reservation).
 //
-// Value, version 1 (all integers little-endian, fixed width; the format never depends on build
+// Value, version 2 (all integers little-endian, fixed width; the format never depends on build
 // flags):
-//   u8  version (=1)        u8  type (1 regular, 2 directory, 3 symlink)
+//   u8  version (=2)        u8  type (1 regular, 2 directory, 3 symlink, 4 FIFO, 5 socket,
+//                                     6 character device, 7 block device)
 //   u32 mode (permission bits 07777)   u32 uid   u32 gid
 //   u64 size   i64 atime_ns   i64 mtime_ns   i64 ctime_ns   (wall clock, ns since the epoch)
 //   u64 file_id (stable id given at create; names chunks and the inode number)
 //   u32 chunk_size   u32 data_location (node holding the data in the hybrid mode, or
 //                                       0xffffffff for none)
+//   u64 rdev (the device number of a device node; 0 for other types)
 //   u16 target length | target bytes (symlink target; 0 for other types)
-// Decoding rejects unknown versions, unknown types, and values that are short or have
-// trailing bytes.
+// Version 1 is the same without rdev; it is still read (rdev 0), and rewritten as version 2 the
+// next time the entry is written. Decoding rejects unknown versions, unknown types, and values
+// that are short or have trailing bytes.
 //
 // Thread-safety: pure functions over values.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,9 +36,21 @@
 
 namespace bb::fs {
 
-enum class FileType : uint8_t { kRegular = 1, kDirectory = 2, kSymlink = 3 };
+enum class FileType : uint8_t {
+  kRegular = 1,
+  kDirectory = 2,
+  kSymlink = 3,
+  kFifo = 4,
+  kSocket = 5,
+  kCharDevice = 6,
+  kBlockDevice = 7,
+};
+inline constexpr uint8_t kMaxFileType = 7;
+// The S_IF* bits of `t` (sys/stat.h), and the type of `mode`'s S_IF* bits (nullopt for none).
+uint32_t FileTypeBits(FileType t);
+std::optional<FileType> FileTypeOf(uint32_t mode);
 
-inline constexpr uint8_t kMetadataVersion = 1;
+inline constexpr uint8_t kMetadataVersion = 2;
 inline constexpr uint32_t kNoNode = 0xffffffffu;
 inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
 
@@ -50,6 +66,7 @@ struct Metadata {
   uint64_t file_id = 0;
   uint32_t chunk_size = 0;
   uint32_t data_location = kNoNode;
+  uint64_t rdev = 0;
   std::string symlink_target;
 
   bool operator==(const Metadata&) const = default;

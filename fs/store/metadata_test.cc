@@ -37,8 +37,35 @@ TEST_CASE("metadata decoding rejects damaged values", "[store]") {
   bad_version[0] = 9;
   CHECK(DecodeMetadata(bad_version).error().message().find("version 9") != std::string::npos);
   std::string bad_type = good;
-  bad_type[1] = 7;
+  bad_type[1] = 9;
   CHECK_FALSE(DecodeMetadata(bad_type).has_value());
+}
+
+TEST_CASE("version 1 values are still read; every type round-trips with its mode bits", "[store]") {
+  // A version-1 value as an earlier build wrote it: a regular file, no rdev field.
+  Metadata md;
+  md.file_id = 7;
+  md.size = 42;
+  std::string v2 = EncodeMetadata(md);
+  std::string v1 = v2;
+  v1[0] = 1;
+  v1.erase(v1.size() - 2 - 8, 8);  // drop rdev (before the 2-byte target length)
+  auto old = DecodeMetadata(v1);
+  REQUIRE(old.has_value());
+  CHECK(*old == md);
+  std::string v1_fifo = v1;
+  v1_fifo[1] = static_cast<char>(FileType::kFifo);  // version 1 knew three types only
+  CHECK_FALSE(DecodeMetadata(v1_fifo).has_value());
+  for (uint8_t t = 1; t <= kMaxFileType; ++t) {
+    Metadata m;
+    m.type = static_cast<FileType>(t);
+    m.rdev = t == 6 || t == 7 ? 0x10305 : 0;
+    auto back = DecodeMetadata(EncodeMetadata(m));
+    REQUIRE(back.has_value());
+    CHECK(*back == m);
+    CHECK(FileTypeOf(FileTypeBits(m.type) | 0644) == m.type);
+  }
+  CHECK_FALSE(FileTypeOf(0644).has_value());
 }
 
 TEST_CASE("dentry keys group direct children under one prefix", "[store]") {

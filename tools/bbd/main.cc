@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
                      (*daemon)->stage(), (*daemon)->channels()};
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
-      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,max_read=" + std::to_string(ctx.options.max_write) +
-          std::string(::getuid() == 0 ? ",allow_other" : "")};
+      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,nosuid,nodev,max_read=" +
+          std::to_string(ctx.options.max_write) + std::string(::getuid() == 0 ? ",allow_other" : "")};
   std::vector<char*> fuse_argv;
   for (auto& a : arg_storage) fuse_argv.push_back(a.data());
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(fuse_argv.size()), fuse_argv.data());
