@@ -36,7 +36,14 @@ void AddMaxOffset(const Counters& v, IoCounts* io) {
   }
 }
 
-void AddPosix(const Counters& v, IoCounts* io) {
+// `counted` + 1 when it is below `all`: Darshan counts a record's first access at offset 0 as
+// neither sequential nor consecutive, the probe counts it as both.
+uint64_t WithFirst(double counted, double all, bool first_fix) {
+  return U(counted) + (first_fix && counted < all ? 1 : 0);
+}
+
+// `first_fix`: `v` is one record (one rank or rank -1), not the --total sum.
+void AddPosix(const Counters& v, bool first_fix, IoCounts* io) {
   uint64_t opens = U(v[kOpens]), not_opens = U(v[kFilenos]) + U(v[kDups]);  // POSIX_OPENS counts them (v4)
   io->opens += opens > not_opens ? opens - not_opens : 0;
   io->reads += U(v[kReads]);
@@ -47,10 +54,10 @@ void AddPosix(const Counters& v, IoCounts* io) {
     io->read_sizes[b] += U(v[kSizeRead0 + b]);
     io->write_sizes[b] += U(v[kSizeWrite0 + b]);
   }
-  io->seq_reads += U(v[kSeqReads]);
-  io->consec_reads += U(v[kConsecReads]);
-  io->seq_writes += U(v[kSeqWrites]);
-  io->consec_writes += U(v[kConsecWrites]);
+  io->seq_reads += WithFirst(v[kSeqReads], v[kReads], first_fix);
+  io->consec_reads += WithFirst(v[kConsecReads], v[kReads], first_fix);
+  io->seq_writes += WithFirst(v[kSeqWrites], v[kWrites], first_fix);
+  io->consec_writes += WithFirst(v[kConsecWrites], v[kWrites], first_fix);
   io->seeks += U(v[kSeeks]);
   io->stats += U(v[kStats]);
   io->fsyncs += U(v[kFsyncs]) + U(v[kFdsyncs]);
@@ -92,10 +99,10 @@ std::pair<uint64_t, uint64_t> Calls(const Record& r) {
 }
 
 // Adds a record's counters to the file (or, for --total, the totals' stand-in) it belongs to.
-void AddRecord(const Record& r, FileRecord* f, uint64_t* stdio_calls) {
+void AddRecord(const Record& r, bool first_fix, FileRecord* f, uint64_t* stdio_calls) {
   switch (r.module) {
     case Module::kPosix:
-      AddPosix(r.v, &f->io);
+      AddPosix(r.v, first_fix, &f->io);
       break;
     case Module::kStdio:
       f->io.opens += U(r.v[kOpens]);
@@ -216,7 +223,7 @@ std::vector<FileRecord> Files(const Log& log, uint64_t* stdio_calls) {
       ranks.emplace_back();
     }
     FileRecord& f = files[it->second];
-    AddRecord(r, &f, stdio_calls);
+    AddRecord(r, true, &f, stdio_calls);
     AddUse(r, log.nprocs, &ranks[it->second], &f);
     AddTimes(r, log.start_time, &f);
   }
@@ -256,7 +263,7 @@ Profile ToProfile(const Log& log, const std::string& source) {
     p.source = ProfileSource::kDarshanTotal;
     FileRecord all;
     for (size_t m = 0; m < kReadModules; ++m) {
-      AddRecord(Record{static_cast<Module>(m), -1, 0, "", log.totals[m]}, &all, &stdio_calls);
+      AddRecord(Record{static_cast<Module>(m), -1, 0, "", log.totals[m]}, false, &all, &stdio_calls);
     }
     p.totals.io = all.io;
     p.totals.stream_bytes_read = all.stream_bytes_read;

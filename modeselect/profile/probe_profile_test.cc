@@ -119,7 +119,8 @@ TEST_CASE("ParseProbeProfile: the document of a real probe run", "[modeselect][p
                     {"profile.small_write_fraction", 1},
                     {"profile.small_read_fraction", 0.6},
                     {"profile.nodes", 4}});
-  const Signal* cross = FindIn(ProfileSignals(*r), "profile.cross_node_files");
+  std::vector<Signal> signals = ProfileSignals(*r);
+  const Signal* cross = FindIn(signals, "profile.cross_node_files");
   CHECK(cross->why.find("/data (made on 1, written on 1, used on 2)") != std::string::npos);
 }
 

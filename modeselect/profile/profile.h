@@ -19,6 +19,10 @@
 // are checked for format and ignored. A counter of -1 (not monitored) counts as 0. A rank -1
 // record is Darshan's sum over all ranks of a file every rank opened: it names no ranks, so the
 // file gets shared_record and an estimate of its writers and readers (below), not names.
+// Darshan counts a record's first access at offset 0 as neither sequential nor consecutive
+// where the probe counts it as both: a --base record with fewer sequential (consecutive) reads
+// than reads gets one more, and writes likewise — exact when a rank's first access is at 0; a
+// --total sum cannot be corrected so (up to one access per rank and file more count as random).
 //
 // Thread-safety: value types and pure functions.
 #pragma once
@@ -101,7 +105,7 @@ struct FileRecord {
   uint64_t stream_bytes_read = 0, stream_bytes_written = 0;  // Darshan STDIO
   MpiioCounts mpiio;
   double first_unix = 0, last_unix = 0;   // 0 = unknown
-  std::vector<Process> writers, readers;  // sorted by name
+  std::vector<Process> writers, readers;  // probe: sorted by name; Darshan: by rank
   // Darshan: the file has a rank -1 record. Its writers (readers) are then estimated as
   // min(nprocs, write (read) calls in that record): each writer made at least one call.
   bool shared_record = false;
