@@ -14,15 +14,11 @@ constexpr SignalInfo kSignals[] = {
     {"profile.files_per_writer", "mean number of files each writing process wrote", "count"},
     {"profile.shared_write_fraction", "fraction of written bytes that went to files written from more than one node",
      "fraction"},
-    {"profile.process_shared_write_fraction",
-     "fraction of written bytes that went to files written by more than one process", "fraction"},
     {"profile.cross_node_read_fraction", "fraction of read bytes that came from files written on another node",
      "fraction"},
     {"profile.cross_node_files", "files written on one node and opened, read or stat'ed on another", "count"},
     {"profile.cross_node_dirs", "directories whose entries were made on one node and looked up or listed on another",
      "count"},
-    {"profile.cross_rank_files",
-     "files written by one process and read by another (an MPI rank in Darshan, a node:pid in a probe)", "count"},
     {"profile.cross_rank_read_fraction", "fraction of read bytes read by processes that did not write the file",
      "fraction"},
     {"profile.shared_read_fraction", "fraction of read bytes that came from files read by more than one process",
@@ -33,7 +29,6 @@ constexpr SignalInfo kSignals[] = {
     {"profile.meta_ops", "metadata operations (opens, creates, stats, lookups, unlinks, mkdirs, readdirs)", "count"},
     {"profile.meta_per_mib", "metadata operations per MiB of data moved", "ops/MiB"},
     {"profile.creates", "files and directories created", "count"},
-    {"profile.max_dir_creates", "most entries created in one directory", "count"},
     {"profile.shared_dir_creator_nodes", "most nodes that created entries in one directory", "count"},
     {"profile.readdirs", "directory listings", "count"},
     {"profile.stats", "stat calls", "count"},
@@ -49,8 +44,6 @@ constexpr SignalInfo kSignals[] = {
     {"profile.wall_seconds", "the probe run's wall time", "seconds"},
     {"profile.processes", "processes that did I/O", "count"},
     {"profile.nodes", "nodes whose processes did I/O", "count"},
-    {"profile.mpiio_ops", "MPI-IO read and write calls (independent, collective, split, non-blocking)", "count"},
-    {"profile.collective_fraction", "fraction of MPI-IO reads and writes that were collective", "fraction"},
 };
 
 }  // namespace

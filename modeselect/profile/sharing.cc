@@ -49,10 +49,10 @@ struct FileStats {
   uint32_t shared_writers = 0, shared_procs = 0;  // the largest rank -1 estimates
   size_t shared_records = 0;
   double bytes_written = 0, bytes_read = 0;  // per-file sums
-  double node_shared = 0, proc_shared = 0, shared_read = 0, cross_node_read = 0, cross_rank_read = 0;
-  Examples node_shared_ex, proc_shared_ex, shared_read_ex, cross_node_read_ex, cross_rank_read_ex;
-  Examples cross_node_files, cross_rank_files;
-  std::vector<uint32_t> nodes;  // with repeats until EmitNodes
+  double node_shared = 0, shared_read = 0, cross_node_read = 0, cross_rank_read = 0;
+  Examples node_shared_ex, shared_read_ex, cross_node_read_ex, cross_rank_read_ex;
+  Examples cross_node_files;
+  std::vector<uint32_t> nodes;  // sorted
 };
 
 void CountUse(const FileRecord& f, FileStats* s) {
@@ -71,10 +71,6 @@ void CountUse(const FileRecord& f, FileStats* s) {
   double bw = static_cast<double>(f.BytesWritten()), br = static_cast<double>(f.BytesRead());
   s->bytes_written += bw;
   s->bytes_read += br;
-  if (w > 1 && bw > 0) {
-    s->proc_shared += bw;
-    s->proc_shared_ex.Add([&] { return f.path + " (" + Num(w) + " writers)"; });
-  }
   if (r > 1 && br > 0) {
     s->shared_read += br;
     s->shared_read_ex.Add([&] { return f.path + " (" + Num(r) + " readers)"; });
@@ -94,9 +90,9 @@ std::vector<uint32_t> OutsideNodes(const FileRecord& f) {
 
 void CountNodes(const FileRecord& f, FileStats* s) {
   for (const auto* list : {&f.opened_on, &f.writer_nodes, &f.reader_nodes, &f.stat_nodes}) {
-    s->nodes.insert(s->nodes.end(), list->begin(), list->end());
+    for (uint32_t n : *list) AddSorted(&s->nodes, n);
   }
-  if (f.created_on) s->nodes.push_back(*f.created_on);
+  if (f.created_on) AddSorted(&s->nodes, *f.created_on);
   if (Written(f)) {
     s->writer_node_sum += static_cast<double>(f.writer_nodes.size());
     if (!s->most_writer_nodes || f.writer_nodes.size() > s->most_writer_nodes->writer_nodes.size()) {
@@ -136,20 +132,14 @@ void CountCrossRank(const FileRecord& f, FileStats* s) {
   if (f.shared_record || f.writers.empty() || f.readers.empty()) return;
   double even_share = static_cast<double>(f.BytesRead()) / static_cast<double>(f.readers.size());
   double bytes = 0;
-  bool any = false;
   for (const Process& r : f.readers) {
-    if (IsWriter(f, r.name)) continue;
-    any = true;
-    bytes += r.bytes ? static_cast<double>(*r.bytes) : even_share;
+    if (!IsWriter(f, r.name)) bytes += r.bytes ? static_cast<double>(*r.bytes) : even_share;
   }
-  if (!any) return;
-  auto example = [&] { return f.path + " (written by " + Names(f.writers) + ", read by " + Names(f.readers) + ")"; };
-  s->cross_rank_files.Add(example);
   bytes = std::min(bytes, static_cast<double>(f.BytesRead()));
-  if (bytes > 0) {
-    s->cross_rank_read += bytes;
-    s->cross_rank_read_ex.Add(example);
-  }
+  if (bytes <= 0) return;
+  s->cross_rank_read += bytes;
+  s->cross_rank_read_ex.Add(
+      [&] { return f.path + " (written by " + Names(f.writers) + ", read by " + Names(f.readers) + ")"; });
 }
 
 // "X of Y bytes read (Z%) <what>: examples"; absent when no bytes.
@@ -176,8 +166,6 @@ void EmitWriters(const Profile& p, const FileStats& s, std::vector<Signal>* out)
          Num(s.writer_sum) + " (file, writer) pairs over " + Num(writers) + " writing processes" +
              (s.shared_writers > 0 ? " (rank -1 records: estimated)" : "") + s.written.Text());
   }
-  EmitShare(out, "profile.process_shared_write_fraction", s.proc_shared, s.bytes_written, "written",
-            "went to files written by more than one process", s.proc_shared_ex);
   EmitShare(out, "profile.shared_read_fraction", s.shared_read, s.bytes_read, "read",
             "came from files read by more than one process", s.shared_read_ex);
   double procs = std::max<double>(static_cast<double>(s.names.size()), s.shared_procs);
@@ -190,15 +178,14 @@ void EmitWriters(const Profile& p, const FileStats& s, std::vector<Signal>* out)
            names.Text());
 }
 
-void EmitCrossRank(const Profile& p, const FileStats& s, std::vector<Signal>* out) {
-  Emit(out, "profile.cross_rank_files", s.cross_rank_files.count,
-       Num(s.cross_rank_files.count) + " of " + Num(static_cast<double>(p.files.size())) +
-           " files were read by a process that did not write them" + s.cross_rank_files.Text());
-  std::string unknown = s.shared_records > 0 ? " (" + Num(s.shared_records) +
-                                                   " files with a rank -1 record name no ranks and count as not)"
-                                             : "";
+void EmitCrossRank(const FileStats& s, std::vector<Signal>* out) {
+  std::string files = " (" + Num(static_cast<double>(s.cross_rank_read_ex.count)) + " files";
+  if (s.shared_records > 0) {
+    files +=
+        "; " + Num(static_cast<double>(s.shared_records)) + " with a rank -1 record name no ranks and count as not";
+  }
   EmitShare(out, "profile.cross_rank_read_fraction", s.cross_rank_read, s.bytes_read, "read",
-            "were read by processes that did not write the file" + unknown, s.cross_rank_read_ex);
+            "were read by processes that did not write the file" + files + ")", s.cross_rank_read_ex);
 }
 
 void EmitNodes(const Profile& p, const FileStats& s, std::vector<Signal>* out) {
@@ -220,12 +207,10 @@ void EmitNodes(const Profile& p, const FileStats& s, std::vector<Signal>* out) {
   std::vector<uint32_t> nodes = s.nodes;
   for (const DirRecord& d : p.dirs) {
     for (const auto* list : {&d.entry_nodes, &d.lookup_nodes, &d.readdir_nodes}) {
-      nodes.insert(nodes.end(), list->begin(), list->end());
+      for (uint32_t n : *list) AddSorted(&nodes, n);
     }
-    if (d.created_on) nodes.push_back(*d.created_on);
+    if (d.created_on) AddSorted(&nodes, *d.created_on);
   }
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   Emit(out, "profile.nodes", static_cast<double>(nodes.size()),
        Num(static_cast<double>(nodes.size())) + " nodes used files or directories: " + List(nodes));
 }
@@ -244,10 +229,9 @@ std::vector<uint32_t> OutsideNodes(const DirRecord& d) {
 }
 
 void EmitDirNodes(const Profile& p, std::vector<Signal>* out) {
-  const DirRecord *most_creates = nullptr, *most_nodes = nullptr;
+  const DirRecord* most_nodes = nullptr;
   Examples cross;
   for (const DirRecord& d : p.dirs) {
-    if (!most_creates || d.creates > most_creates->creates) most_creates = &d;
     if (!most_nodes || d.entry_nodes.size() > most_nodes->entry_nodes.size()) most_nodes = &d;
     std::vector<uint32_t> outside = OutsideNodes(d);
     if (outside.empty()) continue;
@@ -256,11 +240,6 @@ void EmitDirNodes(const Profile& p, std::vector<Signal>* out) {
              List(d.entry_nodes) + ", used on " + List(outside) + ")";
     });
   }
-  double creates = most_creates ? static_cast<double>(most_creates->creates) : 0;
-  Emit(out, "profile.max_dir_creates", creates,
-       most_creates ? most_creates->path + " had " + Num(creates) + " of the " +
-                          Num(static_cast<double>(p.totals.creates)) + " creates"
-                    : "no directory was used");
   double nodes = most_nodes ? static_cast<double>(most_nodes->entry_nodes.size()) : 0;
   Emit(out, "profile.shared_dir_creator_nodes", nodes,
        most_nodes ? most_nodes->path + " had entries created from " + Num(nodes) + " nodes (" +
@@ -284,20 +263,24 @@ void AddFileSignals(const Profile& p, std::vector<Signal>* out) {
     if (p.has_nodes) CountNodes(f, &s);
   }
   EmitWriters(p, s, out);
-  EmitCrossRank(p, s, out);
+  EmitCrossRank(s, out);
   if (p.has_nodes) EmitNodes(p, s, out);
 }
 
 void AddDirSignals(const Profile& p, std::vector<Signal>* out) {
   if (p.has_namespace) {
-    const DirRecord* most_listed = nullptr;
+    const DirRecord *most_listed = nullptr, *most_creates = nullptr;
     for (const DirRecord& d : p.dirs) {
       if (!most_listed || d.readdirs > most_listed->readdirs) most_listed = &d;
+      if (!most_creates || d.creates > most_creates->creates) most_creates = &d;
     }
     auto creates = static_cast<double>(p.totals.creates), readdirs = static_cast<double>(p.totals.readdirs);
-    Emit(
-        out, "profile.creates", creates,
-        Num(creates) + " files and directories created in " + Num(static_cast<double>(p.dirs.size())) + " directories");
+    Emit(out, "profile.creates", creates,
+         Num(creates) + " files and directories created in " + Num(static_cast<double>(p.dirs.size())) +
+             " directories" +
+             (most_creates && most_creates->creates > 0
+                  ? "; the most in " + most_creates->path + " (" + Num(static_cast<double>(most_creates->creates)) + ")"
+                  : ""));
     Emit(out, "profile.readdirs", readdirs,
          Num(readdirs) + " directory listings" +
              (most_listed && most_listed->readdirs > 0

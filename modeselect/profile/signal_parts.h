@@ -36,7 +36,7 @@ void Emit(std::vector<Signal>* out, const char* name, double value, std::string 
 
 // files_written ... processes and nodes: who wrote and read which file.
 void AddFileSignals(const Profile& p, std::vector<Signal>* out);
-// creates, max_dir_creates, shared_dir_creator_nodes, readdirs, cross_node_dirs.
+// creates, shared_dir_creator_nodes, readdirs, cross_node_dirs.
 void AddDirSignals(const Profile& p, std::vector<Signal>* out);
 
 }  // namespace bb::modeselect::profile_signals

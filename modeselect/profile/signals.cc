@@ -1,4 +1,4 @@
-// ProfileSignals: the volume, request, time and MPI-IO signals here; the sharing signals of
+// ProfileSignals: the volume, request and time signals here; the sharing signals of
 // files and directories in sharing.cc. signals.h defines each.
 
 #include "modeselect/profile/signals.h"
@@ -182,24 +182,6 @@ void AddTimeSignals(const Profile& p, std::vector<Signal>* out) {
   }
 }
 
-void AddMpiioSignals(const Profile& p, std::vector<Signal>* out) {
-  if (p.source == ProfileSource::kProbe) return;  // the file system sees no MPI calls
-  const MpiioCounts& m = p.totals.mpiio;
-  auto ops = static_cast<double>(m.Reads() + m.Writes());
-  auto coll = static_cast<double>(m.coll_reads + m.coll_writes + m.split_reads + m.split_writes);
-  Emit(out, "profile.mpiio_ops", ops,
-       Num(ops) + " MPI-IO reads and writes: " + Num(static_cast<double>(m.indep_reads + m.indep_writes)) +
-           " independent, " + Num(static_cast<double>(m.coll_reads + m.coll_writes)) + " collective, " +
-           Num(static_cast<double>(m.split_reads + m.split_writes)) + " split, " +
-           Num(static_cast<double>(m.nb_reads + m.nb_writes)) + " non-blocking" +
-           Most(
-               p, [](const FileRecord& f) { return f.mpiio.Reads() + f.mpiio.Writes(); }, "to"));
-  if (ops > 0) {
-    Emit(out, "profile.collective_fraction", coll / ops,
-         Num(coll) + " of " + Num(ops) + " MPI-IO reads and writes were collective" + Percent(coll, ops));
-  }
-}
-
 size_t TableIndex(const std::string& name) {
   std::span<const SignalInfo> table = Signals();
   for (size_t i = 0; i < table.size(); ++i) {
@@ -217,7 +199,6 @@ std::vector<Signal> ProfileSignals(const Profile& p) {
   AddVolumeSignals(p, &out);
   AddRequestSignals(p, &out);
   AddTimeSignals(p, &out);
-  AddMpiioSignals(p, &out);
   std::vector<std::pair<size_t, Signal>> ordered;
   for (Signal& s : out) ordered.emplace_back(TableIndex(s.name), std::move(s));
   std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

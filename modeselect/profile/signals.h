@@ -18,7 +18,6 @@
 //                                         processes (B: at least the largest shared_writers)
 //   shared_write_fraction          P      bytes written to files with |writer_nodes| > 1 / bytes
 //                                         written (per-file sums)
-//   process_shared_write_fraction  P B    the same for files with w(f) > 1
 //   cross_node_read_fraction       P      sum over files with writer nodes W of bytes read x
 //                                         |R - W| / |R| (R = reader nodes: read bytes taken to
 //                                         split evenly over them) / bytes read (per-file sums)
@@ -28,12 +27,11 @@
 //   cross_node_dirs                P      directories but "/" with an origin O = entry_nodes +
 //                                         created_on that is not empty and a node in
 //                                         lookup_nodes or readdir_nodes outside O
-//   cross_rank_files               P B    files with writers and a reader that is not one of them
-//                                         (process names; B: files without a rank -1 record)
 //   cross_rank_read_fraction       P B    bytes read from a file by processes that did not write
 //                                         it (a reader's own bytes when known (B), else an even
-//                                         share of the file's) / bytes read (per-file sums); a
-//                                         lower bound where B has rank -1 records
+//                                         share of the file's) / bytes read (per-file sums). Files
+//                                         with a rank -1 record (B) name no ranks and count as not
+//                                         cross-rank: a lower bound there
 //   shared_read_fraction           P B    bytes read from files with r(f) > 1 / bytes read
 //   bytes_written, bytes_read      P B T  totals, STDIO's stream bytes included
 //   read_share                     P B T  bytes read / (bytes read + bytes written)
@@ -41,7 +39,6 @@
 //   meta_per_mib                   P B T  meta_ops / max(1, MiB read and written): a job that
 //                                         moves under 1 MiB gets its op count
 //   creates, readdirs              P      totals
-//   max_dir_creates                P      the most entries created in one directory
 //   shared_dir_creator_nodes       P      the most entry_nodes of one directory ("/" included)
 //   stats, fsyncs                  P B T  totals
 //   small_write_fraction,          P B T  (bins 0-100 + 100-1K + 1K-10K + 0.6 x 10K-100K) / all
@@ -59,9 +56,9 @@
 //   processes                      P B    distinct processes that read or wrote a file (B: at
 //                                         least the largest rank -1 estimate)
 //   nodes                          P      distinct nodes named by any file's or directory's lists
-//   mpiio_ops                      B T    MPI-IO read and write calls
-//   collective_fraction            B T    collective and split-collective / all MPI-IO reads
-//                                         and writes
+//
+// Darshan's MPI-IO calls (independent, collective) are in Profile::totals.mpiio and per file;
+// no signal reads them: the layout modes differ in placement, not in how MPI-IO batches calls.
 //
 // Cost: linear in files and directories (10,000 files: a few milliseconds).
 //

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstdio>
+#include <ctime>
 
 #include "modeselect/profile/test_builders.h"
 
@@ -105,11 +105,9 @@ std::vector<Case> Cases() {
         {"profile.writer_nodes_per_file", 1},
         {"profile.files_per_writer", 1},
         {"profile.shared_write_fraction", 0},
-        {"profile.process_shared_write_fraction", 0},
         {"profile.cross_node_read_fraction", 0},
         {"profile.cross_node_files", 0},
         {"profile.cross_node_dirs", 0},
-        {"profile.cross_rank_files", 0},
         {"profile.cross_rank_read_fraction", 0},
         {"profile.shared_read_fraction", 0},
         {"profile.bytes_written", mib16},
@@ -118,7 +116,6 @@ std::vector<Case> Cases() {
         {"profile.meta_ops", 21},
         {"profile.meta_per_mib", 21.0 / 32},
         {"profile.creates", 5},
-        {"profile.max_dir_creates", 4},
         {"profile.shared_dir_creator_nodes", 4},
         {"profile.small_write_fraction", 0},
         {"profile.random_fraction", 0},
@@ -128,7 +125,7 @@ std::vector<Case> Cases() {
         {"profile.processes", 4},
         {"profile.nodes", 4},
         {"profile.wall_seconds", 10}},
-       {"profile.mpiio_ops", "profile.collective_fraction"}},
+       {}},
       {"N-1 shared file",
        N1Shared(),
        {{"profile.files_written", 1},
@@ -137,7 +134,6 @@ std::vector<Case> Cases() {
         {"profile.writer_nodes_per_file", 4},
         {"profile.files_per_writer", 1},
         {"profile.shared_write_fraction", 1},
-        {"profile.process_shared_write_fraction", 1},
         {"profile.cross_node_files", 0},
         {"profile.read_share", 0},
         {"profile.small_write_fraction", 0},
@@ -152,7 +148,6 @@ std::vector<Case> Cases() {
        {{"profile.cross_node_read_fraction", 0.5},
         {"profile.cross_node_files", 1},
         {"profile.cross_node_dirs", 1},
-        {"profile.cross_rank_files", 1},
         {"profile.cross_rank_read_fraction", 0.5},
         {"profile.shared_write_fraction", 0},
         {"profile.writers_per_file", 1},
@@ -165,7 +160,6 @@ std::vector<Case> Cases() {
       {"create storm in one directory from 4 nodes",
        CreateStorm(),
        {{"profile.creates", 41},
-        {"profile.max_dir_creates", 40},
         {"profile.shared_dir_creator_nodes", 4},
         {"profile.readdirs", 1},
         {"profile.files_written", 0},
@@ -187,7 +181,6 @@ std::vector<Case> Cases() {
         {"profile.shared_read_fraction", 1},
         {"profile.cross_node_read_fraction", 0},
         {"profile.cross_node_files", 0},
-        {"profile.cross_rank_files", 0},
         {"profile.cross_rank_read_fraction", 0},
         {"profile.read_share", 1},
         {"profile.mean_read_size", kMiB},
@@ -280,10 +273,26 @@ TEST_CASE("ProfileSignals: 10,000 files", "[modeselect][profile]") {
     files.push_back(std::move(f));
   }
   Profile p = ProbeProfile(std::move(files), {Dir("/ckpt", 0, 625, {0}, {0, 1})}, {}, 16);
-  auto start = std::chrono::steady_clock::now();
-  std::vector<Signal> s = ProfileSignals(p);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  WARN("ProfileSignals of 10,000 files: " << ms << " ms");
+  // The thread's CPU time, best of 5: the 2 cores are shared with other builds, and wall time
+  // counts the waits for a core.
+  auto cpu_ms = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  };
+  double best_cpu = 1e9, best_wall = 1e9, first_cpu = 0;
+  std::vector<Signal> s;
+  for (int run = 0; run < 5; ++run) {
+    double cpu = cpu_ms();
+    auto wall = std::chrono::steady_clock::now();
+    s = ProfileSignals(p);
+    best_cpu = std::min(best_cpu, cpu_ms() - cpu);
+    if (run == 0) first_cpu = best_cpu;
+    best_wall =
+        std::min(best_wall, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall).count());
+  }
+  WARN("ProfileSignals of 10,000 files: first run " << first_cpu << " ms CPU; best of 5 " << best_cpu << " ms CPU, "
+                                                    << best_wall << " ms wall");
   CHECK(FindIn(s, "profile.cross_node_files")->value == 10000);
   CHECK(FindIn(s, "profile.cross_node_read_fraction")->value == 1);
 }
