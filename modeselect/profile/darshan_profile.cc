@@ -2,7 +2,6 @@
 // combined as modeselect/profile/profile.h describes, ranks named, the timeline estimated.
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -182,7 +181,8 @@ class Spread {
     double rate = 0;
     for (size_t t = 0; t < direct_.size(); ++t) {
       rate += rate_diff_[t];
-      out[t] = static_cast<uint64_t>(std::llround(std::max(0.0, direct_[t] + rate)));
+      double bytes = direct_[t] + rate;  // NaN when a huge rate's start and end cancelled
+      out[t] = !(bytes > 0.5) ? 0 : bytes >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(bytes + 0.5);
     }
     return out;
   }
