@@ -57,6 +57,11 @@
 //                                         least the largest rank -1 estimate)
 //   nodes                          P      distinct nodes named by any file's or directory's lists
 //
+// Requests: the probe counts what the file system saw — the kernel merges reads and reads ahead,
+// so its reads look larger and more sequential than the application's calls, which are what
+// Darshan counts. Darshan's bins include their upper bound (1 MiB is in 100K-1M), the probe's
+// do not (1 MiB is in 1M-4M); the 64 KiB cut is unaffected.
+//
 // Darshan's MPI-IO calls (independent, collective) are in Profile::totals.mpiio and per file;
 // no signal reads them: the layout modes differ in placement, not in how MPI-IO batches calls.
 //
