@@ -16,13 +16,15 @@
 // requests) and who read and wrote; MPI-IO records give the MPI-IO counters and who read and
 // wrote (their bytes reach the file system through POSIX, and are not counted twice). Records
 // of <STDIN>, <STDOUT> and <STDERR> and of other modules (HDF5, PnetCDF, Lustre, heatmap, ...)
-// are checked for format and ignored. A counter of -1 (not monitored) counts as 0. A rank -1
-// record is Darshan's sum over all ranks of a file every rank opened: it names no ranks, so the
-// file gets shared_record and an estimate of its writers and readers (below), not names.
-// Darshan counts a record's first access at offset 0 as neither sequential nor consecutive
-// where the probe counts it as both: a --base record with fewer sequential (consecutive) reads
-// than reads gets one more, and writes likewise — exact when a rank's first access is at 0; a
-// --total sum cannot be corrected so (up to one access per rank and file more count as random).
+// are checked for format and ignored (--total's STDIO sums include the standard streams). The
+// text is Darshan 3's; 2.x's, without a module column, is refused. A counter of -1 (not
+// monitored) counts as 0. A rank -1 record is Darshan's sum over all ranks of a file every rank
+// opened: it names no ranks, so the file gets shared_record and an estimate of its writers and
+// readers (below), not names. Darshan counts a record's first access at offset 0 as neither
+// sequential nor consecutive where the probe counts it as both: a --base record with fewer
+// sequential (consecutive) reads than reads gets one more, and writes likewise — exact when a
+// rank's first access is at 0; a --total sum cannot be corrected so (up to one access per rank
+// and file more count as random).
 //
 // Thread-safety: value types and pure functions.
 #pragma once
