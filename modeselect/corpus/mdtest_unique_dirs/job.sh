@@ -1,0 +1,13 @@
+#!/bin/bash
+#SBATCH --job-name=mdtest-easy
+#SBATCH --nodes=4
+#SBATCH --ntasks-per-node=2
+#SBATCH --time=00:05:00
+# mdtest "easy": every task creates, stats and removes its own empty files in a working
+# directory of its own (-u).
+set -euo pipefail
+
+FILES_PER_TASK=80
+TESTDIR=$BB_MOUNT/mdtest_easy
+
+srun mdtest -n $FILES_PER_TASK -u -F -L -P -d $TESTDIR
