@@ -2,7 +2,7 @@
 #SBATCH --job-name=fio-ckpt
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=1
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # Checkpoint simulation with fio: one fio per node, each writing its own files (ckpt.fio).
 set -euo pipefail
 

@@ -2,7 +2,7 @@
 #SBATCH --job-name=fio-mix
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=1
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # Shared read/write: the data file is written once from the first node, then all nodes do
 # random 4 KiB I/O on it at read ratios of 10, 50 and 90 % (mix.fio).
 set -euo pipefail
@@ -11,7 +11,7 @@ RESULTS=$SLURM_SUBMIT_DIR/results.$SLURM_JOB_ID
 mkdir -p $RESULTS
 
 srun --nodes=1 --ntasks=1 fio --eta=never --name=init --filename=$BB_MOUNT/shared_rw.dat --rw=write --bs=1m \
-     --size=32m --ioengine=psync --end_fsync=1
+     --size=32m --ioengine=psync
 srun bash -c "fio --eta=never --output-format=json --output=$RESULTS/mix.\$SLURM_PROCID.json mix.fio"
 
 python3 - $RESULTS <<'EOF_PY'

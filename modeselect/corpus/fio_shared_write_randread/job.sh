@@ -2,7 +2,7 @@
 #SBATCH --job-name=fio-n1
 #SBATCH -N 4
 #SBATCH --ntasks-per-node=1
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # One shared file: each node writes its own 16 MiB slice of it (N-1 write), then every node
 # does 4 KiB random I/O over the whole file, 30 % reads and 70 % writes.
 set -euo pipefail

@@ -2,7 +2,7 @@
 #SBATCH --job-name=fio-smallfiles
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=1
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # A training-style data set of 256 small files (32 KiB each) is written once from one node;
 # then every node reads random 4 KiB pieces of random files of it for a fixed time.
 # Reports the aggregate read IOPS.

@@ -2,7 +2,7 @@
 #SBATCH --job-name=ior-easy
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=2
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # IOR "easy" write: one file per process, 1 MiB sequential transfers, fsync at the end of
 # the phase; every rank checks its own data after writing it (-W).
 set -euo pipefail

@@ -2,7 +2,7 @@
 #SBATCH --job-name=ior-hard
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=2
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # IO500-style "hard" IOR: every task writes 47008-byte records interleaved with all other
 # tasks in one shared file (segment s, task t at (s*ntasks + t)*47008), then reads them back
 # shifted by one node (-C -Q 1) and checks them.

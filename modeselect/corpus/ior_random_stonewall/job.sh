@@ -1,7 +1,7 @@
 #!/bin/bash
 #SBATCH -J ior-mixed
 #SBATCH -N 4 -n 8
-#SBATCH -t 00:05:00
+#SBATCH -t 00:02:00
 # Mixed segmented I/O on one shared file: 4 segments of 8 MiB per task, 64 KiB transfers at
 # shuffled offsets, a write phase and a read phase, each cut off after 1 s (stonewall).
 # Reports the mean of the two phases' bandwidth.

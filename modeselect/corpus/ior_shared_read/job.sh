@@ -2,7 +2,7 @@
 #SBATCH -J ior-shared-read
 #SBATCH -N 4
 #SBATCH --ntasks-per-node=2
-#SBATCH -t 5
+#SBATCH -t 2
 # One shared file, a contiguous 8 MiB block per task. The first step writes it; the second
 # reads it back twice with the tasks placed cyclically over the nodes, so that most ranks
 # read a block written on another node, and verifies the data pattern (-R with the same -G).

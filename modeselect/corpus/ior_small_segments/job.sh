@@ -2,7 +2,7 @@
 #SBATCH --job-name=ior-small-seg
 #SBATCH -N 4
 #SBATCH --ntasks-per-node 2
-#SBATCH --time=5:00
+#SBATCH --time=2:00
 # Small segmented I/O, one file per process: 16 segments of 128 KiB per task in 4 KiB
 # transfers, written, fsynced, then read back and checked by the same task. The IOR input is
 # written next to the job's output, as the group's run scripts do.

@@ -2,7 +2,7 @@
 #SBATCH --job-name=mdtest-2phase
 #SBATCH -N 4
 #SBATCH -n 4
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # mdtest in separate runs, as IO500 runs its phases: all files are created first; the second
 # run stats the files of the next task (-N 1, one task per node, so another node's files)
 # and then removes them.

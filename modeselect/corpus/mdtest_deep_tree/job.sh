@@ -2,7 +2,7 @@
 #SBATCH --job-name=mdtest-tree
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=1
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # mdtest on a deep directory tree: depth 5, branching 2 (63 directories), two directories and
 # two files per directory and task, created, stat'ed, read and removed recursively.
 set -euo pipefail

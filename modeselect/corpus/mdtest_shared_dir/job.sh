@@ -2,7 +2,7 @@
 #SBATCH --job-name=mdtest-hard
 #SBATCH -N 4
 #SBATCH --ntasks-per-node=2
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # mdtest "hard": all tasks create 3901-byte files in ONE directory, then stat and read the
 # files of the neighbouring task (-N 1), verify what they read (-X) and remove them.
 set -uo pipefail

@@ -2,7 +2,7 @@
 #SBATCH --job-name=mdtest-easy
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=2
-#SBATCH --time=00:05:00
+#SBATCH --time=00:02:00
 # mdtest "easy": every task creates, stats and removes its own empty files in a working
 # directory of its own (-u).
 set -euo pipefail
