@@ -18,6 +18,8 @@ def task_rank():
     return 0
 
 
+# An earlier version had rank 0 do os.makedirs(os.path.join(root, "shared")) and every task
+# open(f"{root}/shared/{rank}.txt", "w") there; now each task stays in its own tree.
 def build(path, depth, fanout, files, counter):
     os.makedirs(path, exist_ok=True)
     if depth == 0:

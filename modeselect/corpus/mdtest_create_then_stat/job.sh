@@ -10,7 +10,7 @@ set -euo pipefail
 
 NP=${SLURM_NTASKS}
 DIR=$BB_MOUNT/md2phase
-ARGS="-n 120 -F -P -d $DIR"
+ARGS="-n 100 -F -P -d $DIR"
 
 mpiexec -n $NP --map-by node mdtest -C $ARGS
 mpiexec -n $NP --map-by node mdtest -T -r -N 1 $ARGS

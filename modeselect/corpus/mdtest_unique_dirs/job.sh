@@ -7,7 +7,5 @@
 # directory of its own (-u).
 set -euo pipefail
 
-FILES_PER_TASK=80
-TESTDIR=$BB_MOUNT/mdtest_easy
-
-srun mdtest -n $FILES_PER_TASK -u -F -L -P -d $TESTDIR
+source ./mdtest_env.sh
+srun mdtest -n $FILES_PER_TASK $MDTEST_OPTS -d $TESTDIR

@@ -19,6 +19,8 @@ program monitor
   call get_command_argument(2, arg)
   read (arg, *) nsteps
 
+  ! (all ranks used to open(newunit=u, file='monitor.txt', position='append') one common
+  ! file; each rank now has its own)
   write (mon_name, '(a,a,i4.4,a)') trim(dir), '/monitor_', rank, '.txt'
   open (newunit=umon, file=mon_name, status='replace', action='write', iostat=ios)
   if (ios /= 0) call die('cannot open '//trim(mon_name))

@@ -1,14 +1,14 @@
 #!/bin/bash
 #SBATCH --job-name=smallfile-storm
 #SBATCH --nodes=4
-#SBATCH --ntasks-per-node=2
+#SBATCH --ntasks-per-node=1
 #SBATCH --time=00:02:00
-# Small-file storm in one shared directory: 8 tasks x 80 files of 1 KiB, listed from the
+# Small-file storm in one shared directory: 4 tasks x 160 files of 1 KiB, listed from the
 # batch shell; then every task checks its neighbour's files, and at last removes its own.
 set -euo pipefail
 
 BUCKET="${BB_MOUNT}/bucket"
-FILES_PER_TASK=80
+FILES_PER_TASK=160
 mkdir -p "$BUCKET"
 
 srun python3 storm.py create "$BUCKET" $FILES_PER_TASK

@@ -49,6 +49,8 @@ void CheckpointDir::Save(const State& s) {
   for (size_t i = 0; i + keep_ < all.size(); ++i) fs::remove(all[i]);
 }
 
+// Only this rank's own directory is read: a restart never does
+// std::ifstream(root + "/rank_" + std::to_string(rank + 1) + ...) of a neighbour.
 std::optional<State> CheckpointDir::LoadLatest() const {
   if (!fs::exists(dir_)) return std::nullopt;
   auto all = Checkpoints(dir_);

@@ -5,6 +5,9 @@
 // MPI_File_write_at; after closing, rank 0 checks the file size against the layout and every
 // rank reads its own parts back and compares them.
 //
+// (The POSIX variant of HACC-IO writes one file per rank instead, fopen(FILE.<rank>); this
+// one does not.)
+//
 // usage: hacc_io FILE PARTICLES_PER_RANK
 #include <mpi.h>
 #include <sys/stat.h>

@@ -2,7 +2,9 @@
  * MADbench2-like kernel, one matrix file per process: the S phase writes NBIN matrices,
  * the W phase reads each one back, multiplies it by a constant and writes the result
  * (the "dW" matrices), the C phase reads the dW matrices and checks them. All I/O goes
- * through io_unique.c (pwrite/pread on the process's own file).
+ * through io_unique.c (pwrite/pread on the process's own file). Unlike MADbench2's
+ * IOMODE=SHARED there is no MPI_File_open of a common file and no MPI_File_write_at_all:
+ * no process ever touches another one's matrices.
  *
  * usage: madbench_unique DIR NBIN MATRIX_KIB
  */
