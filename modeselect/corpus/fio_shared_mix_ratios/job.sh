@@ -9,6 +9,7 @@ set -euo pipefail
 
 RESULTS=$SLURM_SUBMIT_DIR/results.$SLURM_JOB_ID
 mkdir -p $RESULTS
+trap "rm -rf $RESULTS" EXIT
 
 srun --nodes=1 --ntasks=1 fio --eta=never --name=init --filename=$BB_MOUNT/shared_rw.dat --rw=write --bs=1m \
      --size=32m --ioengine=psync
@@ -30,4 +31,3 @@ for ratio, iops in sorted(per_ratio.items()):
 mean = sum(per_ratio.values()) / 3
 print(f"BB_RESULT metric=mixed_iops value={mean:.1f} higher_is_better=1")
 EOF_PY
-rm -rf $RESULTS

@@ -11,10 +11,10 @@ set -euo pipefail
 export DATASET=$BB_MOUNT/dataset
 OUTDIR=$SLURM_SUBMIT_DIR/fio_out.$SLURM_JOB_ID
 mkdir -p "$DATASET" "$OUTDIR"
+trap 'rm -rf "$OUTDIR"' EXIT
 
 srun -N 1 -n 1 fio --name=prepare --directory="$DATASET" --filename_format='sample.$filenum' \
      --nrfiles=256 --filesize=32k --rw=write --bs=32k --ioengine=psync --fallocate=none
 srun ./read_random.sh "$OUTDIR"
 
 python3 sum_iops.py "$OUTDIR"/*.json
-rm -rf "$OUTDIR"

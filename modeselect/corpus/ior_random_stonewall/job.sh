@@ -8,6 +8,7 @@
 set -euo pipefail
 
 OUT=${SLURM_SUBMIT_DIR}/ior_mixed.${SLURM_JOB_ID}.json
+trap 'rm -f "$OUT"' EXIT
 RUNDIR=$BB_MOUNT/ior_mixed
 mkdir -p $RUNDIR
 srun ior -a POSIX -w -r -z -t 64k -b 8m -s 4 -D 1 -g \
@@ -22,4 +23,3 @@ if not {"write", "read"} <= set(bw) or min(bw.values()) <= 0:
 print(f"write {bw['write']:.1f} MiB/s, read {bw['read']:.1f} MiB/s")
 print(f"BB_RESULT metric=mixed_bw_mib_s value={(bw['write'] + bw['read']) / 2:.2f} higher_is_better=1")
 PY
-rm -f "$OUT"

@@ -9,6 +9,7 @@
 set -e
 
 IOR_INPUT=$SLURM_SUBMIT_DIR/ior_small.$SLURM_JOB_ID.in
+trap 'rm -f "$IOR_INPUT"' EXIT
 cat > "$IOR_INPUT" <<EOF_IOR
 IOR START
     api=POSIX
@@ -28,6 +29,3 @@ IOR STOP
 EOF_IOR
 
 mpiexec -n $SLURM_NTASKS ior -f "$IOR_INPUT"
-status=$?
-rm -f "$IOR_INPUT"
-exit $status

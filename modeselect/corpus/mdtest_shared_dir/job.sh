@@ -9,10 +9,10 @@ set -uo pipefail
 
 NP=$SLURM_NTASKS
 LOG=$SLURM_SUBMIT_DIR/mdtest_hard.$SLURM_JOB_ID.log
+trap 'rm -f $LOG' EXIT
 
 mpirun -np $NP mdtest -n 80 -t -w 3901 -e 3901 -F -P -N 1 -X -d $BB_MOUNT/mdt_hard 2>&1 | tee $LOG
 rc=${PIPESTATUS[0]}
 # mdtest reports a failed verification but still exits 0.
 if grep -qiE "error|verif.*fail" $LOG; then rc=1; fi
-rm -f $LOG
 exit $rc
