@@ -1,6 +1,6 @@
 #!/bin/bash
 #SBATCH --job-name=records
-#SBATCH -N 4 -n 8
+#SBATCH -N4 -n8
 #SBATCH --time=00:02:00
 # Independent MPI-IO with explicit offsets on one shared file (Fortran), read back by the
 # next rank.
@@ -11,4 +11,4 @@ mkdir -p $RUN_DIR
 NREC=32
 RECLEN_KIB=128
 
-srun -n $SLURM_NTASKS ./bin/records $RUN_DIR $NREC $RECLEN_KIB
+srun -n8 ./bin/records $RUN_DIR $NREC $RECLEN_KIB
