@@ -69,8 +69,12 @@ int main(int argc, char** argv) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
+    // Another node's record: read it through a descriptor opened after its writer's fsync.
     off_t theirs = (static_cast<off_t>(step) * nranks + neighbour) * kRecord;
-    if (pread(fd, peek.data(), kPeek, theirs) != static_cast<ssize_t>(kPeek)) Die("pread " + data);
+    int rfd = open(data.c_str(), O_RDONLY);
+    if (rfd < 0) Die("open " + data);
+    if (pread(rfd, peek.data(), kPeek, theirs) != static_cast<ssize_t>(kPeek)) Die("pread " + data);
+    close(rfd);
     FillRecord(want, step, neighbour);
     if (std::memcmp(peek.data(), want.data(), kPeek) != 0) {
       errno = 0;

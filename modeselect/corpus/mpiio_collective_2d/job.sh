@@ -4,7 +4,7 @@
 #SBATCH --ntasks-per-node=2
 #SBATCH --time=00:02:00
 # Collective MPI-IO output of a 2-D decomposed field (subarray file views, collective
-# buffering hints), then a collective read of another rank's block for the analysis.
+# buffering hints); then an analysis run reads, collectively, blocks that other ranks wrote.
 set -euo pipefail
 
 GRID=2048
@@ -12,4 +12,5 @@ FRAMES=2
 OUT=${BB_MOUNT}/fields
 mkdir -p "$OUT"
 
-mpirun -np 8 --map-by node ./bin/field_io "$OUT/field.bin" $GRID $FRAMES
+mpirun -np 8 --map-by node ./bin/field_io write "$OUT/field.bin" $GRID $FRAMES
+mpirun -np 8 --map-by node ./bin/field_io analyze "$OUT/field.bin" $GRID $FRAMES

@@ -1,7 +1,7 @@
 ! Independent MPI-IO on one shared file: every rank writes its records with explicit
 ! offsets (MPI_File_write_at), interleaved with the other ranks' records (record k of rank r
-! at (k*nprocs + r) * reclen). After sync-barrier-sync, each rank reads back the records of
-! the next rank with MPI_File_read_at and checks them.
+! at (k*nprocs + r) * reclen). The file is closed, reopened read-only, and each rank reads
+! back the records of the next rank with MPI_File_read_at and checks them.
 !
 ! usage: records DIR NREC RECLEN_KIB
 program records
@@ -53,10 +53,12 @@ program records
     call MPI_File_write_at(fh, offset, rec, nwords, MPI_INTEGER8, status, ierr)
     call check(ierr, 'MPI_File_write_at')
   end do
-  call MPI_File_sync(fh, ierr)
-  call MPI_Barrier(MPI_COMM_WORLD, ierr)
-  call MPI_File_sync(fh, ierr)
+  call MPI_File_close(fh, ierr)
+  call check(ierr, 'MPI_File_close')
   t1 = MPI_Wtime()
+
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_RDONLY, info, fh, ierr)
+  call check(ierr, 'MPI_File_open (read)')
 
   other = mod(rank + 1, nprocs)
   bad = 0
