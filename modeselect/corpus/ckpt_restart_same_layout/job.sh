@@ -9,7 +9,7 @@
 set -euo pipefail
 
 CKPT_DIR="$BB_MOUNT/checkpoints"
-CELLS=$((512 * 1024))          # 4 MiB of state per rank
+CELLS=$((256 * 1024))          # 2 MiB of state per rank
 OPTS="--ckpt-dir $CKPT_DIR --cells $CELLS --every 2"
 
 srun ./bin/solver $OPTS --steps 6

@@ -16,7 +16,8 @@
 namespace {
 
 void Step(State& s, int rank) {
-  for (size_t i = 0; i < s.field.size(); ++i) s.field[i] = 0.5 * s.field[i] + std::sin(0.001 * i + rank + s.step);
+  const double forcing = std::sin(0.1 * rank + s.step);
+  for (size_t i = 0; i < s.field.size(); ++i) s.field[i] = 0.5 * s.field[i] + forcing + 1e-6 * (i % 1024);
   s.step++;
 }
 
