@@ -15,6 +15,7 @@ packages=(
   catch2
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
   openmpi-bin libopenmpi-dev gfortran
+  libhdf5-openmpi-dev python3-numpy python3-mpi4py  # the mode-selection corpus's HDF5 and Python jobs
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(python3-matplotlib linux-perf)
