@@ -197,6 +197,24 @@ Status WriteProfile(const std::vector<std::string>& sockets, const std::string& 
   return Status::Ok();
 }
 
+// Runs the batch shell in job r->job_id's cgroup until it ends or `timeout` seconds (0: none)
+// pass, then kills what the job left running on every node, as Slurm does at the end of a job.
+Status RunBatch(const JobRunOptions& o, const std::vector<std::string>& interp,
+                const std::map<std::string, std::string>& env, int timeout, JobRunResult* r) {
+  JobCgroup cg(r->job_id);
+  BB_RETURN_IF_ERROR(cg.Create());
+  auto start = std::chrono::steady_clock::now();
+  BB_ASSIGN_OR_RETURN(pid_t pid, StartBatch(o, interp, env, cg));
+  std::optional<int> status = WaitBatch(pid, timeout);
+  r->wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r->timed_out = !status.has_value();
+  r->exit_status = status.value_or(124);
+  cg.KillAll();
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<JobRunResult> JobRun(const JobRunOptions& o) {
@@ -236,19 +254,7 @@ Result<JobRunResult> JobRun(const JobRunOptions& o) {
   }
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   int timeout = o.timeout_s > 0 ? o.timeout_s : batch.time_limit_s.value_or(0);
-  {
-    JobCgroup cg(r.job_id);
-    BB_RETURN_IF_ERROR(cg.Create());
-    auto start = std::chrono::steady_clock::now();
-    BB_ASSIGN_OR_RETURN(pid_t pid, StartBatch(o, interp, BatchEnv(o, cluster, shape, batch, r.job_id, dir), cg));
-    std::optional<int> status = WaitBatch(pid, timeout);
-    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    r.timed_out = !status.has_value();
-    r.exit_status = status.value_or(124);
-    cg.KillAll();  // what the job left running, on every node, as Slurm does at the end of a job
-    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-  }
+  BB_RETURN_IF_ERROR(RunBatch(o, interp, BatchEnv(o, cluster, shape, batch, r.job_id, dir), timeout, &r));
   if (!o.profile_out.empty()) {
     json job = {{"name", o.name},
                 {"mode", r.mode},

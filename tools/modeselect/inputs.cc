@@ -111,7 +111,9 @@ Result<std::vector<EvalCase>> ReadCorpus(const std::string& corpus, const std::s
     int64_t start = clock.MonotonicNs();
     BB_ASSIGN_OR_RETURN(c.statics, ReadStatic(folder + "/job.sh", {}));
     std::string profile = profiles + "/" + name + ".profile.json";
-    if (fsys::exists(profile)) BB_ASSIGN_OR_RETURN(c.profile, ReadProfileSignals(profile, ""));
+    if (fsys::exists(profile)) {
+      BB_ASSIGN_OR_RETURN(c.profile, ReadProfileSignals(profile, ""));
+    }
     c.nodes = static_cast<uint32_t>(std::max(0, c.statics->nodes));
     c.gather_ms = static_cast<double>(clock.MonotonicNs() - start) / 1e6;
     cases.push_back(std::move(c));
