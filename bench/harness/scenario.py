@@ -15,11 +15,11 @@ SWEEPABLE = ("chunk_size", "tasks_per_node", "nodes", "metadata_server_ratio", "
 BUILTINS = ("rank", "peer", "node", "ntasks", "tpn", "dir", "out")
 OFFSET_BUILTINS = ("offset", "peer_offset")
 TOP_FIELDS = {"name", "description", "nodes", "tasks_per_node", "link_rate", "modes", "chunk_size",
-              "metadata_server_ratio", "repeats", "timeout", "profile", "vars", "sweep", "workloads"}
+              "metadata_server_ratio", "repeats", "timeout", "profile", "probe", "vars", "sweep", "workloads"}
 WORKLOAD_FIELDS = {"name", "description", "tool", "args", "phases", "file", "script", "params", "nodes",
                    "tasks_per_node", "timeout", "modes", "repeats", "paper"}
 DEFAULTS = {"nodes": 4, "tasks_per_node": 1, "link_rate": "1gbit", "modes": [1, 2, 3, 4], "chunk_size": "512KiB",
-            "metadata_server_ratio": 0.25, "repeats": 3, "timeout": 300, "profile": False}
+            "metadata_server_ratio": 0.25, "repeats": 3, "timeout": 300, "profile": False, "probe": False}
 UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
 
@@ -197,6 +197,7 @@ def check(doc, path):
     s["chunk_size"] = c.chunk("chunk_size", s["chunk_size"])
     s["metadata_server_ratio"] = c.ratio("metadata_server_ratio", s["metadata_server_ratio"])
     s["profile"] = c.boolean("profile", s["profile"])
+    s["probe"] = c.boolean("probe", s["probe"])
     if not isinstance(s["link_rate"], str) or not re.fullmatch(r"\d+(\.\d+)?[kmg]?bit", s["link_rate"]):
         c.fail("link_rate", s["link_rate"], "must be a rate like 1gbit or 250mbit")
     variables = s.get("vars", {}) or {}
@@ -247,6 +248,15 @@ def expand(s):
     usable as a file name). Repeats are outermost; within a repeat the (sweep value, mode)
     combinations of a workload start at the (repeat mod count)-th, so none always runs first."""
     runs = []
+    if s["probe"]:
+        # One probe run per workload (mode 3, --profile): what it shares across nodes decides
+        # whether mode 1 keeps the workload's semantics (labels.profile_disqualifies).
+        for w in s["workloads"]:
+            runs.append({"scenario": s["name"], "workload": w["name"], "tool": w["tool"], "mode": 3, "repeat": 0,
+                         "chunk_size": s["chunk_size"], "metadata_server_ratio": s["metadata_server_ratio"],
+                         "nodes": w.get("nodes", s["nodes"]), "tasks_per_node": w.get("tasks_per_node", s["tasks_per_node"]),
+                         "timeout": w.get("timeout", s["timeout"]), "profile": True, "probe": True, "sweep": None,
+                         "id": f"{_safe(s['name'])}.{_safe(w['name'])}.probe"})
     sweep = s.get("sweep")
     values = sweep["values"] if sweep else [None]
     max_repeats = max([w.get("repeats", s["repeats"]) for w in s["workloads"]])
@@ -260,7 +270,7 @@ def expand(s):
                 run = {"scenario": s["name"], "workload": w["name"], "tool": w["tool"], "mode": m, "repeat": r,
                        "chunk_size": s["chunk_size"], "metadata_server_ratio": s["metadata_server_ratio"],
                        "nodes": w.get("nodes", s["nodes"]), "tasks_per_node": w.get("tasks_per_node", s["tasks_per_node"]),
-                       "timeout": w.get("timeout", s["timeout"]), "profile": s["profile"], "sweep": None}
+                       "timeout": w.get("timeout", s["timeout"]), "profile": s["profile"], "probe": False, "sweep": None}
                 tag = ""
                 if sweep:
                     run[sweep["setting"]] = v
