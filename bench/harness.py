@@ -36,6 +36,7 @@ def parse_args(argv):
     p.add_argument("--report-only", action="store_true", help="only write the report from the runs in --out")
     p.add_argument("--list", action="store_true", help="print the runs and exit")
     a = p.parse_args(argv)
+    a.bbctl = os.path.abspath(a.bbctl)
     if a.launcher and not a.mount:
         p.error("--launcher needs --mount")
     return a

@@ -172,7 +172,7 @@ def collect(workload, out_dir, stdout_text):
     if tool in ("fio", "ior", "mdtest"):
         for p in workload["phases"]:
             if tool == "fio":
-                f, d = fio_phase(out_dir, p["name"], "rand" in p["args"] or "filecreate" in p["args"])
+                f, d = fio_phase(out_dir, p["name"], "rand" in p["args"] or "--ioengine=file" in p["args"])
             elif tool == "ior":
                 f, d = ior_phase(out_dir, p["name"])
             else:
