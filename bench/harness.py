@@ -37,6 +37,7 @@ def parse_args(argv):
     p.add_argument("--list", action="store_true", help="print the runs and exit")
     a = p.parse_args(argv)
     a.bbctl = os.path.abspath(a.bbctl)
+    a.out = os.path.abspath(a.out)
     if a.launcher and not a.mount:
         p.error("--launcher needs --mount")
     return a

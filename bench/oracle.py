@@ -45,6 +45,7 @@ def parse_args(argv):
     p.add_argument("--bbctl", default=os.path.join(REPO, "build", "bin", "bbctl"))
     a = p.parse_args(argv)
     a.bbctl = os.path.abspath(a.bbctl)
+    a.out = os.path.abspath(a.out)
     try:
         a.modes = [int(m) for m in a.modes.split(",")]
         if not a.modes or any(m not in (1, 2, 3, 4) for m in a.modes) or len(set(a.modes)) != len(a.modes):
