@@ -9,7 +9,7 @@ import os
 import platform
 import subprocess
 
-from . import stats
+from . import results, stats
 
 BASE_MODE = 3
 
@@ -36,7 +36,7 @@ def column_label(col):
     return f"{value} m{col[1]}"
 
 
-def table_data(runs):
+def table_data(runs, out_dir=None):
     """{workload: {"keys": {key: {"unit", "higher", "values": {column: [v]}}}, "failed": {column: [why]},
     "columns": [columns]}} in first-seen order of the workloads and keys."""
     data = {}
@@ -48,7 +48,11 @@ def table_data(runs):
         col = column_of(r)
         w["columns"].add(col)
         if not r.get("ok"):
-            w["failed"].setdefault(col, []).append(r.get("error") or f"exit status {r.get('exit_status')}")
+            cause = r.get("cause")
+            if cause is None and out_dir:
+                cause = results.failure_cause(os.path.join(out_dir, "raw", r["id"]))
+            short = "timed out" if r.get("timed_out") else (f"exit {r.get('exit_status')}" if r.get("exit_status") else "no figures")
+            w["failed"].setdefault(col, []).append({"short": short, "cause": cause or r.get("error", "")})
             continue
         for f in r["figures"]:
             k = w["keys"].setdefault(f["key"], {"unit": f["unit"], "higher": f["higher_is_better"], "values": {}})
@@ -73,7 +77,7 @@ def cell(values, failures):
         s = stats.spread(values)
         return f"{fmt(s['median'])} [{fmt(s['min'])}–{fmt(s['max'])}]"
     if failures:
-        return "failed: " + failures[0][:60].replace("|", "/")
+        return f"failed ({failures[0]['short']})"
     return "—"
 
 
@@ -213,13 +217,18 @@ def write(out_dir, scenarios, invocations):
         if not sruns:
             lines.append("No runs yet.")
             continue
-        data = table_data(sruns)
+        data = table_data(sruns, out_dir)
         lines += ["Each cell: median [min–max] of the repeats. ✗: the mode ran but breaks the workload's semantics "
                   "(the probe run's profile shows files or directories shared across nodes, which mode 1 keeps apart); "
                   "it is no candidate for best.", ""] + scenario_table(data)
         broken = [(n, w["broken"][1]) for n, w in data.items() if 1 in w["broken"]]
         if broken:
             lines += ["", "Mode 1 ruled out by the probe profile: " + "; ".join(f"**{n}** ({why.split(': ', 1)[-1]})" for n, why in broken) + "."]
+        fails = [(n, col, f[0]) for n, w in data.items() for col, f in w["failed"].items()]
+        if fails:
+            lines += ["", "Failed runs (the first line that says why):", ""]
+            lines += [f"- {n}, {column_label(col)}: {f['short']}, {len(data[n]['failed'][col])} of the repeats"
+                      f"{': ' + f['cause'].replace('|', '/') if f['cause'] else ''}" for n, col, f in fails]
         notes = [(w["name"], w.get("paper", "")) for w in s["workloads"] if w.get("paper")]
         if notes:
             lines += ["", "Workloads: " + "; ".join(f"**{n}** {p}" for n, p in notes) + "."]

@@ -4,6 +4,7 @@ JSON (--output-format=json), IOR's JSON summary (-O summaryFormat=JSON), mdtest'
 find phase's JSON, BB_RESULT lines, and phases.txt. Every figure is {"key", "value", "unit",
 "higher_is_better"}; a tool's output that is missing or unreadable raises ResultError."""
 import csv
+import re
 import glob
 import json
 import os
@@ -151,6 +152,29 @@ def bb_results(stdout_text):
         if r:
             out[r["metric"]] = r
     return [figure(m, r["value"], m, r["higher_is_better"]) for m, r in out.items()]
+
+
+# What says why a run failed, the most telling first.
+CAUSES = (re.compile(r"ERROR"), re.compile(r"No such file|[Pp]ermission denied|cannot|[Ff]ailed|[Ee]rror|Abort"))
+
+
+def failure_cause(out_dir):
+    """The first line that says why a failed run failed: from the tools' text output, then the
+    job's stderr and stdout (bbctl's own summary lines left out); "" when none says."""
+    paths = sorted(glob.glob(os.path.join(out_dir, "*.txt")))
+    paths = [p for p in paths if os.path.basename(p) not in ("stdout.txt", "stderr.txt", "phases.txt")]
+    texts = []
+    for path in paths + [os.path.join(out_dir, "stderr.txt"), os.path.join(out_dir, "stdout.txt")]:
+        try:
+            texts += [ln.strip() for ln in open(path, errors="replace").read().splitlines()]
+        except OSError:
+            continue
+    texts = [ln for ln in texts if not ln.startswith(("bbctl: job ", "phase ", "MPI_ABORT", "with errorcode"))]
+    for pattern in CAUSES:
+        for line in texts:
+            if pattern.search(line):
+                return line[:200]
+    return ""
 
 
 def phase_times(out_dir):

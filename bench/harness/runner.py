@@ -108,6 +108,8 @@ def make_run(cluster, s, w, run, out_dir, env, scripts):
             doc["ok"], doc["error"] = False, f"results: {e}"
     else:
         doc["details"] = {"phase_times": results.phase_times(raw)}
+    if not doc["ok"]:
+        doc["cause"] = results.failure_cause(raw)
     doc["figures"].append(results.figure("wall_seconds", doc.get("wall_seconds", 0), "s", False))
     if profile and os.path.exists(profile):
         with open(profile) as f:
