@@ -71,8 +71,12 @@ def fio_script(w, variables):
         # Many files per task (--nrfiles): the task's files are fio.<rank>.<n> in the workspace.
         files = (r'--directory="$BB_MOUNT" --filename_format="fio.$SLURM_PROCID.\$filenum"' if "--nrfiles" in args
                  else f"--filename={target}")
+        # fio's run time ends with the last write, before the close that waits for the writes
+        # behind; its latency log dates the first I/O, so a write's time can run to fio's report.
+        lat = (f' --write_lat_log="$BB_OUT/{p["name"]}.$SLURM_PROCID" --log_unix_epoch=1'
+               if re.search(r"--rw=(write|rw|readwrite)\b", args) else "")
         cmd = (f'exec fio --output-format=json --output="$BB_OUT/{p["name"]}.$SLURM_PROCID.json" '
-               f'--name={p["name"]} {files} {args}')
+               f'--name={p["name"]} {files} {args}{lat}')
         lines.append(f"phase {p['name']} {_task(cmd)}")
     return lines
 

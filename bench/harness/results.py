@@ -28,6 +28,20 @@ def _load_json(path):
         raise ResultError(f"{os.path.basename(path)}: unreadable ({e})")
 
 
+def to_close_ms(path, doc, direction):
+    """A write's time from its first I/O to fio's report, which comes after the close (when the
+    phase wrote a latency log: first line = completion time in Unix ms, latency in ns); 0 else."""
+    log = path[:-len(".json")] + "_lat.1.log"
+    if direction != "write" or not os.path.exists(log):
+        return 0
+    with open(log) as f:
+        first = f.readline().split(",")
+    if len(first) < 2:
+        return 0
+    started_ms = int(first[0]) - int(first[1]) / 1e6
+    return max(0, doc["timestamp_ms"] - started_ms)
+
+
 def fio_phase(out_dir, name, random_io):
     """Aggregate of every task's fio JSON of one phase, as IOR computes it: all bytes (or
     operations) of every task / the longest task's run time."""
@@ -41,7 +55,7 @@ def fio_phase(out_dir, name, random_io):
             for d in ("read", "write"):
                 agg[d]["bytes"] += job[d]["io_bytes"]
                 agg[d]["ios"] += job[d]["total_ios"]
-                agg[d]["runtime_ms"] = max(agg[d]["runtime_ms"], job[d]["runtime"])
+                agg[d]["runtime_ms"] = max(agg[d]["runtime_ms"], job[d]["runtime"], to_close_ms(path, doc, d))
     figs, total_ios, longest = [], 0, 0
     for d in ("write", "read"):
         a = agg[d]
