@@ -79,28 +79,31 @@ def main(argv):
         # SIGTERM and SIGHUP end the harness as Ctrl-C does: the running job is stopped, the cluster torn down.
         for sig in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        summary, status = {}, 0
         try:
-            summary = runner.run_all(scenarios, target, a.out, env, log, a.redo_failed)
+            runner.run_all(scenarios, target, a.out, env, log, a.redo_failed, summary)
         except KeyboardInterrupt:
             log("harness: interrupted; the cluster it started is down, the runs made so far are kept")
-            return 130
+            status = 130
         except (cluster.ClusterError, RuntimeError, scenario.ScenarioError) as e:
             log(f"harness: {e}")
-            return 1
+            status = 1
         finally:
             try:
                 os.rmdir(work)
             except OSError:
                 pass
-        log(f"harness: made {summary['made']} runs, {summary['resumed']} already made, "
-            f"{len(summary['skipped'])} skipped, {len(summary['failed'])} failed")
-        if summary["made"]:
+        if summary.get("made"):  # what made runs is recorded, also when it was cut short
             invocations.append({"command": " ".join(shlex.quote(x) for x in ["bench/harness.py"] + argv),
                                 "when": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
                                 "ior_bin": os.environ.get("IOR_BIN", ""), "target": target.description,
-                                "made": summary["made"], "resumed": summary["resumed"],
+                                "made": summary["made"], "resumed": summary["resumed"], "interrupted": status != 0,
                                 "skipped": len(summary["skipped"]), "failed": len(summary["failed"])})
             runner.write_json_atomic(inv_path, invocations)
+        if status:
+            return status
+        log(f"harness: made {summary['made']} runs, {summary['resumed']} already made, "
+            f"{len(summary['skipped'])} skipped, {len(summary['failed'])} failed")
         runner.write_json_atomic(os.path.join(a.out, "last_summary.json"), summary)
     path = report.write(a.out, scenarios, invocations)
     log(f"harness: report {path}")

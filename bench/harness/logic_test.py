@@ -5,7 +5,9 @@ import os
 import tempfile
 import unittest
 
-from harness import labels, scenario, stats
+import json
+
+from harness import jobs, labels, results, scenario, stats
 
 
 class StatsTest(unittest.TestCase):
@@ -188,6 +190,51 @@ workloads:
         self.assertBad("name: [unclosed\n", "not valid YAML")
         self.assertEqual(scenario.parse_size("47008"), 47008)
         self.assertEqual(scenario.parse_size("4MiB"), 4 << 20)
+
+
+class ResultsTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(lambda: __import__("shutil").rmtree(self.dir))
+
+    def put(self, name, text):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(text if isinstance(text, str) else json.dumps(text))
+
+    def test_fio_aggregates_tasks_and_times_writes_to_the_close(self):
+        def doc(write_bytes, runtime_ms, report_ms):
+            side = {"io_bytes": 0, "total_ios": 0, "runtime": 0}
+            return {"timestamp_ms": report_ms, "jobs": [{"read": side, "write": {"io_bytes": write_bytes,
+                                                                             "total_ios": write_bytes >> 20, "runtime": runtime_ms}}]}
+        self.put("w.0.json", doc(64 << 20, 500, 10_000))
+        self.put("w.1.json", doc(64 << 20, 400, 10_000))
+        figs, d = results.fio_phase(self.dir, "w", False)
+        self.assertEqual((figs[0]["key"], figs[0]["value"]), ("w.write", 128 / 0.5))  # all bytes / the longest task
+        # Task 1's first write completed at 8,000 ms after 100 ms: 2.1 s to its report after the close.
+        self.put("w.1_lat.1.log", "8000, 100000000, 1, 1048576, 0\n")
+        figs, _ = results.fio_phase(self.dir, "w", False)
+        self.assertAlmostEqual(figs[0]["value"], 128 / 2.1)
+        with self.assertRaises(results.ResultError):
+            results.fio_phase(self.dir, "missing", False)
+
+    def test_ior_and_mdtest(self):
+        self.put("i.json", {"summary": [{"operation": "write", "bwMeanMIB": 300.0}, {"operation": "read", "bwMeanMIB": 512.0}]})
+        figs, _ = results.ior_phase(self.dir, "i", "GiB/s")
+        self.assertEqual([(f["key"], f["value"]) for f in figs], [("i.write", 300 / 1024), ("i.read", 0.5)])
+        self.put("m.csv", "rank,items,rate-File creation,time-File creation,rate-File stat\nall,20,2500.5,0.1,\n0,,1,1,1\n")
+        self.assertEqual(results.mdtest_rates(self.dir, "m"), {"create": 2500.5})
+        self.put("m.txt", "ERROR: verify failed on rank 3\n")
+        with self.assertRaises(results.ResultError):
+            results.mdtest_rates(self.dir, "m")
+
+    def test_a_generated_script_places_files_and_outputs(self):
+        s = scenario.check({"name": "t", "vars": {"size": "8m"}, "workloads": [
+            {"name": "w", "tool": "ior", "args": "-C -F -w -r -b {size}"}]}, "t.yaml")
+        run = scenario.expand(s)[0]
+        text = jobs.job_script(dict(run, tasks_per_node=2), s["workloads"][0], s["vars"], "/tmp/o")
+        self.assertIn('srun ior -C -F -w -r -b 8m -O numTasksOnNode0=2 -o "$BB_MOUNT/ior.file" -O summaryFormat=JSON', text)
+        self.assertIn("#SBATCH --ntasks-per-node=2", text)
+        self.assertEqual(jobs.substitute("--offset={offset:1MiB}", {}), "--offset=$(( SLURM_PROCID * 1048576 ))")
 
 
 if __name__ == "__main__":

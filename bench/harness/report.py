@@ -206,7 +206,8 @@ def write(out_dir, scenarios, invocations):
     lines = ["# Benchmark report", "", f"Machine: {machine()}.", "", "Commands (every invocation that made runs here):", ""]
     for inv in invocations:
         lines.append(f"- `{inv['command']}` ({inv['when']}; IOR_BIN={inv.get('ior_bin') or 'unset'}; "
-                     f"{inv['made']} runs made, {inv['resumed']} already there, {inv['skipped']} skipped)")
+                     f"{inv['made']} runs made, {inv['resumed']} already there, {inv['skipped']} skipped"
+                     f"{', interrupted' if inv.get('interrupted') else ''})")
     for s in scenarios:
         sruns = [r for r in runs if r["scenario"] == s["name"]]
         lines += ["", f"## {s['name']}", "", s.get("description", "").strip(), "",

@@ -119,8 +119,9 @@ def make_run(cluster, s, w, run, out_dir, env, scripts):
     return doc
 
 
-def run_all(scenarios, cluster, out_dir, env, log, redo_failed=False):
-    """Makes every run not yet made. Returns {"made", "resumed", "skipped": {id: why}, "failed": [ids]}."""
+def run_all(scenarios, cluster, out_dir, env, log, redo_failed=False, summary=None):
+    """Makes every run not yet made. Returns (and keeps up to date in `summary`, so that a caller
+    interrupted midway knows what was made) {"made", "resumed", "skipped": {id: why}, "failed": [ids]}."""
     runs_dir = os.path.join(out_dir, "runs")
     os.makedirs(runs_dir, exist_ok=True)
     todo, resumed, skipped = [], 0, {}
@@ -144,7 +145,8 @@ def run_all(scenarios, cluster, out_dir, env, log, redo_failed=False):
             told.add((s["name"], w["name"]))
             log(f"harness: skipping {s['name']}/{w['name']}: {', '.join(missing)} not on PATH "
                 "(set IOR_BIN=/opt/ior/bin, the folder of ior and mdtest)")
-    summary = {"made": 0, "resumed": resumed, "skipped": skipped, "failed": []}
+    summary = summary if summary is not None else {}
+    summary.update({"made": 0, "resumed": resumed, "skipped": skipped, "failed": []})
     if not todo:
         log(f"harness: nothing to run ({resumed} runs already made, {len(skipped)} skipped)")
         return summary
