@@ -74,3 +74,14 @@ rc=0; $py "$src/bench/oracle.py" "$src/bench/testdata/oracle/shared_read" "$src/
   --out "$labels" --repeats 3 --modes 1,2,3,4 --timeout 60 --nodes 2 --bbctl "$bbctl" 2> "$tmp/o2.err" || rc=$?
 check "a second oracle invocation makes no run again and writes the same labels" \
   sh -c "test $rc = 0 && ! grep -q '^\[' '$tmp/o2.err' && grep -q 'labels' '$tmp/o2.err'"
+
+# ---- a cluster the harness did not start ----
+"$bbctl" emulate up --nodes 2 --link-rate 1gbit --root "$tmp/root" --mount "$tmp/mnt" >/dev/null
+check "--attach runs on the cluster that is up" \
+  sh -c "$py '$src/bench/harness.py' '$src/bench/scenarios/ci_tiny.yaml' --out '$tmp/att' --attach --bbctl '$bbctl' 2> '$tmp/a.err'"
+check "... makes its runs there" grep -q "made 2 runs" "$tmp/a.err"
+check "... and leaves that cluster up" "$bbctl" emulate status
+rc=0; $py "$src/bench/harness.py" "$src/bench/scenarios/ci_tiny.yaml" --out "$tmp/att2" --bbctl "$bbctl" 2> "$tmp/a2.err" || rc=$?
+check "without --attach it refuses to touch a cluster it did not start" \
+  sh -c "test $rc = 1 && grep -q 'already up' '$tmp/a2.err' && '$bbctl' emulate status >/dev/null"
+"$bbctl" emulate down >/dev/null

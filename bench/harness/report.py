@@ -127,7 +127,7 @@ def profile_section(data):
     """Paired cost of --profile: each repeat's on and off runs were made one after the other."""
     lines = ["Cost of `--profile` (each repeat ran both, one after the other, in alternating order): "
              "cost = how much slower with the profile, per pair; target at most 2 %.", "",
-             "| workload | figure | mode | off median [min–max] | on median [min–max] | paired cost median [min–max] | pairs |",
+             "| workload | figure | mode | off median [min–max] | on median [min–max] | paired cost median [min–max] | on/off per pair |",
              "|---|---|---|---|---|---|---|"]
     for wname, w in data.items():
         for key, k in w["keys"].items():
@@ -143,7 +143,7 @@ def profile_section(data):
                 so, sn = stats.spread([p[0] for p in pairs]), stats.spread([p[1] for p in pairs])
                 lines.append(f"| {wname} | {key} | {m} | {fmt(so['median'])} [{fmt(so['min'])}–{fmt(so['max'])}] | "
                              f"{fmt(sn['median'])} [{fmt(sn['min'])}–{fmt(sn['max'])}] | "
-                             f"{c['median']:+.1f} % [{c['min']:+.1f}–{c['max']:+.1f}] | {len(pairs)} |")
+                             f"{c['median']:+.1f} % [{c['min']:+.1f}–{c['max']:+.1f}] | {' '.join(f'{x:.3f}' for x in ratios)} |")
     return lines
 
 
