@@ -55,7 +55,8 @@ def table_data(runs, out_dir=None):
             w["failed"].setdefault(col, []).append({"short": short, "cause": cause or r.get("error", "")})
             continue
         for f in r["figures"]:
-            k = w["keys"].setdefault(f["key"], {"unit": f["unit"], "higher": f["higher_is_better"], "values": {}})
+            unit = results.metric_unit(f["unit"]) if f["unit"] == f["key"] else f["unit"]  # runs recorded before units
+            k = w["keys"].setdefault(f["key"], {"unit": unit, "higher": f["higher_is_better"], "values": {}})
             k["values"].setdefault(col, []).append(f["value"])
             w["repeats"].setdefault((f["key"], col), {})[r["repeat"]] = f["value"]
     for w in data.values():

@@ -158,6 +158,15 @@ def io500_figures(out_dir):
     return figs, {"phases": phases, "errors": errors, "scores": s}
 
 
+def metric_unit(metric):
+    """The unit a BB_RESULT metric's name ends in (..._mib_s, ..._ops_s, ..._seconds), else the name."""
+    for suffix, unit in (("_mib_s", "MiB/s"), ("_gib_s", "GiB/s"), ("_ops_s", "ops/s"), ("_iops", "IOPS"),
+                         ("_seconds", "s"), ("_s", "s")):
+        if metric.endswith(suffix):
+            return unit
+    return metric
+
+
 def bb_results(stdout_text):
     """Every metric a job reported with BB_RESULT lines (the last value of each)."""
     out = {}
@@ -165,7 +174,7 @@ def bb_results(stdout_text):
         r = labels.parse_bb_result(line)
         if r:
             out[r["metric"]] = r
-    return [figure(m, r["value"], m, r["higher_is_better"]) for m, r in out.items()]
+    return [figure(m, r["value"], metric_unit(m), r["higher_is_better"]) for m, r in out.items()]
 
 
 # What says why a run failed, the most telling first.
