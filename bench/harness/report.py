@@ -9,7 +9,7 @@ import os
 import platform
 import subprocess
 
-from . import results, stats
+from . import results, scenario, stats
 
 BASE_MODE = 3
 
@@ -27,6 +27,19 @@ def column_of(run):
     if run.get("sweep"):
         return (str(run["sweep"]["value"]), run["mode"])
     return run["mode"]
+
+
+def column_key(col):
+    """Columns in order: modes by number; sweep values by size or number where they are one."""
+    if not isinstance(col, tuple):
+        return ("", 0, col)
+    try:
+        return ("", scenario.parse_size(col[0]), col[1])
+    except ValueError:
+        try:
+            return ("", float(col[0]), col[1])
+        except ValueError:
+            return (col[0], 0, col[1])
 
 
 def column_label(col):
@@ -60,7 +73,7 @@ def table_data(runs, out_dir=None):
             k["values"].setdefault(col, []).append(f["value"])
             w["repeats"].setdefault((f["key"], col), {})[r["repeat"]] = f["value"]
     for w in data.values():
-        w["columns"] = sorted(w["columns"], key=lambda c: (c if isinstance(c, tuple) else ("", c)))
+        w["columns"] = sorted(w["columns"], key=column_key)
         if len(w["keys"]) > 1:  # the wall time is a figure of its own only where nothing else is
             w["keys"].pop("wall_seconds", None)
     return data
@@ -96,18 +109,24 @@ def best_row(k, cols, broken=None):
     return best, ties, sp
 
 
-def scenario_table(data):
-    cols = sorted({c for w in data.values() for c in w["columns"]}, key=lambda c: (c if isinstance(c, tuple) else ("", c)))
-    lines = ["| workload | figure | unit | " + " | ".join(column_label(c) for c in cols) + " | best | ties | best / mode 3 |",
-             "|---|---|---|" + "---|" * len(cols) + "---|---|---|"]
+def scenario_table(data, sweep=False):
+    """One row per workload and figure; a column per mode (or sweep value and mode). Without a
+    sweep, the best mode, its ties and its speedup over mode 3 close the row (a sweep's best
+    settings have a table of their own)."""
+    cols = sorted({c for w in data.values() for c in w["columns"]}, key=column_key)
+    tail = "" if sweep else " best | ties | best / mode 3 |"
+    lines = ["| workload | figure | unit | " + " | ".join(column_label(c) for c in cols) + " |" + tail,
+             "|---|---|---|" + "---|" * len(cols) + ("---|---|---|" if not sweep else "")]
     for wname, w in data.items():
         for key, k in w["keys"].items():
             best, ties, sp = best_row(k, cols, w["broken"])
             cells = [cell(k["values"].get(c), w["failed"].get(c)) + (" ✗" if mode_of(c) in w["broken"] and c in k["values"] else "")
                      for c in cols]
-            lines.append(f"| {wname} | {key} | {k['unit']} | " + " | ".join(cells) +
-                         f" | {column_label(best) if best is not None else '—'} | "
-                         f"{', '.join(column_label(t) for t in ties) or '—'} | {f'{sp:.2f}x' if sp else '—'} |")
+            row = f"| {wname} | {key} | {k['unit']} | " + " | ".join(cells) + " |"
+            if not sweep:
+                row += (f" {column_label(best) if best is not None else '—'} | "
+                        f"{', '.join(column_label(t) for t in ties) or '—'} | {f'{sp:.2f}x' if sp else '—'} |")
+            lines.append(row)
     return lines
 
 
@@ -222,7 +241,7 @@ def write(out_dir, scenarios, invocations):
         data = table_data(sruns, out_dir)
         lines += ["Each cell: median [min–max] of the repeats. ✗: the mode ran but breaks the workload's semantics "
                   "(the probe run's profile shows files or directories shared across nodes, which mode 1 keeps apart); "
-                  "it is no candidate for best.", ""] + scenario_table(data)
+                  "it is no candidate for best.", ""] + scenario_table(data, bool(s.get("sweep")))
         broken = [(n, w["broken"][1]) for n, w in data.items() if 1 in w["broken"]]
         if broken:
             lines += ["", "Mode 1 ruled out by the probe profile: " + "; ".join(f"**{n}** ({why.split(': ', 1)[-1]})" for n, why in broken) + "."]
