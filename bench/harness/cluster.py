@@ -9,6 +9,7 @@ import signal
 import subprocess
 import time
 
+STATE_FILE = "/run/bb-emu/state"
 GRACE_S = 120  # past the job's own time limit, what bbctl job run gets to clean up before it is killed
 
 
@@ -91,10 +92,26 @@ class EmulatedCluster:
             raise ClusterError(f"bbctl emulate up failed: {p.stderr.strip() or p.stdout.strip()}")
         self.description = f"{self.nodes} emulated nodes, {self.link_rate} links (built by the harness)"
 
+    def _state_root(self):
+        """The root of the emulated cluster that is up, from bbctl's state file (tools/bbctl/
+        emulate.cc keeps it in /run/bb-emu/state), or None."""
+        try:
+            for line in open(STATE_FILE):
+                if line.startswith("root "):
+                    return line.split(" ", 1)[1].strip()
+        except OSError:
+            return None
+        return None
+
     def stop(self):
         if self.own and self.started:
-            subprocess.run([self.bbctl, "emulate", "down"], capture_output=True)
             self.started = False
+            root = self._state_root()
+            if root is not None and os.path.abspath(root) != os.path.abspath(os.path.join(self.workdir, "root")):
+                # Someone else's cluster replaced ours: never tear that one down.
+                self.log(f"harness: the emulated cluster up now ({root}) is not the one the harness started; left up")
+                return
+            subprocess.run([self.bbctl, "emulate", "down"], capture_output=True)
 
     def run(self, name, mode_file, nodes, tpn, timeout, profile_path, script, args, raw_dir, env):
         cmd = [self.bbctl, "job", "run", "--name", name, "--mode-file", mode_file, "--nodes", str(nodes),
@@ -103,7 +120,12 @@ class EmulatedCluster:
             cmd += ["--profile", profile_path]
         cmd += ["--", script] + list(args)
         out, err = os.path.join(raw_dir, "stdout.txt"), os.path.join(raw_dir, "stderr.txt")
-        rc, seconds, killed = _run_limited(cmd, timeout + GRACE_S, out, err, env=env, cwd=raw_dir)
+        try:
+            rc, seconds, killed = _run_limited(cmd, timeout + GRACE_S, out, err, env=env, cwd=raw_dir)
+        except BaseException:
+            # Interrupted: the job was stopped; its workspace goes too (on a cluster attached to, it would stay).
+            subprocess.run([self.bbctl, "job", "stop", "--name", name], capture_output=True)
+            raise
         outcome = _last_json_line(out) or {}
         result = {"command": cmd, "exit_status": outcome.get("exit_status", rc), "timed_out": outcome.get("timed_out", killed),
                   "wall_seconds": outcome.get("wall_seconds", seconds), "job": outcome, "harness_seconds": seconds}
