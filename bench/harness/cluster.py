@@ -50,7 +50,8 @@ def _stop(p):
 
 def _last_json_line(path):
     try:
-        lines = [ln for ln in open(path, errors="replace").read().splitlines() if ln.strip()]
+        with open(path, errors="replace") as f:
+            lines = [ln for ln in f.read().splitlines() if ln.strip()]
     except OSError:
         return None
     for ln in reversed(lines):
@@ -96,9 +97,10 @@ class EmulatedCluster:
         """The root of the emulated cluster that is up, from bbctl's state file (tools/bbctl/
         emulate.cc keeps it in /run/bb-emu/state), or None."""
         try:
-            for line in open(STATE_FILE):
-                if line.startswith("root "):
-                    return line.split(" ", 1)[1].strip()
+            with open(STATE_FILE) as f:
+                for line in f:
+                    if line.startswith("root "):
+                        return line.split(" ", 1)[1].strip()
         except OSError:
             return None
         return None
@@ -185,7 +187,8 @@ class ExternalCluster:
 
 def _tail(path, n=3):
     try:
-        lines = [ln for ln in open(path, errors="replace").read().splitlines() if ln.strip()]
+        with open(path, errors="replace") as f:
+            lines = [ln for ln in f.read().splitlines() if ln.strip()]
     except OSError:
         return ""
     return " | ".join(lines[-n:])[-400:]

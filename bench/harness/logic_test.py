@@ -7,7 +7,7 @@ import unittest
 
 import json
 
-from harness import jobs, labels, results, scenario, stats
+from harness import cluster, jobs, labels, report, results, runner, scenario, stats
 
 
 class StatsTest(unittest.TestCase):
@@ -235,6 +235,51 @@ class ResultsTest(unittest.TestCase):
         self.assertIn('srun ior -C -F -w -r -b 8m -O numTasksOnNode0=2 -o "$BB_MOUNT/ior.file" -O summaryFormat=JSON', text)
         self.assertIn("#SBATCH --ntasks-per-node=2", text)
         self.assertEqual(jobs.substitute("--offset={offset:1MiB}", {}), "--offset=$(( SLURM_PROCID * 1048576 ))")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class ExternalTargetTest(unittest.TestCase):
+    """The runner, resume and report end to end without a cluster: a script workload through the
+    --launcher target with `bash` as the launcher and a stub bbctl."""
+
+    def test_runs_resume_timeouts_and_report(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(lambda: __import__("shutil").rmtree(d))
+        stub = os.path.join(d, "bbctl")
+        with open(stub, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(stub, 0o755)
+        os.makedirs(os.path.join(d, "mnt"))
+        with open(os.path.join(d, "job.sh"), "w") as f:
+            f.write('mkdir -p "$BB_MOUNT"; echo x > "$BB_MOUNT/f"\n'
+                    'echo "BB_RESULT metric=rate_mib_s value=$(( ${#BB_WORKSPACE} % 7 + 1 )) higher_is_better=1"\n')
+        with open(os.path.join(d, "hang.sh"), "w") as f:
+            f.write("exec sleep 30\n")
+        path = os.path.join(d, "ext.yaml")
+        with open(path, "w") as f:
+            f.write("name: ext\nmodes: [1, 3]\nrepeats: 2\ntimeout: 1\nworkloads:\n"
+                    "  - {name: ok, tool: script, script: job.sh}\n  - {name: hang, tool: script, script: hang.sh}\n")
+        s = scenario.load(path)
+        target = cluster.ExternalCluster(stub, "bash", os.path.join(d, "mnt"))
+        out = os.path.join(d, "out")
+        first = runner.run_all([s], target, out, dict(os.environ), lambda m: None)
+        self.assertEqual((first["made"], first["resumed"], len(first["failed"])), (8, 0, 4))
+        doc = load(os.path.join(out, "runs", "ext.ok.m3.r1.json"))
+        rate = [f for f in doc["figures"] if f["key"] == "rate_mib_s"][0]
+        self.assertEqual((doc["ok"], rate["unit"], rate["higher_is_better"]), (True, "MiB/s", True))
+        hang = load(os.path.join(out, "runs", "ext.hang.m1.r0.json"))
+        self.assertEqual((hang["ok"], hang["timed_out"], hang["exit_status"]), (False, True, 124))
+        second = runner.run_all([s], target, out, dict(os.environ), lambda m: None)
+        self.assertEqual((second["made"], second["resumed"]), (0, 8))
+        with open(report.write(out, [s], [])) as f:
+            md = f.read()
+        self.assertIn("| ok | rate_mib_s | MiB/s |", md)
+        self.assertIn("hang, mode 1: timed out, 2 of the repeats", md)
+        self.assertTrue(os.path.exists(os.path.join(out, "ext.png")))
 
 
 if __name__ == "__main__":

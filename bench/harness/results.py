@@ -189,7 +189,8 @@ def failure_cause(out_dir):
     texts = []
     for path in paths + [os.path.join(out_dir, "stderr.txt"), os.path.join(out_dir, "stdout.txt")]:
         try:
-            texts += [ln.strip() for ln in open(path, errors="replace").read().splitlines()]
+            with open(path, errors="replace") as f:
+                texts += [ln.strip() for ln in f.read().splitlines()]
         except OSError:
             continue
     texts = [ln for ln in texts if not ln.startswith(("bbctl: job ", "phase ", "MPI_ABORT", "with errorcode"))]
@@ -206,7 +207,9 @@ def phase_times(out_dir):
     path = os.path.join(out_dir, "phases.txt")
     out = []
     if os.path.exists(path):
-        for line in open(path):
+        with open(path) as f:
+            lines = f.read().splitlines()
+        for line in lines:
             parts = line.split()
             if len(parts) == 4:
                 out.append({"name": parts[0], "exit_status": int(parts[1]), "seconds": float(parts[3]) - float(parts[2])})

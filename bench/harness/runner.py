@@ -102,7 +102,8 @@ def make_run(cluster, s, w, run, out_dir, env, scripts):
     doc["figures"], doc["details"] = [], {}
     if doc["ok"]:
         try:
-            stdout = open(os.path.join(raw, "stdout.txt"), errors="replace").read()
+            with open(os.path.join(raw, "stdout.txt"), errors="replace") as f:
+                stdout = f.read()
             doc["figures"], doc["details"] = results.collect(w, raw, stdout)
         except results.ResultError as e:
             doc["ok"], doc["error"] = False, f"results: {e}"
