@@ -114,6 +114,7 @@ def scenario_table(data, sweep=False):
     sweep, the best mode, its ties and its speedup over mode 3 close the row (a sweep's best
     settings have a table of their own)."""
     cols = sorted({c for w in data.values() for c in w["columns"]}, key=column_key)
+    sweep = sweep or len(cols) == 1  # one mode: nothing to compare
     tail = "" if sweep else " best | ties | best / mode 3 |"
     lines = ["| workload | figure | unit | " + " | ".join(column_label(c) for c in cols) + " |" + tail,
              "|---|---|---|" + "---|" * len(cols) + ("---|---|---|" if not sweep else "")]
