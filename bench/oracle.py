@@ -34,7 +34,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("jobs", nargs="+", help="job folders (each with job.sh)")
     p.add_argument("--out", required=True, help="the labels file (JSON); the summary goes beside it as .md")
-    p.add_argument("--repeats", type=int, default=3, help="runs of each mode (default 3)")
+    p.add_argument("--repeats", type=int, default=3, help="runs of each mode, at least 3 (default 3)")
     p.add_argument("--timeout", type=int, default=600, help="time limit of each run, s (default 600)")
     p.add_argument("--modes", default="1,2,3,4", help="modes to try (default 1,2,3,4)")
     p.add_argument("--chunk-size", default="512KiB", help="chunk size of every mode file (default 512KiB)")
@@ -52,8 +52,10 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         p.error(f"--modes {a.modes!r}: a comma-separated list of distinct modes 1..4")
-    if a.repeats < 1 or a.timeout < 1:
-        p.error("--repeats and --timeout must be at least 1")
+    if a.repeats < 3:
+        p.error(f"--repeats {a.repeats}: a label needs every mode at least 3 times")
+    if a.timeout < 1:
+        p.error(f"--timeout {a.timeout}: every run needs a time limit of at least 1 s")
     try:
         scenario._Checker("--chunk-size").chunk("chunk_size", a.chunk_size)
     except scenario.ScenarioError as e:
