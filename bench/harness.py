@@ -89,10 +89,7 @@ def main(argv):
             log(f"harness: {e}")
             status = 1
         finally:
-            try:
-                os.rmdir(work)
-            except OSError:
-                pass
+            cluster.remove_workdir(work)
         if summary.get("made"):  # what made runs is recorded, also when it was cut short
             invocations.append({"command": " ".join(shlex.quote(x) for x in ["bench/harness.py"] + argv),
                                 "when": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),

@@ -214,10 +214,7 @@ def main(argv):
         return 1
     finally:
         target.stop()
-        try:
-            os.rmdir(work)
-        except OSError:
-            pass
+        cluster.remove_workdir(work)
     runner.write_json_atomic(a.out, doc)
     md = os.path.splitext(a.out)[0] + ".md"
     with open(md, "w") as f:

@@ -40,6 +40,7 @@ check "the report has the workload's rows and both modes" \
 check "the report records the command" grep -q 'bench/harness.py .*ci_tiny.yaml' "$out/report.md"
 check "a PNG chart" sh -c "head -c 8 '$out/ci-tiny.png' | od -c | grep -q 'P   N   G'"
 check "the cluster it built is down again" sh -c "! '$bbctl' emulate status >/dev/null 2>&1"
+check "... and its scratch folder is gone" sh -c "! ls -d /tmp/bb-harness-* >/dev/null 2>&1"
 before=$(stat -c %Y "$run3")
 check "a second invocation resumes" \
   sh -c "$py '$src/bench/harness.py' '$src/bench/scenarios/ci_tiny.yaml' --out '$out' --bbctl '$bbctl' 2> '$tmp/h2.err'"

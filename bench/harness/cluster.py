@@ -185,6 +185,16 @@ class ExternalCluster:
         return result
 
 
+def remove_workdir(path):
+    """Removes a scratch folder a cluster lived in, unless something is still mounted below it."""
+    import shutil
+    with open("/proc/self/mountinfo") as f:
+        if any(f" {path}/" in line or f" {path} " in line for line in f):
+            return False
+    shutil.rmtree(path, ignore_errors=True)
+    return True
+
+
 def _tail(path, n=3):
     try:
         with open(path, errors="replace") as f:
