@@ -2,7 +2,7 @@
 # What the emulated cluster's links carry with plain TCP and nothing else: every node sends SIZE
 # MiB to every other node at once over sockets (bench/lib/tcp_all_to_all.py, run in each node's
 # network namespace), while bench/lib/link_rates.py samples the links every 200 ms. This is the
-# ceiling the file system's N-N write meets on the same links (bench/cluster_fio.sh): with
+# ceiling the file system's N-N write meets on the same links (bench/cluster_fio.sh, now bench/scenarios/cluster_fio.yaml): with
 # SIZE = (per-node data) / NODES each node moves what an N-N write of NODES x SIZE per node
 # moves across its link.
 #   bench/link_ceiling.sh [RESULT.md]     (root; default bench/results/link_ceiling.md)
@@ -43,7 +43,7 @@ from links import link_bound, rate_mib
 link = rate_mib(rate)
 bound = link_bound(rate, nodes)
 # Each node moved (nodes - 1) x size out and in: what an N-N write of nodes x size MiB per node
-# moves across its link. As an aggregate against the N-N bound of bench/cluster_fio.sh:
+# moves across its link. As an aggregate against the N-N bound of bench/cluster_fio.sh (now the cluster_fio scenario):
 equivalent = nodes * nodes * size / max(seconds)
 rows = [line.split() for line in open(f"{work}/rates") if line.strip()]
 busy = [r for r in rows if all(float(x.split("/")[0]) > 0 for x in r[1:])]
