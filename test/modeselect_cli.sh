@@ -96,8 +96,8 @@ mkdir -p "$tmp/corpus/a" "$tmp/corpus/b" "$tmp/corpus/c"
 cp -r "$src/configs/examples/checkpoint-restart/." "$tmp/corpus/a/"
 cp -r "$src/configs/examples/checkpoint-restart/." "$tmp/corpus/b/"
 cp -r "$src/configs/examples/checkpoint-restart/." "$tmp/corpus/c/"
-cp "$probe" "$tmp/corpus/a.profile.json"
-cat > "$tmp/corpus/labels.json" <<JSON
+mkdir -p "$tmp/corpus/oracle" && cp "$probe" "$tmp/corpus/oracle/a.profile.json"
+cat > "$tmp/corpus/oracle/labels.json" <<JSON
 {"jobs": {"a": {"label": $mode, "ties": [$mode]}, "b": {"label": 1, "ties": [1]}}}
 JSON
 "$sel" eval --corpus "$tmp/corpus" --json > "$tmp/eval.json" 2> "$tmp/eval.err"
@@ -107,5 +107,5 @@ check "eval: job a (with its profile) is right, job b (label 1) is wrong" /usr/b
 import json, sys
 d = json.load(open(sys.argv[1]))[0]; ok = {c["name"]: c["correct"] for c in d["results"]}
 sys.exit(0 if ok == {"a": True, "b": False} else 1)' "$tmp/eval.json"
-printf '{"jobs": {"a": {"label": 7}}}' > "$tmp/corpus/labels.json"
+printf '{"jobs": {"a": {"label": 7}}}' > "$tmp/corpus/oracle/labels.json"
 check "a label that is not a mode is refused naming the job" fails_with 2 '"a"\|a:\| a ' "$sel" eval --corpus "$tmp/corpus"

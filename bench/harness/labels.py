@@ -37,9 +37,13 @@ def _nodes(entry, *keys):
 
 
 def cross_node_sharing(profile):
-    """What in a probe profile (tools/jobs/profile_doc.h) crosses nodes: a file or directory
-    made or written on one node and opened, read, stat'ed, looked up, listed or given entries on
-    another. The root "/" is left out (every node has it). Returns a list of
+    """What in a probe profile (tools/jobs/profile_doc.h) crosses nodes, so that node-local
+    mode (1) would change what the job sees: a file made or written on one node and opened,
+    read, stat'ed or written on another; a directory listed on a node while another node put
+    entries in it (the listing would miss them). A directory only looked up or given entries
+    on several nodes is not sharing by itself: a job that makes it on every node (mkdir -p) sees
+    the same in mode 1, and one that does not fails there visibly (ENOENT), which disqualifies
+    mode 1 by the run. The root "/" is left out (every node has it). Returns a list of
     {"path", "kind", "made_on", "used_on"}; empty when the job is node-private."""
     found = []
     for f in profile.get("files", []):
@@ -50,10 +54,10 @@ def cross_node_sharing(profile):
     for d in profile.get("dirs", []):
         if d.get("path") == "/":
             continue
-        made = _nodes(d, "created_on")
-        used = _nodes(d, "entry_nodes", "lookup_nodes", "readdir_nodes")
-        if made and any(u != m for m in made for u in used):
-            found.append({"path": d["path"], "kind": "dir", "made_on": sorted(made), "used_on": sorted(used)})
+        made = _nodes(d, "entry_nodes")
+        listed = _nodes(d, "readdir_nodes")
+        if made and any(u != m for m in made for u in listed):
+            found.append({"path": d["path"], "kind": "dir", "made_on": sorted(made), "used_on": sorted(listed)})
     return found
 
 

@@ -78,8 +78,17 @@ class LabelsTest(unittest.TestCase):
         self.assertEqual(labels.profile_disqualifies(p), {})
 
     def test_directories_and_stats_cross_nodes_too(self):
-        d = {"path": "/shared", "created_on": 0, "entry_nodes": [0, 2], "lookup_nodes": [], "readdir_nodes": []}
+        d = {"path": "/shared", "created_on": 0, "entry_nodes": [0, 2], "lookup_nodes": [0, 2], "readdir_nodes": [0]}
         self.assertEqual(labels.cross_node_sharing(profile(dirs=[d]))[0]["kind"], "dir")
+        self.assertEqual(labels.cross_node_sharing(profile(dirs=[d]))[0]["used_on"], [0])
+        # made once (mkdir -p on every node: the others found it) and filled with each node's own
+        # files, never listed across: mode 1 gives the job the same
+        d = {"path": "/ckpt", "created_on": 3, "entry_nodes": [0, 1, 2, 3], "lookup_nodes": [0, 1, 2, 3],
+             "readdir_nodes": []}
+        self.assertEqual(labels.cross_node_sharing(profile(dirs=[d])), [])
+        # a node listing only its own entries is node-private too
+        d = {"path": "/own", "created_on": 1, "entry_nodes": [1], "lookup_nodes": [1], "readdir_nodes": [1]}
+        self.assertEqual(labels.cross_node_sharing(profile(dirs=[d])), [])
         f = file_entry("/x", 2, writers=[2], opened=[2], stats_=[3])
         self.assertEqual(labels.cross_node_sharing(profile([f]))[0]["used_on"], [2, 3])
         # Two writers of one file (N-1) are two nodes sharing it.

@@ -42,6 +42,10 @@ struct BenchmarkRun {
 
 // `args` are the words after the program name.
 BenchmarkRun ParseIorArgs(std::span<const std::string> args, const Where& where);
+// The settings of an IOR script (`ior -f FILE`: "IOR START", key=value lines, "RUN", "IOR
+// STOP"; # comments) as one -O directive list, "key=value,key=value", every run's in order (a
+// later run's value of a key wins, as IOR carries settings from run to run).
+std::string IorScriptDirectives(std::string_view script);
 BenchmarkRun ParseMdtestArgs(std::span<const std::string> args, const Where& where);
 
 struct FioJobFile {

@@ -50,6 +50,17 @@ TEST_CASE("IOR: long options and -O directives", "[modeselect]") {
         Sorted({"7 ior.shared_file 1", "7 ior.fsync 1"}));
 }
 
+TEST_CASE("IOR scripts: key=value lines of every run, comments and markers left out", "[modeselect]") {
+  CHECK(
+      IorScriptDirectives("IOR START\n  api=MPIIO # the API\n  blockSize=8m\nRUN\n  filePerProc=1\nRUN\nIOR STOP\n") ==
+      "api=MPIIO,blockSize=8m,filePerProc=1");
+  CHECK(IorScriptDirectives("# only a comment\nnot a setting\n=x\nhints=a,b\n") == "");
+  BenchmarkRun r =
+      ParseIorArgs(Args("-O " + IorScriptDirectives("IOR START\nfilePerProc=1\nrandomOffset=1\nRUN\n")), kAt);
+  CHECK(testing::Only(Render(r.findings), {"ior.file_per_proc", "ior.random"}) ==
+        Sorted({"7 ior.file_per_proc 1", "7 ior.random 1"}));
+}
+
 TEST_CASE("mdtest: its option table, -B takes a value", "[modeselect]") {
   BenchmarkRun r = ParseMdtestArgs(
       Args("-n 1000 -u -F -d /bb/md@/bb/md2 -z 3 -b 2 -N 4 -w 3901 -e 3901 -W 10 -L -P -Y -X -i 2 -C"), kAt);

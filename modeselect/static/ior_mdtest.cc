@@ -95,6 +95,19 @@ void Directives(const std::string& list, Opts* o) {
 
 }  // namespace
 
+std::string IorScriptDirectives(std::string_view script) {
+  std::string out;
+  for (std::string_view line : text::Split(script, "\n")) {
+    line = text::Trim(line.substr(0, line.find('#')));
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;  // IOR START, RUN, IOR STOP
+    std::string_view key = text::Trim(line.substr(0, eq)), value = text::Trim(line.substr(eq + 1));
+    if (key.find_first_of(" \t,") != std::string_view::npos || value.find(',') != std::string_view::npos) continue;
+    out += (out.empty() ? "" : ",") + std::string(key) + "=" + std::string(value);
+  }
+  return out;
+}
+
 BenchmarkRun ParseIorArgs(std::span<const std::string> args, const Where& where) {
   Opts o = ParseOpts(args, "aAbdDfGijJlMNoOQstTUX",
                      {"dataPacketType", "randomPrefill", "random-offset-seed", "mpiio.hintsFileName",

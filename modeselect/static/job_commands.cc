@@ -154,6 +154,16 @@ JobInterpreter::Program JobInterpreter::Python(const std::vector<std::string>& a
   return prog;
 }
 
+std::optional<FioJobFile> JobInterpreter::InputFile(const std::string& name) {
+  std::string full = Resolve(name);
+  if (auto it = written_.find(full); it != written_.end()) return it->second;
+  Result<std::string> t = files_.Read(full);
+  if (!t) return std::nullopt;
+  FioJobFile f{text::RelativeTo(full, job_dir_), std::move(*t), 1};
+  out_.scripts.push_back(f.path);
+  return f;
+}
+
 JobInterpreter::Program JobInterpreter::Benchmark(const std::vector<std::string>& argv, const Command& c,
                                                   const Launch* launch) {
   Where w{Display(), Line(c.line), Snippet(Line(c.line)), launch ? Tasks(*launch) : 1};
@@ -161,6 +171,14 @@ JobInterpreter::Program JobInterpreter::Benchmark(const std::vector<std::string>
   std::string p = text::Basename(argv[0]);
   BenchmarkRun r;
   if (p == "ior") {
+    // ior -f SCRIPT: the script's settings count as -O directives after the command line's.
+    for (size_t k = 0; k + 1 < argv.size(); ++k) {
+      if (argv[k] != "-f") continue;
+      if (std::optional<FioJobFile> script = InputFile(argv[k + 1])) {
+        args.push_back("-O");
+        args.push_back(IorScriptDirectives(script->text));
+      }
+    }
     r = ParseIorArgs(args, w);
   } else if (p == "mdtest") {
     r = ParseMdtestArgs(args, w);
@@ -168,13 +186,7 @@ JobInterpreter::Program JobInterpreter::Benchmark(const std::vector<std::string>
     std::vector<FioJobFile> jobs;
     for (const std::string& a : args) {
       if (a.empty() || a[0] == '-') continue;
-      std::string full = Resolve(a);
-      if (auto it = written_.find(full); it != written_.end()) {
-        jobs.push_back(it->second);
-      } else if (Result<std::string> t = files_.Read(full)) {
-        jobs.push_back(FioJobFile{text::RelativeTo(full, job_dir_), std::move(*t), 1});
-        out_.scripts.push_back(jobs.back().path);
-      }
+      if (std::optional<FioJobFile> f = InputFile(a)) jobs.push_back(std::move(*f));
     }
     r = ParseFioArgs(args, jobs, w, vars_);
   }

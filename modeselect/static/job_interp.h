@@ -88,6 +88,8 @@ class JobInterpreter {
   std::string CommandSubst(const std::string& inner);
   std::optional<long long> Arith(std::string inner);
   std::string HereDoc(const Redirect& r);
+  // An input file a command names: a here-document the script wrote to it, else the file.
+  std::optional<FioJobFile> InputFile(const std::string& name);
   void SetVar(const std::string& name, const std::string& value);
 
   // job_commands.cc

@@ -134,5 +134,30 @@ srun -N 2 fio job.fio
                 "6 fio.block_size 65536", "10 fio.numjobs 4", "7 fio.nrfiles 1"}));
 }
 
+TEST_CASE("job script: an IOR script written by a here-document and run with -f", "[modeselect]") {
+  const char* text = R"SH(
+IN=$SLURM_SUBMIT_DIR/ior.in
+cat > "$IN" <<EOF_IOR
+IOR START
+    api=POSIX        # comment
+    testFile=$BB_MOUNT/seg
+    filePerProc=1
+    transferSize=4k
+    blockSize=128k
+    segmentCount=16
+    writeFile=1
+    readFile=1
+RUN
+IOR STOP
+EOF_IOR
+mpiexec -n 8 ior -f "$IN"
+)SH";
+  JobScript js = ParseJobScript("job.sh", text);
+  CHECK(Only(Render(js.findings),
+             {"ior.file_per_proc", "ior.shared_file", "ior.transfer_size", "ior.segments", "ior.write", "ior.read"}) ==
+        Sorted({"16 ior.file_per_proc 1", "16 ior.transfer_size 4096", "16 ior.segments 16", "16 ior.write 1",
+                "16 ior.read 1"}));
+}
+
 }  // namespace
 }  // namespace bb::modeselect

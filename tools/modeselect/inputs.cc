@@ -87,7 +87,7 @@ Result<std::optional<std::vector<Signal>>> ReadProfileSignals(const std::string&
 
 Result<std::vector<EvalCase>> ReadCorpus(const std::string& corpus, const std::string& labels, const Clock& clock) {
   if (!fsys::is_directory(corpus)) return Status(ENOENT, "cannot read the corpus folder " + corpus);
-  std::string labels_path = labels.empty() ? corpus + "/labels.json" : labels;
+  std::string labels_path = labels.empty() ? corpus + "/oracle/labels.json" : labels;
   BB_ASSIGN_OR_RETURN(nlohmann::json doc, ReadJson(labels_path, "labels file"));
   if (!doc.contains("jobs") || !doc["jobs"].is_object()) return Status(EINVAL, labels_path + ": no 'jobs' object");
   std::string profiles = fsys::path(labels_path).parent_path().string();

@@ -1,7 +1,7 @@
 // bb-modeselect: a job's layout mode, chosen before the job runs (DESIGN.md §8).
 //
 //   bb-modeselect --job JOB.sh [--sources DIR]... [--profile P.json | --darshan F.txt] [--nodes N]
-//                 [--reasoner rules|llm] [--kb DIR] [--out MODE.yaml] [--json] [--explain]
+//                 [--reasoner rules|llm] [--kb DIR] [--out MODE.yaml] [--json] [--explain] [--evidence]
 //   bb-modeselect eval --corpus DIR [--labels FILE] [--reasoner rules|llm] [--kb DIR] [--json] [--report F.md]
 //
 // The evidence: the job script and the sources it runs (static extraction; --sources defaults
@@ -43,7 +43,7 @@ struct Options {
   std::string job, profile, darshan, reasoner = "rules", kb, out, corpus, labels, report;
   std::vector<std::string> sources;
   uint32_t nodes = 0;
-  bool json = false, explain = false;
+  bool json = false, explain = false, evidence = false;
   LlmOptions llm;
   double llm_timeout_s = 60;
 };
@@ -60,6 +60,24 @@ Result<std::unique_ptr<Reasoner>> MakeReasoner(const Options& o, std::unique_ptr
   return std::unique_ptr<Reasoner>(std::make_unique<LlmReasoner>(llm, http->get(), clock));
 }
 
+// Every finding and signal the reasoners are given, for tuning a knowledge base.
+int PrintEvidence(const Evidence& e, bool json) {
+  if (json) {
+    nlohmann::json facts = nlohmann::json::array(), signals = nlohmann::json::object();
+    for (const Finding& f : e.statics.findings) {
+      facts.push_back({{"fact", f.fact}, {"file", f.file}, {"line", f.line}, {"value", f.value}});
+    }
+    for (const Signal& s : e.signals) signals[s.name] = s.value;
+    std::cout << nlohmann::json{{"facts", facts}, {"signals", signals}}.dump(1) << "\n";
+    return 0;
+  }
+  for (const Finding& f : e.statics.findings) {
+    std::printf("%-28s %s:%d %g  %s\n", f.fact.c_str(), f.file.c_str(), f.line, f.value, f.snippet.c_str());
+  }
+  for (const Signal& s : e.signals) std::printf("%-36s %-10g %s\n", s.name.c_str(), s.value, s.why.c_str());
+  return 0;
+}
+
 int Select(const Options& o) {
   SystemClock clock;
   int64_t start = clock.MonotonicNs();
@@ -73,6 +91,7 @@ int Select(const Options& o) {
   auto reasoner = MakeReasoner(o, &http, &clock);
   if (!reasoner) return Fail(reasoner.error());
   Evidence e = MakeEvidence(std::move(*statics), std::move(*signals), o.nodes);
+  if (o.evidence) return PrintEvidence(e, o.json);
   Decision d = Decide(e, *kb, **reasoner, clock, start);
   if (!o.out.empty()) {
     config::ModeFile m;
@@ -136,12 +155,13 @@ int main(int argc, char** argv) {
   app.add_option("--nodes", o.nodes, "nodes the job will run on");
   app.add_option("--out", o.out, "write the mode file here");
   app.add_flag("--explain", o.explain, "also print scores, rules, evidence and risks");
+  app.add_flag("--evidence", o.evidence, "print every finding and signal the reasoner would get, and exit");
   app.add_flag("--list-facts", list_facts, "print the facts conditions may name, and exit");
   app.add_flag("--list-signals", list_signals, "print the signals conditions may name, and exit");
   AddShared(&app, &o);
   auto* eval = app.add_subcommand("eval", "accuracy on a labelled corpus");
   eval->add_option("--corpus", o.corpus, "folder of job folders (each with job.sh)")->required();
-  eval->add_option("--labels", o.labels, "the oracle's labels (default: CORPUS/labels.json)");
+  eval->add_option("--labels", o.labels, "the oracle's labels (default: CORPUS/oracle/labels.json)");
   eval->add_option("--report", o.report, "also write the Markdown report here");
   AddShared(eval, &o);
   try {
