@@ -71,9 +71,10 @@ Result<StaticEvidence> ReadStatic(const std::string& job, const std::vector<std:
   for (const std::string& dir : sources) {
     if (!fsys::is_directory(dir)) return Status(ENOENT, "cannot read the source folder " + dir);
   }
+  // Absolute paths: the script's folder is $SLURM_SUBMIT_DIR, which a `cd` may name.
   modeselect::ExtractOptions o;
-  o.source_dirs = sources;
-  return modeselect::ExtractStatic(job, o);
+  for (const std::string& dir : sources) o.source_dirs.push_back(fsys::absolute(dir).lexically_normal().string());
+  return modeselect::ExtractStatic(fsys::absolute(job).lexically_normal().string(), o);
 }
 
 Result<std::optional<std::vector<Signal>>> ReadProfileSignals(const std::string& profile, const std::string& darshan) {

@@ -46,6 +46,7 @@ struct Options {
   bool json = false, explain = false, evidence = false;
   LlmOptions llm;
   double llm_timeout_s = 60;
+  double min_accuracy = 0;  // eval: exit 1 below it (static + profile)
 };
 
 // The reasoner the options name; the LLM's HTTP client lives in `http`.
@@ -128,6 +129,11 @@ int Eval(const Options& o) {
   } else {
     std::cout << md;
   }
+  if (!runs.empty() && runs.front().accuracy < o.min_accuracy) {
+    std::fprintf(stderr, "bb-modeselect: accuracy %.1f %% is below the --min-accuracy %.1f %%\n",
+                 100 * runs.front().accuracy, 100 * o.min_accuracy);
+    return 1;
+  }
   return 0;
 }
 
@@ -163,6 +169,7 @@ int main(int argc, char** argv) {
   eval->add_option("--corpus", o.corpus, "folder of job folders (each with job.sh)")->required();
   eval->add_option("--labels", o.labels, "the oracle's labels (default: CORPUS/oracle/labels.json)");
   eval->add_option("--report", o.report, "also write the Markdown report here");
+  eval->add_option("--min-accuracy", o.min_accuracy, "exit 1 when the accuracy with all evidence is below this (0-1)");
   AddShared(eval, &o);
   try {
     app.parse(argc, argv);
