@@ -178,8 +178,10 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
 Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<const char> data) {
   Count(FsOp::kWrite);
   Inode& inode = *file->inode;
-  // O_SYNC includes the O_DSYNC bit.
-  const bool behind = behind_->enabled() && !(file->flags & (O_DSYNC | O_DIRECT));
+  // O_SYNC includes the O_DSYNC bit. An append to a file other nodes share is written through:
+  // its range is published when it is handed out, so its data must be there before the reply.
+  const bool shared_append = (file->flags & O_APPEND) && !file->node_private;
+  const bool behind = behind_->enabled() && !(file->flags & (O_DSYNC | O_DIRECT)) && !shared_append;
   Metadata md;
   {
     std::unique_lock lock(inode.mu);
@@ -188,12 +190,14 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     // A write that waits for its chunks must not overtake writes behind of the same chunks.
     if (!behind) WriteBehind::WaitLocked(inode, lock);
     md = inode.meta;
-    if (file->flags & O_APPEND) {
-      // Reserve the range at the end so concurrent appenders never overlap.
+    if ((file->flags & O_APPEND) && !shared_append) {  // reserved here: this node's appenders never overlap
       offset = std::max(inode.size, md.size);
       inode.size = offset + data.size();
       inode.size_dirty = true;
     }
+  }
+  if (shared_append) {
+    BB_ASSIGN_OR_RETURN(offset, ReserveAppend(file->inode, data.size()));
   }
   TouchedNodes touched;
   ChunkPieces pieces(fan_out_.get(), offset, data.size(), md.chunk_size);
@@ -299,6 +303,34 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   }
   inode->meta = *md;
   return Status::Ok();
+}
+
+Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, uint64_t length) {
+  MetaUpdate u;
+  {
+    std::lock_guard lock(inode->mu);
+    u.grow_to = std::max(inode->size, inode->meta.size);  // this node's writes not yet published
+    u.mtime_ns = u.ctime_ns = clock_->WallNs();
+  }
+  u.append = length;
+  std::string path;
+  bool unlinked;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode->path;
+    unlinked = inode->unlinked;
+  }
+  if (unlinked) {  // no other node can open it any more
+    std::lock_guard lock(inode->mu);
+    ApplyUpdate(u, &inode->meta);
+    inode->size = std::max(inode->size, inode->meta.size);
+    return inode->meta.size - length;
+  }
+  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->UpdateMeta(path, u));
+  std::lock_guard lock(inode->mu);
+  inode->meta = md;
+  inode->size = std::max(inode->size, md.size);
+  return md.size - length;
 }
 
 Status FileSystem::Flush(OpenFile* file) {

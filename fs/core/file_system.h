@@ -241,6 +241,8 @@ class FileSystem {
   Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);
   Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path);
   Status LoadDirPage(DirHandle* dir);
+  // An O_APPEND write's offset on a file other nodes share, handed out by its metadata owner.
+  Result<uint64_t> ReserveAppend(const std::shared_ptr<Inode>& inode, uint64_t length);
   NodeService* MetaOwner(const std::string& path) const;
   NodeService* MetaOwner(const PathLayout& layout, const std::string& path) const;
   // The service of data node `n`, counted as one data request of `read` / `written` bytes.

@@ -61,6 +61,10 @@ class LocalNodeService final : public NodeService {
     std::lock_guard lock(Stripe(path));
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(key));
     BB_ASSIGN_OR_RETURN(Metadata md, Decode(path, value));
+    uint64_t end = std::max({md.size, u.size.value_or(0), u.grow_to.value_or(0)});
+    if (end > kMaxFileBytes || u.append.value_or(0) > kMaxFileBytes - end) {
+      return Status(EFBIG, path + ": a size past the largest file offset");
+    }
     ApplyUpdate(u, &md);
     BB_RETURN_IF_ERROR(meta_->Put(key, EncodeMetadata(md)));
     return md;
@@ -265,6 +269,7 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
   }
   if (u.atime_ns) md->atime_ns = *u.atime_ns;
   if (u.data_location) md->data_location = *u.data_location;
+  if (u.append) md->size += *u.append;
 }
 
 std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options) {

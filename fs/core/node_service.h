@@ -27,6 +27,9 @@
 namespace bb::fs {
 
 // Changes to apply to a metadata entry; unset fields stay as they are.
+// The largest file size (off_t's largest value); an update past it is EFBIG.
+inline constexpr uint64_t kMaxFileBytes = INT64_MAX;
+
 struct MetaUpdate {
   std::optional<uint32_t> mode;
   std::optional<uint32_t> uid;
@@ -37,10 +40,13 @@ struct MetaUpdate {
   std::optional<int64_t> mtime_ns;  // with grow_to: never moves mtime backwards
   std::optional<int64_t> ctime_ns;
   std::optional<uint32_t> data_location;
+  // After grow_to: size += append — an O_APPEND write's range [size, size + append), handed out
+  // by the metadata owner so that appends from different nodes never overlap.
+  std::optional<uint64_t> append;
 };
 
 // Applies `u` to `md`, as the metadata owner does: set fields replace; `grow_to` grows the size
-// and never moves mtime/ctime backwards.
+// and never moves mtime/ctime backwards; `append` then adds to the size.
 void ApplyUpdate(const MetaUpdate& u, Metadata* md);
 
 struct DirEntry {

@@ -215,4 +215,48 @@ TEST_CASE("a restarted node routes its workspaces the same way", "[workspace]") 
 }
 
 }  // namespace
+TEST_CASE("O_APPEND from several nodes at once: every record lands once, none over another", "[workspace]") {
+  LayoutMode mode = GENERATE(LayoutMode::kCentralizedMeta, LayoutMode::kHashed, LayoutMode::kHybrid);
+  CAPTURE(static_cast<int>(mode));
+  Cluster c(3);
+  REQUIRE(c.fs(0).CreateWorkspace("ws", Spec(mode), kUser).ok());
+  c.Write(0, "/ws", "log", "");
+  // Every node opens the log before any appends: each one's idea of its size is stale at once.
+  std::vector<OpenFile*> open;
+  for (uint32_t n = 0; n < 3; ++n) {
+    auto e = c.fs(n).Lookup(c.Walk(n, "/ws"), "log");
+    REQUIRE(e.has_value());
+    auto f = c.fs(n).Open(e->ino, O_WRONLY | O_APPEND, kUser);
+    REQUIRE(f.has_value());
+    open.push_back(*f);
+  }
+  std::multiset<std::string> want;
+  for (int k = 0; k < 30; ++k) {
+    uint32_t n = static_cast<uint32_t>(k % 3);
+    std::string rec = "n" + std::to_string(n) + "-r" + std::to_string(10 + k) + "\n";  // 7 bytes
+    want.insert(rec);
+    // the offset given is ignored, as the kernel's is for O_APPEND
+    REQUIRE(c.fs(n).Write(open[n], 0, {rec.data(), rec.size()}).value() == rec.size());
+  }
+  for (uint32_t n = 0; n < 3; ++n) REQUIRE(c.fs(n).Release(open[n]).ok());
+  std::string log = c.Read(1, "/ws", "log").value();
+  REQUIRE(log.size() == 30 * 7);
+  std::multiset<std::string> got;
+  for (size_t at = 0; at < log.size(); at += 7) got.insert(log.substr(at, 7));
+  CHECK(got == want);
+}
+
+TEST_CASE("a size update past the largest file offset is EFBIG and changes nothing", "[workspace]") {
+  Cluster c(1);
+  c.Write(0, "/", "f", "abc");
+  NodeService& s = *c.members[0].service;
+  MetaUpdate append;
+  append.append = kMaxFileBytes;
+  CHECK(s.UpdateMeta("/f", append).error().code() == EFBIG);
+  MetaUpdate grow;
+  grow.grow_to = kMaxFileBytes + 1;
+  CHECK(s.UpdateMeta("/f", grow).error().code() == EFBIG);
+  CHECK(s.GetMeta("/f")->size == 3);
+}
+
 }  // namespace bb::fs

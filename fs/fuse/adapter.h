@@ -36,6 +36,9 @@ struct AdapterContext {
   AdapterOptions options;
   qos::Stage* stage = nullptr;
   qos::ChannelCache* channels = nullptr;  // REQUIRED with a stage
+  // Set once the session exists: opens of shared files drop the kernel's cached attributes
+  // (close-to-open: a size another node published since the last lookup is seen).
+  fuse_session* session = nullptr;
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.

@@ -1,4 +1,6 @@
 // File operations: create/open, read/write, flush/fsync/release, fallocate.
+#include <fcntl.h>
+
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +18,9 @@ void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fu
     if (!r) return ReplyError(req, r.error(), "create");
     SetFileHandle(&info, r->second);
     info.keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
+    // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
+    // the end: its page cache would hold them at the wrong offset.
+    if ((info.flags & O_APPEND) && !FileSystem::KeepCache(r->second)) info.direct_io = 1;
     fuse_entry_param p{};
     p.ino = r->first.ino;
     p.generation = 1;
@@ -34,6 +39,15 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
     if (!f) return ReplyError(req, f.error(), "open");
     SetFileHandle(&info, *f);
     info.keep_cache = FileSystem::KeepCache(*f) && Ctx(req).options.private_cache_timeout > 0;
+    // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
+    // the end: its page cache would hold them at the wrong offset.
+    if ((info.flags & O_APPEND) && !FileSystem::KeepCache(*f)) info.direct_io = 1;
+    // Close-to-open: the core read the file's metadata afresh, but the kernel answers reads
+    // within the size it cached at the last lookup. Dropping its attributes (not its pages:
+    // keep_cache does that) makes the first read past that size, or a stat, ask again.
+    if (!FileSystem::KeepCache(*f) && Ctx(req).session != nullptr) {
+      (void)fuse_lowlevel_notify_inval_inode(Ctx(req).session, ino, -1, 0);
+    }
     if (fuse_reply_open(req, &info) != 0) (void)Ctx(req).fs->Release(*f);
   });
 }

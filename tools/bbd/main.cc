@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(fuse_argv.size()), fuse_argv.data());
   fuse_session* se = fuse_session_new(&args, &FuseOperations(), sizeof(fuse_lowlevel_ops), &ctx);
   if (se == nullptr) return Fail(launcher, Status(EIO, "cannot create the FUSE session"));
+  ctx.session = se;
   if (fuse_set_signal_handlers(se) != 0) {
     fuse_session_destroy(se);
     return Fail(launcher, Status(EIO, "cannot install signal handlers"));
