@@ -271,68 +271,6 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
   return PublishSize(file->inode);
 }
 
-Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
-  MetaUpdate u;
-  {
-    std::lock_guard lock(inode->mu);
-    inode->last_publish_ns = clock_->MonotonicNs();
-    if (!inode->size_dirty) return Status::Ok();
-    u.grow_to = inode->size;
-    u.mtime_ns = inode->dirty_mtime_ns;
-    u.ctime_ns = inode->dirty_mtime_ns;
-    inode->size_dirty = false;
-  }
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
-  if (unlinked) {  // the open file's own copy is the only one left
-    std::lock_guard lock(inode->mu);
-    ApplyUpdate(u, &inode->meta);
-    return Status::Ok();
-  }
-  auto md = MetaOwner(path)->UpdateMeta(path, u);
-  std::lock_guard lock(inode->mu);
-  if (!md) {
-    // Keep the size pending so a later flush tries again.
-    inode->size_dirty = true;
-    return md.error();
-  }
-  inode->meta = *md;
-  return Status::Ok();
-}
-
-Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, uint64_t length) {
-  MetaUpdate u;
-  {
-    std::lock_guard lock(inode->mu);
-    u.grow_to = std::max(inode->size, inode->meta.size);  // this node's writes not yet published
-    u.mtime_ns = u.ctime_ns = clock_->WallNs();
-  }
-  u.append = length;
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
-  if (unlinked) {  // no other node can open it any more
-    std::lock_guard lock(inode->mu);
-    ApplyUpdate(u, &inode->meta);
-    inode->size = std::max(inode->size, inode->meta.size);
-    return inode->meta.size - length;
-  }
-  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->UpdateMeta(path, u));
-  std::lock_guard lock(inode->mu);
-  inode->meta = md;
-  inode->size = std::max(inode->size, md.size);
-  return md.size - length;
-}
-
 Status FileSystem::Flush(OpenFile* file) {
   Count(FsOp::kFlush);
   Status behind = WriteBehind::Wait(*file->inode, true);
