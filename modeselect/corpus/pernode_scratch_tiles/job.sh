@@ -10,7 +10,7 @@
 set -euo pipefail
 
 SCRATCH=$BB_MOUNT/scratch
-TILES_PER_NODE=48
+TILES_PER_NODE=32
 TILE_KIB=128
 trap 'rm -rf "$SCRATCH"' EXIT
 
