@@ -71,9 +71,12 @@ void CountUse(const FileRecord& f, FileStats* s) {
   double bw = static_cast<double>(f.BytesWritten()), br = static_cast<double>(f.BytesRead());
   s->bytes_written += bw;
   s->bytes_read += br;
-  if (r > 1 && br > 0) {
+  // One reader node (the probe names nodes; Darshan does not): the file stayed on that node.
+  if (r > 1 && br > 0 && f.reader_nodes.size() != 1) {
     s->shared_read += br;
-    s->shared_read_ex.Add([&] { return f.path + " (" + Num(r) + " readers)"; });
+    s->shared_read_ex.Add([&] {
+      return f.path + " (" + Num(r) + " readers" + (f.reader_nodes.empty() ? "" : " on nodes " + List(f.reader_nodes)) + ")";
+    });
   }
 }
 
@@ -167,7 +170,7 @@ void EmitWriters(const Profile& p, const FileStats& s, std::vector<Signal>* out)
              (s.shared_writers > 0 ? " (rank -1 records: estimated)" : "") + s.written.Text());
   }
   EmitShare(out, "profile.shared_read_fraction", s.shared_read, s.bytes_read, "read",
-            "came from files read by more than one process", s.shared_read_ex);
+            "came from files read by more than one process (on more than one node)", s.shared_read_ex);
   double procs = std::max<double>(static_cast<double>(s.names.size()), s.shared_procs);
   std::vector<std::string_view> sorted(s.names.begin(), s.names.end());
   std::sort(sorted.begin(), sorted.end());

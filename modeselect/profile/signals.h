@@ -32,7 +32,10 @@
 //                                         share of the file's) / bytes read (per-file sums). Files
 //                                         with a rank -1 record (B) name no ranks and count as not
 //                                         cross-rank: a lower bound there
-//   shared_read_fraction           P B    bytes read from files with r(f) > 1 / bytes read
+//   shared_read_fraction           P B    bytes read from files with r(f) > 1 and, when the
+//                                         source names nodes (P), |reader_nodes| > 1 / bytes
+//                                         read: input that several nodes read, not a file the
+//                                         processes of one node pass along (make, then tar)
 //   bytes_written, bytes_read      P B T  totals, STDIO's stream bytes included
 //   read_share                     P B T  bytes read / (bytes read + bytes written)
 //   meta_ops                       P B T  totals.meta_ops (profile.h says what B and T count)

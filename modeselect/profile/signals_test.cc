@@ -75,6 +75,17 @@ Profile ReadOnlySharedInput() {
                       {Dir("/", std::nullopt, 0, {}, {0, 1, 2, 3}), Dir("/input", std::nullopt, 0, {}, {0, 1, 2, 3})});
 }
 
+// A build then an archive on one node: the archive read by two processes of node 0 (tar -c's
+// reader, then tar -t), a source read by the compiler on node 1 and tar on node 0.
+Profile PassedAlongOnOneNode() {
+  FileRecord tar = NewFile("/build.tar", 0), src = NewFile("/build/t1/a.c", 1);
+  Write(&tar, {"0:30"}, 3 * kMiB, kMiB);
+  Read(&tar, {"0:31", "0:32"}, 3 * kMiB, kMiB);
+  Write(&src, {"1:20"}, kMiB, kMiB);
+  Read(&src, {"1:21", "0:30"}, kMiB, kMiB);
+  return ProbeProfile({tar, src}, {Dir("/", std::nullopt, 2, {0, 1}, {0, 1}), Dir("/build", 1, 1, {1}, {0, 1})}, {}, 2);
+}
+
 Profile SmallRandom() {
   FileRecord db = NewFile("/db", 0), log = NewFile("/log", 0);
   Write(&db, {"0:10"}, 1000 * 4 * kKiB, 4 * kKiB, /*random=*/true);
@@ -174,6 +185,10 @@ std::vector<Case> Cases() {
        {"profile.read_share", "profile.small_write_fraction", "profile.small_read_fraction", "profile.mean_write_size",
         "profile.random_fraction", "profile.append_fraction", "profile.writers_per_file", "profile.files_per_writer",
         "profile.writer_nodes_per_file"}},
+      {"a file read by several processes of one node is not shared input",
+       PassedAlongOnOneNode(),
+       {{"profile.shared_read_fraction", 0.25}, {"profile.files_read", 2}, {"profile.nodes", 2}},
+       {}},
       {"read-only shared input",
        ReadOnlySharedInput(),
        {{"profile.files_read", 1},
