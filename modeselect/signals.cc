@@ -21,7 +21,9 @@ constexpr SignalInfo kSignals[] = {
      "count"},
     {"profile.cross_rank_read_fraction", "fraction of read bytes read by processes that did not write the file",
      "fraction"},
-    {"profile.shared_read_fraction", "fraction of read bytes that came from files read by more than one process (on more than one node, when nodes are known)",
+    {"profile.shared_read_fraction",
+     "fraction of read bytes that came from files read by more than one process (on more than one node, when nodes are "
+     "known)",
      "fraction"},
     {"profile.bytes_written", "bytes written", "bytes"},
     {"profile.bytes_read", "bytes read", "bytes"},

@@ -75,7 +75,8 @@ void CountUse(const FileRecord& f, FileStats* s) {
   if (r > 1 && br > 0 && f.reader_nodes.size() != 1) {
     s->shared_read += br;
     s->shared_read_ex.Add([&] {
-      return f.path + " (" + Num(r) + " readers" + (f.reader_nodes.empty() ? "" : " on nodes " + List(f.reader_nodes)) + ")";
+      return f.path + " (" + Num(r) + " readers" + (f.reader_nodes.empty() ? "" : " on nodes " + List(f.reader_nodes)) +
+             ")";
     });
   }
 }
