@@ -99,7 +99,7 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
   auto inode = FindInode(entry.ino);
   if (!inode) return inode.error();
   OpenFile* file = OpenWith(std::move(*inode), entry.md, flags, c.pid);
-  if (!file->profiled.empty()) profiles_.Opened(file->profiled, file->path, entry.md.file_id, c.pid, clock_->WallNs());
+  if (file->profiled) profiles_.Opened(file->profiled, file->path, entry.md.file_id, c.pid, clock_->WallNs());
   return std::make_pair(entry, file);
 }
 
@@ -115,7 +115,7 @@ Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags, const Caller& c) {
     md = e.md;
   }
   OpenFile* file = OpenWith(std::move(inode), md, flags, c.pid);
-  if (!file->profiled.empty()) profiles_.Opened(file->profiled, file->path, md.file_id, c.pid, clock_->WallNs());
+  if (file->profiled) profiles_.Opened(file->profiled, file->path, md.file_id, c.pid, clock_->WallNs());
   return file;
 }
 
@@ -128,7 +128,7 @@ OpenFile* FileSystem::OpenWith(std::shared_ptr<Inode> inode, const Metadata& md,
   }
   file->node_private = inode->node_private.load(std::memory_order_relaxed);
   file->data = router_->Resolve(file->path).Data(md.file_id, md.data_location);
-  file->profiled = Profiled(file->path);
+  file->profiled = profiles_.For(Profiled(file->path));
   file->pid = pid;
   {
     std::lock_guard lock(inode->mu);
@@ -169,7 +169,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
     });
   }));
   BB_RETURN_IF_ERROR(pieces.Run());
-  if (!file->profiled.empty()) {
+  if (file->profiled) {
     profiles_.Accessed(file->profiled, md.file_id, false, offset, want, false, file->pid, clock_->WallNs());
   }
   return want;
@@ -228,7 +228,7 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     publish =
         clock_->MonotonicNs() - inode.last_publish_ns > options_.publish_interval_ns && inode.behind.chunks.empty();
   }
-  if (!file->profiled.empty()) {
+  if (file->profiled) {
     profiles_.Accessed(file->profiled, md.file_id, true, offset, data.size(), (file->flags & O_APPEND) != 0, file->pid,
                        now);
   }
@@ -280,7 +280,7 @@ Status FileSystem::Flush(OpenFile* file) {
 
 Status FileSystem::Fsync(OpenFile* file) {
   Count(FsOp::kFsync);
-  if (!file->profiled.empty()) profiles_.Synced(file->profiled, file->inode->ino, clock_->WallNs());
+  if (file->profiled) profiles_.Synced(file->profiled, file->inode->ino, clock_->WallNs());
   BB_RETURN_IF_ERROR(WriteBehind::Wait(*file->inode, true));
   BB_RETURN_IF_ERROR(PublishSize(file->inode));
   Inode& inode = *file->inode;

@@ -47,9 +47,10 @@ struct OpenFile {
   // Where the file's chunks are, resolved at open (a file keeps its layout for life): the
   // per-chunk path of reads and writes asks nothing else.
   DataPlacement data;
-  // For the I/O profile: the workspace of `path` when it was profiled at open ("" otherwise),
-  // and the process that opened the file (its reads and writes are counted as that process's).
-  std::string profiled;
+  // For the I/O profile: the profile of `path`'s workspace when it was profiled at open (null
+  // otherwise), and the process that opened the file (its reads and writes are counted as that
+  // process's).
+  std::shared_ptr<ProfileWorkspace> profiled;
   pid_t pid = 0;
 };
 

@@ -30,10 +30,11 @@ size_t SizeBin(uint64_t bytes) {
   return kSizeBins - 1;
 }
 
-struct Profiles::Workspace {
+struct ProfileWorkspace {
   std::string domain;
-  mutable std::mutex mu;  // guards `data`
+  mutable std::mutex mu;  // guards `data` and `stopped`
   ProfileSnapshot data;
+  bool stopped = false;  // Stop took `data`: handles still held count nothing
 
   FileProfile& File(uint64_t file_id, const std::string& path, int64_t now) {
     FileProfile& f = data.files[file_id];
@@ -78,8 +79,11 @@ std::optional<ProfileSnapshot> Profiles::Stop(const std::string& domain) {
     active_.store(!workspaces_.empty(), std::memory_order_relaxed);
   }
   std::lock_guard lock(w->mu);
+  w->stopped = true;
   return std::move(w->data);
 }
+
+ProfileHandle Profiles::For(const std::string& domain) const { return Find(domain); }
 
 std::optional<ProfileSnapshot> Profiles::Snapshot(const std::string& domain) const {
   auto w = Find(domain);
@@ -111,21 +115,21 @@ void Profiles::Created(const std::string& domain, const std::string& path, uint6
   }
 }
 
-void Profiles::Opened(const std::string& domain, const std::string& path, uint64_t file_id, pid_t, int64_t now) {
-  auto w = Find(domain);
+void Profiles::Opened(const ProfileHandle& w, const std::string& path, uint64_t file_id, pid_t, int64_t now) {
   if (!w) return;
   std::lock_guard lock(w->mu);
+  if (w->stopped) return;
   w->Meta(now);
   FileProfile& f = w->File(file_id, path, now);
   f.opens++;
   f.opened = true;
 }
 
-void Profiles::Accessed(const std::string& domain, uint64_t file_id, bool write, uint64_t offset, uint64_t bytes,
+void Profiles::Accessed(const ProfileHandle& w, uint64_t file_id, bool write, uint64_t offset, uint64_t bytes,
                         bool append, pid_t pid, int64_t now) {
-  auto w = Find(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
+  if (w->stopped) return;
   TimeBucket& b = w->Bucket(now);
   b.data_ops++;
   (write ? b.bytes_written : b.bytes_read) += bytes;
@@ -217,10 +221,10 @@ void Profiles::Renamed(const std::string& domain, const std::string& from, const
   w->File(file_id, to, now).renames++;
 }
 
-void Profiles::Synced(const std::string& domain, uint64_t file_id, int64_t now) {
-  auto w = Find(domain);
+void Profiles::Synced(const ProfileHandle& w, uint64_t file_id, int64_t now) {
   if (!w) return;
   std::lock_guard lock(w->mu);
+  if (w->stopped) return;
   w->Meta(now);
   w->File(file_id, "", now).fsyncs++;
 }

@@ -66,6 +66,11 @@ struct ProfileSnapshot {
   std::vector<TimeBucket> timeline;  // 1-s buckets from start_ns
 };
 
+// One profiled workspace's counts, for hooks that hold on to it (an open file: its reads and
+// writes then skip the lookup by name). Defined in profile.cc.
+struct ProfileWorkspace;
+using ProfileHandle = std::shared_ptr<ProfileWorkspace>;
+
 class Profiles {
  public:
   // `node` is this node's id. Times are the callers' (wall clock, ns).
@@ -82,13 +87,17 @@ class Profiles {
   // True while any workspace is profiled (the only cost of the hooks otherwise).
   bool active() const { return active_.load(std::memory_order_relaxed); }
 
+  // The profile of `domain` for later hooks (null when it is not profiled). Counting through it
+  // ends with Stop, as it does by name.
+  ProfileHandle For(const std::string& domain) const;
+
   // The hooks, each a no-op unless `domain` is profiled. Paths are absolute; the profile keeps
   // them relative to the workspace's root.
   void Created(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, pid_t pid,
                int64_t now_ns);
-  void Opened(const std::string& domain, const std::string& path, uint64_t file_id, pid_t pid, int64_t now_ns);
+  void Opened(const ProfileHandle& w, const std::string& path, uint64_t file_id, pid_t pid, int64_t now_ns);
   // A read or write of `bytes` at `offset` by process `pid`.
-  void Accessed(const std::string& domain, uint64_t file_id, bool write, uint64_t offset, uint64_t bytes, bool append,
+  void Accessed(const ProfileHandle& w, uint64_t file_id, bool write, uint64_t offset, uint64_t bytes, bool append,
                 pid_t pid, int64_t now_ns);
   // A stat (count) or a lookup that found the entry (!count: the node used it, nothing counted).
   void Stat(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, bool count,
@@ -98,11 +107,11 @@ class Profiles {
   void Removed(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, int64_t now_ns);
   void Renamed(const std::string& domain, const std::string& from, const std::string& to, uint64_t file_id,
                int64_t now_ns);
-  void Synced(const std::string& domain, uint64_t file_id, int64_t now_ns);
+  void Synced(const ProfileHandle& w, uint64_t file_id, int64_t now_ns);
   void Truncated(const std::string& domain, uint64_t file_id, int64_t now_ns);
 
  private:
-  struct Workspace;
+  using Workspace = ProfileWorkspace;
   // The profile of `domain`, or null.
   std::shared_ptr<Workspace> Find(const std::string& domain) const;
 

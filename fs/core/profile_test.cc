@@ -118,5 +118,32 @@ TEST_CASE("without a profile nothing is counted", "[profile]") {
   CHECK_FALSE(c.fs(1).profiles().Stop("job").has_value());
 }
 
+TEST_CASE("a file open across the profile's stop counts nothing after it, also when profiling starts again",
+          "[profile]") {
+  Cluster c(1);
+  REQUIRE(c.fs(0).CreateWorkspace("job", WorkspaceSpec{{LayoutMode::kHashed}, testing::kChunk}, kUser).ok());
+  c.fs(0).profiles().Start("job", c.clock.WallNs());
+  Caller p{1000, 1000, 7};
+  auto cr = c.fs(0).Create(c.Walk(0, "/job"), "log", 0644, O_RDWR, p);
+  REQUIRE(cr.has_value());
+  std::string line(64, 'l');
+  REQUIRE(c.fs(0).Write(cr->second, 0, line).has_value());
+  auto first = c.fs(0).profiles().Stop("job");
+  REQUIRE(first);
+  const FileProfile* f = FindFile(*first, "/log");
+  REQUIRE(f != nullptr);
+  CHECK(f->writes == 1);
+  // Written after the stop, then after a new start: the open file's old profile is gone.
+  REQUIRE(c.fs(0).Write(cr->second, 64, line).has_value());
+  c.fs(0).profiles().Start("job", c.clock.WallNs());
+  REQUIRE(c.fs(0).Write(cr->second, 128, line).has_value());
+  REQUIRE(c.fs(0).Fsync(cr->second).ok());
+  REQUIRE(c.fs(0).Release(cr->second).ok());
+  auto second = c.fs(0).profiles().Stop("job");
+  REQUIRE(second);
+  CHECK(FindFile(*second, "/log") == nullptr);
+  CHECK(first->files.size() == 1);
+}
+
 }  // namespace
 }  // namespace bb::fs
