@@ -76,6 +76,10 @@ struct Function {
   std::string name;  // "" for file scope (Python module code, a Fortran main program)
   int line = 0;
   std::vector<std::string> params;
+  // Per parameter: the caller's variable itself is what the function writes through it (C and
+  // C++ pointers, arrays and references; every Fortran dummy); Python has none (empty).
+  std::vector<bool> by_ref;
+  std::string result;  // Fortran functions: the variable holding the value (the name, or result(x))
   std::vector<Loop> loops;
   std::vector<Stmt> stmts;
 };

@@ -95,16 +95,20 @@ class CBuilder {
     f.line = T(paren - 1).line;
     int pclose = MatchClose(u_, paren, brace);
     int depth = 0, last_ident = -1;
-    bool in_default = false;
+    bool in_default = false, ref = false;
     for (int i = paren + 1; i <= pclose; ++i) {
       const Token& t = T(i);
       bool cut = i == pclose || (depth == 0 && t.Is(","));
       if (cut) {
-        if (last_ident >= 0 && T(last_ident).text != "void") f.params.push_back(T(last_ident).text);
+        if (last_ident >= 0 && T(last_ident).text != "void") {
+          f.params.push_back(T(last_ident).text);
+          f.by_ref.push_back(ref);
+        }
         last_ident = -1;
-        in_default = false;
+        in_default = ref = false;
         continue;
       }
+      if (depth == 0 && !in_default && (t.Is("*") || t.Is("&") || t.Is("&&") || t.Is("["))) ref = true;
       if (t.Is("(") || t.Is("[") || t.Is("{") || t.Is("<")) ++depth;
       if (t.Is(")") || t.Is("]") || t.Is("}") || t.Is(">")) --depth;
       if (t.Is("=") && depth == 0) in_default = true;

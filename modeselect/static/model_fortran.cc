@@ -107,22 +107,38 @@ class FortranBuilder {
       return true;
     }
     if (T(b).Is("end")) return false;
-    for (int i = b; i < e && i < b + 6; ++i) {
-      if (!(T(i).Is("subroutine") || T(i).Is("function"))) continue;
+    // Prefixes come first: recursive, pure, a type (character(len=64) function f(r)).
+    for (int i = b; i < e && !T(i).Is("::") && !T(i).Is("="); ++i) {
+      if (T(i).Is("(")) i = MatchClose(u_, i, e);
+      if (i >= e || !(T(i).Is("subroutine") || T(i).Is("function"))) continue;
       if (i > b && T(i - 1).Is("module") && i + 1 < e && T(i + 1).Is("procedure")) return false;
       if (i + 1 >= e || T(i + 1).kind != TokKind::kIdent) return false;
       Finish();
       current_.name = T(i + 1).text;
       current_.line = T(i).line;
+      if (T(i).Is("function")) FunctionResult(b, i, e);
       if (i + 2 < e && T(i + 2).Is("(")) {
         int close = MatchClose(u_, i + 2, e);
         for (int k = i + 3; k < close; ++k) {
-          if (T(k).kind == TokKind::kIdent) current_.params.push_back(T(k).text);
+          if (T(k).kind != TokKind::kIdent) continue;
+          current_.params.push_back(T(k).text);
+          current_.by_ref.push_back(true);  // dummy arguments are the caller's variables
         }
       }
       return true;
     }
     return false;
+  }
+
+  // The variable a function's value is left in: its name, or the one of result(x). A character
+  // function's name is a character variable an internal write can fill.
+  void FunctionResult(int b, int at, int e) {
+    current_.result = current_.name;
+    if (T(b).Is("character")) u_.char_vars.insert(current_.name);
+    int open = at + 2;
+    int close = open < e && T(open).Is("(") ? MatchClose(u_, open, e) : at + 1;
+    if (close + 3 < e && T(close + 1).Is("result") && T(close + 2).Is("(") && T(close + 3).kind == TokKind::kIdent)
+      current_.result = T(close + 3).text;
   }
 
   bool End(int b, int e) {

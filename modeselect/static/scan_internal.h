@@ -7,6 +7,10 @@
 //   from a caller), emission (findings with this function's own loops and guards), and
 //   propagation (a helper's loop-sensitive events re-attributed to the loop that calls it,
 //   barriers between write and read phases through calls, files written and read back).
+//   Path builders (a helper that formats a name into a parameter passed by reference, or
+//   returns a name or a rank expression) are walked again, quietly, at each call with that
+//   call's arguments (scan_paths.cc), so the caller's buffer or result gets the name built from
+//   its own arguments, not from every caller's.
 //
 // Thread-safety: none; one JobState per ScanSources call.
 #pragma once
@@ -112,6 +116,23 @@ struct FnRef {
   int unit, fn;
 };
 
+// What a path builder leaves for one call: the name built into each parameter (by index, none
+// when it builds nothing there) and the value it returns.
+struct Built {
+  std::vector<std::optional<Val>> out;
+  std::optional<Val> ret;
+
+  bool Any() const {
+    for (const std::optional<Val>& o : out) {
+      if (o) return true;
+    }
+    return ret.has_value();
+  }
+};
+
+// A call's arguments as a builder walk receives them: keyword ("" when positional) and value.
+using CallArgs = std::vector<std::pair<std::string, Val>>;
+
 // Everything shared by the walks over one job's sources.
 struct JobState {
   std::vector<Unit> units;
@@ -120,7 +141,8 @@ struct JobState {
   std::map<std::pair<int, int>, std::vector<Val>> param_seeds;    // (unit, fn) -> params
   std::map<std::pair<int, int>, FunctionSummary> summaries;
   std::vector<NameUse> names;
-  std::set<std::string> called;  // every function name some call site names
+  std::set<std::string> called;            // every function name some call site names
+  std::set<std::pair<int, int>> builders;  // (unit, fn) that build a name into a parameter or return one
   FindingSet* out = nullptr;
   bool emit = false;  // false while discovering
 
@@ -132,8 +154,13 @@ struct JobState {
 class Walker {
  public:
   Walker(JobState& job, int unit, int fn);
-  // Walks the function; fills the summary; emits findings when job.emit.
+  // A builder walk (scan_paths.cc): the parameters hold `args` (positional in order, keyword
+  // by name), nothing is emitted or recorded as a name use; `depth` counts nested builders.
+  Walker(JobState& job, int unit, int fn, const CallArgs& args, int depth);
+  // Walks the function; fills the summary; emits findings when job.emit and not a builder walk.
   FunctionSummary Run();
+  // Walks the function as a builder walk; returns what it builds.
+  Built Build();
 
  private:
   struct Context {
@@ -179,6 +206,13 @@ class Walker {
     return it != env_.end() && it->second.text;
   }
 
+  // scan_paths.cc
+  void BuilderCall(const Call& c);
+  void Bind(const Call& c, const Function& callee, const Built& b);
+  void Return(const Stmt& s);
+  void MarkBuilt(const std::string& var) { built_.insert(var); }
+  Built Outputs() const;
+
   // scan_io.cc and scan_meta.cc
   void Open(const Stmt& s, const Call& c, const OpInfo& op, const Context& ctx);
   OpenMode ModeOf(const Call& c, const OpInfo& op);
@@ -205,6 +239,11 @@ class Walker {
   UnitInfo& info_;
   std::unordered_map<std::string, Val> env_;
   std::unordered_map<int, Val> results_;  // call name token -> the value the call returns
+  std::unordered_map<int, Val> returns_;  // a builder call's name token -> its value (arguments included)
+  bool quiet_ = false;                    // a builder walk
+  int depth_ = 0;                         // builder walks around this one
+  std::set<std::string> built_;           // variables a name was formatted or assigned into
+  std::optional<Val> returned_;           // what the return statements return
   std::vector<LoopState> loops_;
   FunctionSummary sum_;
 };

@@ -251,6 +251,7 @@ bool Walker::FortranInternalWrite(const Call& c) {
     Val fmt = EvalArg(c, 1, "fmt");
     v.key = fmt.key + v.key;
     env_[var] = v;
+    MarkBuilt(var);
   }
   return true;
 }

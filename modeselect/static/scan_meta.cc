@@ -61,8 +61,11 @@ void Walker::Format(const Call& c, const OpInfo& op) {
   const Arg* out = c.Get(op.out_arg);
   if (!out || c.args.empty()) return;
   std::string var;
-  for (int k = out->span.begin; k < out->span.end && var.empty(); ++k) {
-    if (u_.tok(k).kind == TokKind::kIdent) var = u_.tok(k).text;
+  bool member = false;  // s->path, cfg.name: part of a record, not the variable itself
+  for (int k = out->span.begin; k < out->span.end && !member; ++k) {
+    if (u_.tok(k).kind == TokKind::kIdent && var.empty()) var = u_.tok(k).text;
+    bool field = k + 1 < out->span.end && u_.tok(k + 1).kind == TokKind::kIdent && u_.tok(k + 1).text != "data";
+    member = !var.empty() && (u_.tok(k).Is(".") || u_.tok(k).Is("->")) && field;
   }
   const Arg* first = c.Get(op.mode_arg);
   if (var.empty() || !first) return;
@@ -74,10 +77,11 @@ void Walker::Format(const Call& c, const OpInfo& op) {
   } else {
     env_[var] = v;
   }
+  if (!member) MarkBuilt(var);
 }
 
 void Walker::Use(const Val& name, bool write, bool read, int line) {
-  if (!job_.emit || name.key.empty() || (!write && !read)) return;
+  if (!job_.emit || quiet_ || name.key.empty() || (!write && !read)) return;
   NameUse n;
   n.key = name.key;
   n.term = name.term;

@@ -218,13 +218,14 @@ std::vector<Finding> ScanSources(std::span<const SourceFile> files) {
       if (!name.empty()) job.functions[name].push_back({u, f});
     }
   }
-  // Discovery: rank and size names, then parameters that receive them, to a fixed point.
+  // Discovery: rank and size names, then parameters that receive them, and the path builders
+  // (which a call can only use once they are known), to a fixed point.
   for (int round = 0; round < 4; ++round) {
-    size_t names = 0;
+    size_t names = job.builders.size();
     for (const UnitInfo& i : job.info) names += i.rank_names.size() + i.size_names.size();
     WalkAll(job);
     bool changed = SeedParams(job);
-    size_t after = 0;
+    size_t after = job.builders.size();
     for (const UnitInfo& i : job.info) after += i.rank_names.size() + i.size_names.size();
     if (!changed && after == names && round > 0) break;
   }

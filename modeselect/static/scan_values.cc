@@ -155,6 +155,11 @@ Val Walker::EvalToken(const Unit& u, int k, Span s, int depth, int* skip) {
   *skip = j - k;
   if (&u == &u_) {
     if (auto it = results_.find(j); it != results_.end()) return it->second;
+    if (auto it = returns_.find(j); it != returns_.end()) {
+      // The builder's value stands for the whole call: its arguments are already in it.
+      if (j + 1 < s.end && u.tok(j + 1).Is("(")) *skip = MatchClose(u, j + 1, s.end) - k;
+      return it->second;
+    }
   }
   Val v = EvalName(dotted, u.tok(j).text);
   if (v.rank && !v.other) {

@@ -33,11 +33,12 @@ Walker::Walker(JobState& job, int unit, int fn)
 
 FunctionSummary Walker::Run() {
   for (const Stmt& s : f_.stmts) Statement(s);
+  if (!f_.name.empty() && Outputs().Any()) job_.builders.insert({unit_, fn_});
   return std::move(sum_);
 }
 
 void Walker::Emit(std::string_view fact, int line, double value, Merge merge) {
-  job_.Emit(unit_, fact, line, value, merge);
+  if (!quiet_) job_.Emit(unit_, fact, line, value, merge);
 }
 
 void Walker::EnterLoop(int index) {
@@ -89,9 +90,11 @@ Walker::Context Walker::ContextOf(const Stmt& s) {
 void Walker::Statement(const Stmt& s) {
   Context ctx = ContextOf(s);
   results_.clear();
+  returns_.clear();
   for (size_t i = s.calls.size(); i > 0; --i) DoCall(s, s.calls[i - 1], ctx);
   if (u_.lang == Lang::kCpp || u_.lang == Lang::kC) StreamShift(s, ctx);
   if (u_.lang == Lang::kCpp && s.lhs.empty()) RandomDeclarator(s);
+  if (s.lhs.empty()) Return(s);
   if (s.lhs.empty() || s.rhs.empty()) return;
   Val v = Eval(s.rhs);
   if (v.source && v.rank && !v.other) info_.rank_names.insert(s.lhs);
@@ -102,6 +105,9 @@ void Walker::Statement(const Stmt& s) {
   } else {
     env_[s.lhs] = v;
   }
+  // Through a C++ reference or a Fortran dummy an assignment reaches the caller (Outputs keeps
+  // only parameters passed by reference); in C it only moves the function's own pointer.
+  if (v.text && (u_.lang == Lang::kCpp || IsFortran(u_.lang))) MarkBuilt(s.lhs);
 }
 
 std::string Walker::Normalize(const Call& c) const {
@@ -258,6 +264,7 @@ void Walker::RankOut(const Call& c, const OpInfo& op) {
 }
 
 void Walker::UserCall(const Call& c, const Context& ctx) {
+  BuilderCall(c);
   CallSite cs;
   cs.callee = c.base;
   cs.line = c.line;
@@ -317,6 +324,7 @@ void Walker::StreamShift(const Stmt& s, const Context& ctx) {
       Val v = Eval({s.span.begin + 2, s.span.end});
       v.text = true;
       env_[var].Merge(v);
+      MarkBuilt(var);
     }
     return;
   }
