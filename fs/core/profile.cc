@@ -8,10 +8,11 @@ namespace {
 constexpr int64_t kBucketNs = 1'000'000'000;
 constexpr size_t kMaxBuckets = 86400;  // a day; later seconds count in the last bucket
 
-// "/ws/a/b" -> "/a/b"; "/ws" -> "/".
-std::string InWorkspace(const std::string& path, const std::string& domain) {
+// "/ws/a/b" -> "/a/b"; "/ws" -> "/". A view into `path`: the hooks run once per operation and
+// copy a name only the first time they see it.
+std::string_view InWorkspace(const std::string& path, const std::string& domain) {
   size_t skip = domain.size() + 1;
-  return path.size() <= skip ? "/" : path.substr(skip);
+  return path.size() <= skip ? std::string_view("/") : std::string_view(path).substr(skip);
 }
 
 std::string ParentOf(const std::string& path) {
@@ -38,16 +39,22 @@ struct ProfileWorkspace {
 
   FileProfile& File(uint64_t file_id, const std::string& path, int64_t now) {
     FileProfile& f = data.files[file_id];
-    if (!path.empty()) f.path = InWorkspace(path, domain);
+    if (!path.empty()) {
+      std::string_view rel = InWorkspace(path, domain);
+      if (f.path != rel) f.path.assign(rel);  // a rename changes it
+    }
     if (f.first_ns == 0) f.first_ns = now;
     f.last_ns = std::max(f.last_ns, now);
     return f;
   }
   DirProfile& Dir(const std::string& path) {
-    std::string rel = InWorkspace(path, domain);
-    DirProfile& d = data.dirs[rel];
-    d.path = rel;
-    return d;
+    std::string_view rel = InWorkspace(path, domain);
+    auto it = data.dirs.find(rel);
+    if (it == data.dirs.end()) {
+      it = data.dirs.emplace(std::string(rel), DirProfile{}).first;
+      it->second.path = it->first;
+    }
+    return it->second;
   }
   TimeBucket& Bucket(int64_t now) {
     int64_t i = std::max<int64_t>(0, (now - data.start_ns) / kBucketNs);

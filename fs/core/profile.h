@@ -23,6 +23,7 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fs/core/layout.h"
@@ -60,10 +61,10 @@ struct TimeBucket {
 // What one node counted for one workspace.
 struct ProfileSnapshot {
   NodeId node = 0;
-  int64_t start_ns = 0;                   // wall clock at the start
-  std::map<uint64_t, FileProfile> files;  // by file id
-  std::map<std::string, DirProfile> dirs;
-  std::vector<TimeBucket> timeline;  // 1-s buckets from start_ns
+  int64_t start_ns = 0;                                 // wall clock at the start
+  std::map<uint64_t, FileProfile> files;                // by file id
+  std::map<std::string, DirProfile, std::less<>> dirs;  // by path; looked up by string_view
+  std::vector<TimeBucket> timeline;                     // 1-s buckets from start_ns
 };
 
 // One profiled workspace's counts, for hooks that hold on to it (an open file: its reads and
