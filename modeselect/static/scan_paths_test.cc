@@ -13,12 +13,7 @@ using testing::Render;
 using testing::ScanOne;
 using testing::Sorted;
 
-struct Case {
-  const char* name;
-  Lang lang;
-  const char* text;
-  std::vector<std::string> expect;  // "LINE FACT VALUE"
-};
+using Case = testing::SnippetCase;
 
 const Case kC[] = {
     {"C: an out-parameter builder called for the task's own rank and for the next task's",

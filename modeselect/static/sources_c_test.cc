@@ -11,12 +11,7 @@ using testing::Render;
 using testing::ScanOne;
 using testing::Sorted;
 
-struct Case {
-  const char* name;
-  Lang lang;
-  const char* text;
-  std::vector<std::string> expect;  // "LINE FACT VALUE"
-};
+using Case = testing::SnippetCase;
 
 const Case kCases[] = {
     {"I/O in comments and strings does not count",
@@ -267,7 +262,7 @@ int main(int argc, char **argv) {
 TEST_CASE("C and C++ sources: facts, lines and values", "[modeselect]") {
   for (const Case& c : kCases) {
     INFO(c.name);
-    CHECK(Render(ScanOne(c.lang, c.text, c.lang == Lang::kC ? "t.c" : "t.cc")) == Sorted(c.expect));
+    CHECK(Render(ScanOne(c.lang, c.text, testing::SnippetPath(c.lang))) == Sorted(c.expect));
   }
 }
 

@@ -11,12 +11,7 @@ using testing::Render;
 using testing::ScanOne;
 using testing::Sorted;
 
-struct Case {
-  const char* name;
-  Lang lang;
-  const char* text;
-  std::vector<std::string> expect;  // "LINE FACT VALUE"
-};
+using Case = testing::SnippetCase;
 
 const Case kCases[] = {
     {"Fortran: comments and strings are no code, names are case-insensitive",

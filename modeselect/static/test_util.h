@@ -34,6 +34,17 @@ inline std::vector<Finding> ScanOne(Lang lang, const std::string& text, const st
   return ScanSources(files);
 }
 
+// A snippet and every finding it must give, "LINE FACT VALUE".
+struct SnippetCase {
+  const char* name;
+  Lang lang;
+  const char* text;
+  std::vector<std::string> expect;
+};
+
+// The file name a C or C++ snippet is scanned under ("t" for the rest).
+inline const char* SnippetPath(Lang lang) { return lang == Lang::kC ? "t.c" : lang == Lang::kCpp ? "t.cc" : "t"; }
+
 // Only the findings of `facts`.
 inline std::vector<std::string> Only(const std::vector<std::string>& rendered,
                                      std::initializer_list<const char*> facts) {
