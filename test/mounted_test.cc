@@ -252,6 +252,7 @@ TEST_CASE("an open, unlinked file keeps working until the last close", "[mounted
   struct stat st;
   REQUIRE(::fstat(fd, &st) == 0);
   CHECK(st.st_size == (2 << 20) + 1);
+  CHECK(st.st_nlink == 0);  // no name links to it any more
   char buf[4];
   REQUIRE(::pread(fd, buf, 4, (2 << 20) - 3) == 4);
   CHECK(std::string(buf, 4) == "ggg+");

@@ -188,7 +188,10 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
     if (path)
       profiles_.Stat(Profiled(*path), *path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
   }
-  return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
+  Entry e{ino, md, inode->node_private.load(std::memory_order_relaxed)};
+  std::lock_guard lock(table_mu_);
+  e.unlinked = inode->unlinked;
+  return e;
 }
 
 Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* /*file*/) {

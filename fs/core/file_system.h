@@ -91,6 +91,7 @@ struct Entry {
   uint64_t ino = 0;
   Metadata md;
   bool node_private = false;  // only this node sees it: the kernel may cache it (Router::NodePrivate)
+  bool unlinked = false;      // removed while open here: no name links to it (st_nlink 0)
 };
 
 struct SetAttrRequest {

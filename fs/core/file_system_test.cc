@@ -181,7 +181,9 @@ void RunCoreCases(Node& n) {
   SECTION("an unlinked open file keeps working until the last close") {
     auto [e, f] = *fs.Create(1, "ghost", 0644, O_RDWR, c);
     WriteString(fs, f, 0, "still here");
+    CHECK_FALSE(fs.GetAttr(e.ino)->unlinked);
     REQUIRE(fs.Unlink(1, "ghost").ok());
+    CHECK(fs.GetAttr(e.ino)->unlinked);  // st_nlink 0
     CHECK(fs.Lookup(1, "ghost").error().code() == ENOENT);
     CHECK(ReadString(fs, f, 0, 100) == "still here");
     WriteString(fs, f, 10, "!");
