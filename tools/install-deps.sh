@@ -11,7 +11,7 @@ packages=(
   libucx-dev ucx-utils
   libboost-dev libboost-system-dev
   libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libxxhash-dev  # the LLM reasoner; staging checksums
   catch2
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
   python3-yaml python3-matplotlib  # the bench harness and its tests (test/bench_harness.sh)

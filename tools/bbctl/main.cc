@@ -13,6 +13,7 @@
 //   bbctl stats [--node I] [--json] [--root DIR]
 //   bbctl qos status [--controller IP:PORT] [--json]
 //   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
+//   bbctl stage in|out SRC DST [--threads N] [--piece-size SIZE] [--manifest F] [--json] [--quiet]
 // Without --root, job and stats talk to the emulated cluster.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "fs/base/units.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_run.h"
+#include "tools/bbctl/stage_cmd.h"
 
 using namespace bb::ctl;
 
@@ -125,7 +127,11 @@ int main(int argc, char** argv) {
   qset->add_option("--data", data_rate, "data bytes per second, e.g. 50MiB");
   qset->add_option("--node", node, "only this node");
   qset->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  StageArgs stage_args;
+  AddStageCommands(app, &stage_args);
   CLI11_PARSE(app, argc, argv);
+
+  if (StageChosen(stage_args)) return RunStage(stage_args);
 
   if (*qstatus) return Report(QosStatus(controller, as_json));
   if (*qset) {
