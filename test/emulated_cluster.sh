@@ -23,6 +23,21 @@ source "$(dirname "$0")/lib.sh"
 
 "$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 2000
 
+# Idle, the 4 daemons use under 1 % of one core in all (their threads' run time from /proc).
+daemons_cpu_ns() {
+  local total=0 p f
+  for p in $(pgrep -x bbd); do
+    for f in /proc/"$p"/task/*/schedstat; do total=$((total + $(cut -d' ' -f1 "$f" 2>/dev/null || echo 0))); done
+  done
+  echo "$total"
+}
+sleep 2
+cpu0=$(daemons_cpu_ns)
+sleep 10
+idle_ms=$((($(daemons_cpu_ns) - cpu0) / 1000000))
+echo "idle: the 4 daemons ran $idle_ms ms in 10 s"
+check "an idle 4-node cluster uses under 1 % of a core (ran $idle_ms ms in 10 s)" test "$idle_ms" -lt 100
+
 # A file written on node 0 reads back identically on node 3.
 head -c $((3 * 1024 * 1024 + 12345)) /dev/urandom > "$tmp/data"
 on 0 cp "$tmp/data" "$mnt/data"
