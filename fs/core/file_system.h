@@ -212,8 +212,9 @@ class FileSystem {
   // ValidateWorkspaceName refuses.
   Status CreateWorkspace(const std::string& name, const WorkspaceSpec& spec, const Caller& owner);
   // Removes every entry and all data of workspace `name` on every node, then the workspace.
-  // Safe to repeat after a failure. ENOENT when there is no such workspace.
-  Status RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces);
+  // Safe to repeat after a failure. ENOENT when there is no such workspace; EPERM when `who` is
+  // neither root nor the owner of the workspace's root.
+  Status RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces, const Caller& who);
 
   // The I/O profile of workspaces (fs/core/profile.h): Start counting what this node's
   // processes do in one, and Stop (returning what was counted).

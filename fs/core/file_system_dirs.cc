@@ -48,10 +48,18 @@ Status FileSystem::CreateWorkspace(const std::string& name, const WorkspaceSpec&
   return Status::Ok();
 }
 
-Status FileSystem::RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces) {
+Status FileSystem::RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces, const Caller& who) {
   BB_RETURN_IF_ERROR(ValidateWorkspaceName(name));
   if (!workspaces.Find(name)) return Status(ENOENT, "no workspace " + name);
   const std::string dir = "/" + name;
+  if (who.uid != 0) {
+    // A root another run already half removed has no metadata left: nothing to protect.
+    auto root = MetaOwner(dir)->GetMeta(dir);
+    if (root && root->uid != who.uid) {
+      return Status(EPERM, "workspace " + name + " belongs to uid " + std::to_string(root->uid) +
+                               ": only its owner or root may remove it");
+    }
+  }
   constexpr uint32_t kBatch = 4096;
   // Every node holds its own share of the entries (in mode 1, its own files); the data of a
   // file may be on any node, so each batch of removed files is dropped everywhere.

@@ -178,7 +178,10 @@ TEST_CASE("removing a workspace removes its entries and data on every node", "[w
       }
     }
     c.Write(1, "/", "outside", "keep me");
-    REQUIRE(c.fs(3).RemoveWorkspace("job", *c.members[3].router).ok());
+    // Someone else may not; the owner may.
+    CHECK(c.fs(3).RemoveWorkspace("job", *c.members[3].router, Caller{2000, 2000, 9}).code() == EPERM);
+    CHECK(c.Read(2, "/job/d2", "f0").has_value());
+    REQUIRE(c.fs(3).RemoveWorkspace("job", *c.members[3].router, kUser).ok());
     for (uint32_t n = 0; n < 4; ++n) {
       CHECK_FALSE(c.members[n].router->Find("job").has_value());
       CHECK(c.fs(n).Lookup(kRootFileId, "job").error().code() == ENOENT);
@@ -192,7 +195,7 @@ TEST_CASE("removing a workspace removes its entries and data on every node", "[w
       for (auto& [key, value] : *left) CHECK(key.find("/job") == std::string::npos);
     }
     CHECK(c.Read(2, "/", "outside").value() == "keep me");
-    CHECK(c.fs(0).RemoveWorkspace("job", *c.members[0].router).code() == ENOENT);
+    CHECK(c.fs(0).RemoveWorkspace("job", *c.members[0].router, Caller{0, 0, 1}).code() == ENOENT);
     // The name can be used again.
     REQUIRE(c.fs(0).CreateWorkspace("job", Spec(LayoutMode::kHashed), kUser).ok());
   }

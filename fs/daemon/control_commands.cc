@@ -173,10 +173,10 @@ json Daemon::JobStartCommand(const json& request, const ControlPeer& peer) {
   return j;
 }
 
-json Daemon::JobStopCommand(const json& request, const ControlPeer&) {
+json Daemon::JobStopCommand(const json& request, const ControlPeer& peer) {
   auto name = Field(request, "name");
   if (!name) return Failure(name.error());
-  Status s = fs_->RemoveWorkspace(*name, *router_);
+  Status s = fs_->RemoveWorkspace(*name, *router_, Caller{peer.uid, peer.gid, peer.pid});
   if (!s.ok()) return Failure(s);
   (void)fs_->profiles().Stop(*name);
   spdlog::info("workspace {} removed", *name);
