@@ -57,15 +57,17 @@ class Peer {
     }
   }
   uint16_t port() const { return port_; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
   uint16_t port_ = 0;
 };
 
-std::unique_ptr<Transport> Client(std::chrono::microseconds poll_spin = TransportOptions{}.poll_spin) {
+std::unique_ptr<Transport> Client(std::chrono::microseconds poll_spin = TransportOptions{}.poll_spin,
+                                  milliseconds deadline = milliseconds(3000)) {
   TransportOptions o;
-  o.deadline = milliseconds(3000);
+  o.deadline = deadline;
   o.poll_spin = poll_spin;
   auto t = StartUcxTransport(o, nullptr);
   REQUIRE(t.has_value());
@@ -149,16 +151,22 @@ TEST_CASE("request/reply and bulk data over UCX between two processes", "[transp
 
 TEST_CASE("deadlines, dead peers and reconnection", "[transport]") {
   auto client = Client();
-  SECTION("a slow handler gives ETIMEDOUT at the deadline, and the peer stays usable") {
+  SECTION("a peer stuck in one long request gives ETIMEDOUT once it has served nothing for a liveness period") {
+    // The liveness period is the client's default deadline; this call's own is shorter.
+    auto quick = Client(TransportOptions{}.poll_spin, milliseconds(600));
     Peer peer;
-    client->SetPeer(1, "127.0.0.1", peer.port());
+    quick->SetPeer(1, "127.0.0.1", peer.port());
     auto start = Clock::now();
-    auto r = client->Call(1, 2, "2000", {}, {}, milliseconds(300));
+    auto r = quick->Call(1, 2, "4000", {}, {}, milliseconds(300));
     auto took = Clock::now() - start;
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code() == ETIMEDOUT);
-    CHECK(took >= milliseconds(300));
-    CHECK(took < milliseconds(1500));
+    CHECK(took >= milliseconds(600));
+    CHECK(took < milliseconds(2500));
+    auto after = quick->Call(1, 1, "still", {}, {});
+    REQUIRE(after.has_value());
+    CHECK(after->payload == "still");
+    client->SetPeer(1, "127.0.0.1", peer.port());
     auto again = client->Call(1, 1, "still", {}, {});
     REQUIRE(again.has_value());
     CHECK(again->payload == "still");
@@ -199,6 +207,45 @@ TEST_CASE("deadlines, dead peers and reconnection", "[transport]") {
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code() == EHOSTUNREACH);
   }
+}
+
+TEST_CASE("a peer alive and working through requests is waited for past the deadline; a stopped one is not",
+          "[transport]") {
+  auto client = Client(TransportOptions{}.poll_spin, milliseconds(600));
+  Peer peer;
+  client->SetPeer(1, "127.0.0.1", peer.port());
+  // Other callers' requests keep finishing on the peer while one request takes three deadlines.
+  std::atomic<bool> stop{false};
+  std::thread traffic([&] {
+    while (!stop) {
+      (void)client->Call(1, 1, "tick", {}, {});
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+  });
+  auto start = Clock::now();
+  auto slow = client->Call(1, 2, "1800", {}, {});
+  auto took = Clock::now() - start;
+  stop = true;
+  traffic.join();
+  REQUIRE(slow.has_value());
+  CHECK(slow->payload == "slept");
+  CHECK(took >= milliseconds(1800));
+  uint64_t extended = 0, failed = 0;
+  for (const auto& c : client->Counters()) extended += c.calls_extended, failed += c.calls_failed;
+  CHECK(extended >= 1);
+  CHECK(failed == 0);
+  // Stopped (alive as a process, answering nothing): the deadline holds, about once over.
+  REQUIRE(::kill(peer.pid(), SIGSTOP) == 0);
+  start = Clock::now();
+  auto stopped = client->Call(1, 1, "x", {}, {});
+  took = Clock::now() - start;
+  ::kill(peer.pid(), SIGCONT);
+  REQUIRE_FALSE(stopped.has_value());
+  CHECK(stopped.error().code() == ETIMEDOUT);
+  CHECK(took < milliseconds(1500));
+  auto back = client->Call(1, 1, "back", {}, {});
+  REQUIRE(back.has_value());
+  CHECK(back->payload == "back");
 }
 
 TEST_CASE("options that could never let a call start are refused", "[transport]") {

@@ -44,6 +44,7 @@ struct TransportOptions {
   std::string listen_host;                   // IPv4 address to serve on; empty = client only
   uint16_t listen_port = 0;                  // 0 = pick a free port (see Transport::port())
   std::chrono::milliseconds deadline{5000};  // default deadline of a call
+  std::chrono::milliseconds liveness{0};     // transport/liveness.h's period (0: the deadline)
   size_t handler_threads = 4;
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
   // Calls carrying 64 KiB or more that may be in flight at once; more callers wait for a slot.
@@ -64,6 +65,7 @@ struct PeerCounters {
   NodeId peer = 0;
   uint64_t calls_sent = 0;         // requests this side sent to the peer
   uint64_t calls_failed = 0;       // of those, failed by the transport (timeout, broken link)
+  uint64_t calls_extended = 0;     // deadlines passed while the peer answered pings and made progress
   uint64_t bytes_sent = 0;         // request payload and bulk bytes
   uint64_t bytes_received = 0;     // reply payload and bulk bytes
   uint64_t requests_received = 0;  // requests the peer sent to this side
@@ -89,8 +91,12 @@ class Transport {
   // Where node `id` serves (replaces an earlier address; the next call reconnects).
   virtual void SetPeer(NodeId id, const std::string& host, uint16_t port) = 0;
 
-  // Sends a request and waits for its reply until `deadline` (0 = the default).
-  // Errors: ETIMEDOUT when no reply came in time; EIO when the connection failed or broke;
+  // Sends a request and waits for its reply until `deadline` (0 = the default). A deadline
+  // that passes while the peer is alive and working is extended: from half the deadline on, the
+  // caller's side pings the peer (kPingOp), and the call waits another deadline as long as the
+  // peer answered within the last deadline and finished some request since the previous answer.
+  // Errors: ETIMEDOUT when no reply came in time from a peer that stopped answering pings or
+  // finishing requests; EIO when the connection failed or broke;
   // EHOSTUNREACH for an unknown peer; EMSGSIZE when the reply's bulk does not fit `bulk_in`.
   // `bulk_out` and `bulk_in` must stay valid until Call returns.
   virtual Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,

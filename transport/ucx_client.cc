@@ -5,35 +5,20 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
+#include <set>
 #include <vector>
 
+#include "transport/ucx_call.h"
 #include "transport/wire.h"
 
 namespace bb::transport::ucx {
 
-struct PendingCall {
-  Client* owner = nullptr;
-  uint64_t id = 0;
-  NodeId peer = 0;
-  int64_t deadline_ns = 0;
-  std::string frame;  // AM header; UCX reads it until the send completes
-  std::string data;   // payload + bulk_out, when the payload is too long for the header
-  std::span<const char> bulk_out;
-  std::span<char> bulk_in;
-  // Driving thread only.
-  bool decided = false;
-  bool send_inflight = false;
-  void* recv_req = nullptr;   // rendezvous receive into bulk_in, while in flight
-  uint32_t reply_prefix = 0;  // payload bytes leading the reply's data
-  std::string scratch;        // rendezvous target when the reply's data starts with payload
-  ucp_ep_h ep = nullptr;
-  // Handed to the caller.
-  std::mutex mu;  // guards the three fields below
-  std::condition_variable cv;
-  std::atomic<bool> finished{false};  // set under mu (for cv); a driving caller polls it
-  Status status;
-  CallResult result;
-};
+void PeerStats::CountExtension(NodeId peer) {
+  std::lock_guard lock(mu_);
+  PeerCounters& c = counters_[peer];
+  c.peer = peer;
+  c.calls_extended++;
+}
 
 void PeerStats::CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received) {
   std::lock_guard lock(mu_);
@@ -109,7 +94,9 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   call->owner = this;
   call->id = next_id_.fetch_add(1);
   call->peer = peer;
-  call->deadline_ns = NowNs() + std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
+  call->start_ns = NowNs();
+  call->patience_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
+  call->deadline_ns = call->start_ns + call->patience_ns;
   call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload, self_id_.load(std::memory_order_relaxed));
   call->bulk_out = bulk_out;
   if (PayloadGoesInData(payload)) {
@@ -124,9 +111,16 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   bool driven = small && worker_->Drive(start, [&] { return call->finished.load(std::memory_order_acquire); });
   if (!driven && !worker_->Submit(start)) return Status(EIO, "transport is shutting down");
   std::unique_lock lock(call->mu);
-  // The driving thread decides every call by its deadline; the margin covers a stalled one.
-  auto limit = std::chrono::steady_clock::now() + deadline + std::chrono::seconds(5);
-  bool finished = call->cv.wait_until(lock, limit, [&] { return call->finished.load(); });
+  // The driving thread decides every call by its deadline (which it moves on while the peer is
+  // alive); the margin covers a stalled driving thread.
+  bool finished = false;
+  for (;;) {
+    int64_t due = call->deadline_ns.load(std::memory_order_relaxed);
+    auto limit = std::chrono::steady_clock::now() + std::chrono::nanoseconds(std::max<int64_t>(0, due - NowNs())) +
+                 std::chrono::seconds(5);
+    finished = call->cv.wait_until(lock, limit, [&] { return call->finished.load(); });
+    if (finished || call->deadline_ns.load(std::memory_order_relaxed) == due) break;
+  }
   bool ok = finished && call->status.ok();
   stats_->CountCall(peer, ok, payload.size() + bulk_out.size(),
                     ok ? call->result.payload.size() + call->result.bulk_size : 0);
@@ -293,6 +287,11 @@ void Client::OnReplyData(void* request, ucs_status_t status, size_t, void* user_
 
 // Records the outcome once; the caller is released when UCX is done with its buffers.
 void Client::Decide(const CallRef& call, Status status, CallResult result) {
+  if (call->ping && !call->decided) OnPong(call, status, result);
+  if (!call->ping && !call->decided && status.ok()) {
+    auto it = peers_.find(call->peer);
+    if (it != peers_.end()) Replied(&it->second.live, NowNs());
+  }
   if (!call->decided) {
     call->decided = true;
     call->status = std::move(status);
@@ -312,10 +311,25 @@ void Client::MaybeFinish(const CallRef& call) {
 
 void Client::Expire(int64_t now) {
   std::vector<CallRef> late;
+  std::set<NodeId> waiting;  // peers with a call out for half its deadline or more
   for (auto& [id, call] : pending_) {
-    if (call->deadline_ns <= now) late.push_back(call);
+    int64_t due = call->deadline_ns.load(std::memory_order_relaxed);
+    if (!call->ping && now - call->start_ns >= call->patience_ns / 2) waiting.insert(call->peer);
+    if (due <= now) late.push_back(call);
   }
+  for (NodeId id : waiting) MaybePing(id, now);
   for (const CallRef& call : late) {
+    Verdict v = call->ping ? Verdict::kGone : Judge(call->peer, now);
+    if (v == Verdict::kAlive) {  // alive and working through its queue: wait another deadline
+      call->deadline_ns.store(now + call->patience_ns, std::memory_order_relaxed);
+      stats_->CountExtension(call->peer);
+      continue;
+    }
+    if (v == Verdict::kAsk) {  // not known yet: ask, and look again shortly
+      MaybePing(call->peer, now, /*force=*/true);
+      call->deadline_ns.store(now + call->patience_ns / 16, std::memory_order_relaxed);
+      continue;
+    }
     Decide(call, Status(ETIMEDOUT, "no reply from node " + std::to_string(call->peer) + " in time"), {});
     if (call->recv_req != nullptr) ucp_request_cancel(worker_->handle(), call->recv_req);
     if (call->send_inflight) {

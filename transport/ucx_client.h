@@ -20,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "transport/liveness.h"
 #include "transport/transport.h"
 #include "transport/ucx_worker.h"
 
@@ -33,6 +34,7 @@ class PeerStats {
  public:
   void CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received);
   void CountRequest(uint32_t sender, uint64_t bytes);
+  void CountExtension(NodeId peer);
   std::vector<PeerCounters> Snapshot() const;
 
  private:
@@ -67,6 +69,7 @@ class Client {
     std::string host;
     uint16_t port = 0;
     ucp_ep_h ep = nullptr;
+    Liveness live;  // what pings (kPingOp) have shown of it
   };
   class BulkSlot;
 
@@ -76,6 +79,12 @@ class Client {
   void MaybeFinish(const CallRef& call);
   void FinishReplyData(const CallRef& call);
   void FailPeer(NodeId id, const Status& why);
+  // Liveness (driving thread, transport/liveness.h): a ping to `id` when one is due (or now,
+  // with `force`, unless one is out); an answer's bookkeeping; the verdict on a late call's peer.
+  void MaybePing(NodeId id, int64_t now, bool force = false);
+  void OnPong(const CallRef& ping, const Status& status, const CallResult& result);
+  Verdict Judge(NodeId id, int64_t now) const;
+  int64_t LivenessNs() const;  // options.liveness, or the default deadline
   static void OnCallSent(void* request, ucs_status_t status, void* user_data);
   static ucs_status_t OnReply(void* arg, const void* header, size_t header_length, void* data, size_t length,
                               const ucp_am_recv_param_t* param);

@@ -144,6 +144,10 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
                  frame ? "wrong kind or no reply endpoint" : frame.error().message());
     return UCS_OK;
   }
+  if (frame->op == kPingOp) {  // answered here, ahead of the queue: this side is alive
+    self->SendReply(param->reply_ep, frame->id, kPingOp, Response{0, Writer().U64(self->completed_).Take(), {}});
+    return UCS_OK;
+  }
   self->stats_->CountRequest(frame->sender, frame->payload.size() + length);
   auto job = std::make_unique<Job>();
   job->ep = param->reply_ep;
@@ -200,6 +204,7 @@ void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* use
 void Server::Dispatch(std::unique_ptr<Job> job) {
   if (options_.run_inline && options_.run_inline(job->op)) {
     Response r = handler_(job->op, job->payload, job->bulk());
+    completed_++;
     if (server_eps_.count(job->ep)) SendReply(job->ep, job->id, job->op, std::move(r));
     return;
   }
@@ -221,6 +226,7 @@ void Server::HandlerLoop() {
       jobs_.pop_front();
     }
     Response r = handler_(job->op, job->payload, job->bulk());
+    completed_++;
     auto* shared = new Response(std::move(r));
     Job* raw = job.release();
     bool queued = worker_->Submit([this, raw, shared] {

@@ -13,6 +13,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -73,6 +74,7 @@ class Server {
   std::deque<std::unique_ptr<Job>> jobs_;
   bool jobs_stopping_ = false;
   std::vector<std::thread> handlers_;
+  std::atomic<uint64_t> completed_{0};  // requests served, for the answer to a ping
 };
 
 }  // namespace bb::transport::ucx

@@ -33,6 +33,12 @@ inline constexpr uint32_t kPayloadInData = 1;
 
 enum class Kind : uint8_t { kRequest = 1, kReply = 2 };
 
+// A request with this op is answered by the transport itself, on the serving side's progress
+// thread and ahead of every queued request: the reply's payload is a u64, the requests that
+// side has finished serving. A caller uses it to tell a node that is alive and working through
+// a queue (patience) from one that is gone or stopped (its deadline).
+inline constexpr uint16_t kPingOp = 0xffff;
+
 struct Frame {
   Kind kind = Kind::kRequest;
   uint16_t op = 0;

@@ -31,6 +31,7 @@ struct DaemonConfig {
   std::string listen;
   uint32_t nodes = 1;
   uint32_t rpc_timeout_ms = 5000;
+  uint32_t rpc_liveness_ms = 0;  // 0: rpc_timeout_ms
   uint32_t rpc_poll_spin_us = 50;
   uint32_t rpc_large_in_flight = 16;
   std::string qos_stage = "auto";

@@ -101,6 +101,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
       peers.push_back({{"peer", c.peer},
                        {"calls_sent", c.calls_sent},
                        {"calls_failed", c.calls_failed},
+                       {"calls_extended", c.calls_extended},
                        {"bytes_sent", c.bytes_sent},
                        {"bytes_received", c.bytes_received},
                        {"requests_received", c.requests_received},

@@ -63,6 +63,7 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   topt.listen_host = listen.first;
   topt.listen_port = listen.second;
   topt.deadline = std::chrono::milliseconds(cfg.rpc_timeout_ms);
+  topt.liveness = std::chrono::milliseconds(cfg.rpc_liveness_ms);
   topt.poll_spin = std::chrono::microseconds(cfg.rpc_poll_spin_us);
   topt.max_large_in_flight = cfg.rpc_large_in_flight;
   topt.run_inline = NodeServer::Inline;

@@ -129,6 +129,10 @@ const DaemonField kFields[] = {
      Int<&DaemonConfig::nodes, 1, 4096>},
     {"rpc_timeout", "deadline of every call to another node, ms", "5000", true,
      Int<&DaemonConfig::rpc_timeout_ms, 1, 600000, kMilliseconds, kMs>},
+    {"rpc_liveness",
+     "ms a node may leave pings unanswered, or serve nothing, before calls to it past their deadline fail; while it "
+     "answers and serves, they wait (0: the rpc_timeout)",
+     "0", true, Int<&DaemonConfig::rpc_liveness_ms, 0, 600000, kMilliseconds, kMs>},
     {"rpc_poll_spin",
      "µs the transport keeps polling for messages before it sleeps (a caller waiting for a small reply polls "
      "too); trades a core's time for round-trip latency. `bbctl emulate` sets 0: its nodes share the host's cores",

@@ -1,0 +1,44 @@
+// Private to transport/: one call in flight on the calling side (ucx_client.h says when it is
+// finished for its caller), shared by the client and its liveness pings.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "transport/ucx_client.h"
+
+namespace bb::transport::ucx {
+
+struct PendingCall {
+  Client* owner = nullptr;
+  uint64_t id = 0;
+  NodeId peer = 0;
+  std::atomic<int64_t> deadline_ns{0};  // moved on by the driving thread while the peer is alive
+  int64_t start_ns = 0;
+  int64_t patience_ns = 0;  // the call's own deadline, the step it is moved on by
+  bool ping = false;        // the transport's own liveness ping: nobody waits for it
+  std::string frame;        // AM header; UCX reads it until the send completes
+  std::string data;         // payload + bulk_out, when the payload is too long for the header
+  std::span<const char> bulk_out;
+  std::span<char> bulk_in;
+  // Driving thread only.
+  bool decided = false;
+  bool send_inflight = false;
+  void* recv_req = nullptr;   // rendezvous receive into bulk_in, while in flight
+  uint32_t reply_prefix = 0;  // payload bytes leading the reply's data
+  std::string scratch;        // rendezvous target when the reply's data starts with payload
+  ucp_ep_h ep = nullptr;
+  // Handed to the caller.
+  std::mutex mu;  // guards the three fields below
+  std::condition_variable cv;
+  std::atomic<bool> finished{false};  // set under mu (for cv); a driving caller polls it
+  Status status;
+  CallResult result;
+};
+
+}  // namespace bb::transport::ucx
