@@ -24,6 +24,7 @@
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_run.h"
 #include "tools/bbctl/stage_cmd.h"
+#include "tools/cli/cli.h"
 
 using namespace bb::ctl;
 
@@ -129,7 +130,8 @@ int main(int argc, char** argv) {
   qset->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   StageArgs stage_args;
   AddStageCommands(app, &stage_args);
-  CLI11_PARSE(app, argc, argv);
+  bb::cli::AddVersion(app);
+  if (int rc = bb::cli::Parse(app, argc, argv, "bbctl"); rc >= 0) return rc;
 
   if (StageChosen(stage_args)) return RunStage(stage_args);
 

@@ -24,6 +24,7 @@
 #include "fs/daemon/daemon.h"
 #include "fs/daemon/startup.h"
 #include "fs/fuse/adapter.h"
+#include "tools/cli/cli.h"
 #include "tools/config/daemon_config.h"
 
 namespace {
@@ -98,7 +99,8 @@ int main(int argc, char** argv) {
   bool print_fields = false;
   app.add_flag("-f,--foreground", foreground, "stay in the foreground, log to stderr");
   app.add_flag("--config-fields", print_fields, "print the table of configuration fields (Markdown) and exit");
-  CLI11_PARSE(app, argc, argv);
+  bb::cli::AddVersion(app);
+  if (int rc = bb::cli::Parse(app, argc, argv, "bbd"); rc >= 0) return rc;
   if (print_fields) {
     std::fputs(bb::config::DaemonFieldsMarkdown().c_str(), stdout);
     return 0;

@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "qos/controller.h"
+#include "tools/cli/cli.h"
 #include "tools/config/qos_policy.h"
 
 namespace asio = boost::asio;
@@ -352,7 +353,8 @@ int main(int argc, char** argv) {
   std::string policy_path, listen = "127.0.0.1:7600";
   app.add_option("--policy", policy_path, "policy file (YAML)")->required();
   app.add_option("--listen", listen, "IP:PORT to listen on");
-  CLI11_PARSE(app, argc, argv);
+  bb::cli::AddVersion(app);
+  if (int rc = bb::cli::Parse(app, argc, argv, "bb-controller"); rc >= 0) return rc;
   // One descriptor per daemon: allow as many as the hard limit does.
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {

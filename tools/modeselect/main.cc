@@ -25,6 +25,7 @@
 #include "modeselect/reason/llm.h"
 #include "modeselect/reason/rules.h"
 #include "modeselect/select.h"
+#include "tools/cli/cli.h"
 #include "tools/config/knowledge.h"
 #include "tools/config/mode_file.h"
 #include "tools/modeselect/inputs.h"
@@ -171,14 +172,8 @@ int main(int argc, char** argv) {
   eval->add_option("--report", o.report, "also write the Markdown report here");
   eval->add_option("--min-accuracy", o.min_accuracy, "exit 1 when the accuracy with all evidence is below this (0-1)");
   AddShared(eval, &o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "bb-modeselect: %s\n%s", e.what(), app.help("", CLI::AppFormatMode::Normal).c_str());
-    return 2;
-  }
+  bb::cli::AddVersion(app);
+  if (int rc = bb::cli::Parse(app, argc, argv, "bb-modeselect"); rc >= 0) return rc;
   if (list_facts || list_signals) {
     if (list_facts) {
       for (const FactInfo& f : Facts()) std::printf("%-28s %s\n", f.name, f.description);

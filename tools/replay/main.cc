@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "tools/cli/cli.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -125,7 +127,8 @@ int main(int argc, char** argv) {
   auto* t = app.add_option("--trace", trace_file, "trace to replay");
   r->excludes(p)->excludes(t);
   p->excludes(t);
-  CLI11_PARSE(app, argc, argv);
+  bb::cli::AddVersion(app);
+  if (int rc = bb::cli::Parse(app, argc, argv, "bb-replay"); rc >= 0) return rc;
 
   std::vector<Step> steps;
   std::vector<TraceOp> trace;
