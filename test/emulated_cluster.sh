@@ -138,5 +138,12 @@ check "emulate down leaves no namespace, link, mount or daemon (left:${left:- no
 echo local > "$tmp/lmnt/node0/x"
 check "bbctl start: a file written through node 0 reads back through node 2" test "$(cat "$tmp/lmnt/node2/x")" = local
 check "bbctl status: all nodes up" "$bbctl" status --root "$tmp/local"
+set +e
+again=$("$bbctl" start --nodes 3 --root "$tmp/local" --mount "$tmp/lmnt" --base-port 7400 2>&1); again_rc=$?
+set -e
+check "bbctl start on a running cluster's root refuses, naming it (exit $again_rc)" \
+  sh -c "[ $again_rc -ne 0 ] && echo '$again' | grep -q 'already running'"
+check "and leaves that cluster running" "$bbctl" status --root "$tmp/local"
+check "and serving" test "$(cat "$tmp/lmnt/node1/x")" = local
 "$bbctl" stop --root "$tmp/local" >/dev/null
 check "bbctl stop: no mount left" test -z "$(grep " $tmp/lmnt" /proc/self/mountinfo || true)"

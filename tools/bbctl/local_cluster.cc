@@ -1,4 +1,6 @@
 // N daemons on this host, each with its own root and mount, over loopback.
+#include <signal.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -37,8 +39,25 @@ Result<int> LocalClusterNodes(const std::string& root) {
   return s.nodes;
 }
 
+// A daemon of an earlier start still serving under `root` (any node folder), or ENOENT.
+Result<std::string> RunningUnder(const std::string& root) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+    if (!e.is_directory() || e.path().filename().string().rfind("node", 0) != 0) continue;
+    pid_t pid = DaemonPid(e.path().string());
+    if (pid > 0 && ::kill(pid, 0) == 0) return e.path().filename().string() + " (pid " + std::to_string(pid) + ")";
+  }
+  return Status(ENOENT, "none");
+}
+
 Status StartLocal(const StartOptions& o) {
   if (o.nodes < 1) return Status(EINVAL, "--nodes must be at least 1");
+  // Never touch a running cluster: a second start would fail on its locks, and the clean-up
+  // of that failure would stop it.
+  if (auto running = RunningUnder(o.root)) {
+    return Status(EBUSY, "a cluster is already running under " + o.root + ": " + *running +
+                             " serves there; stop it first (bbctl stop --root " + o.root + ")");
+  }
   std::error_code ec;
   std::filesystem::create_directories(o.root, ec);
   if (ec) return Status(ec.value(), "cannot create " + o.root + ": " + ec.message());
