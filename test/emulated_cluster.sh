@@ -23,6 +23,8 @@ source "$(dirname "$0")/lib.sh"
 
 "$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 2000
 
+check "emulate status --json: four nodes up, with address, pid and mount" sh -c "'$bbctl' emulate status --json | python3 -c \"import json, sys; n = json.load(sys.stdin); sys.exit(not (len(n) == 4 and all(x['state'] == 'up' and x['pid'] > 0 and x['address'] and x['mount'] for x in n)))\""
+
 # Idle, the 4 daemons use under 1 % of one core in all (their threads' run time from /proc).
 daemons_cpu_ns() {
   local total=0 p f
@@ -144,6 +146,7 @@ set -e
 check "bbctl start on a running cluster's root refuses, naming it (exit $again_rc)" \
   sh -c "[ $again_rc -ne 0 ] && echo '$again' | grep -q 'already running'"
 check "and leaves that cluster running" "$bbctl" status --root "$tmp/local"
+check "status --json: three nodes up, the same keys as emulate status but the address" sh -c "'$bbctl' status --root '$tmp/local' --json | python3 -c \"import json, sys; n = json.load(sys.stdin); sys.exit(not (len(n) == 3 and all(x['state'] == 'up' and set(x) == {'node', 'pid', 'state', 'mount'} for x in n)))\""
 check "and serving" test "$(cat "$tmp/lmnt/node1/x")" = local
 "$bbctl" stop --root "$tmp/local" >/dev/null
 check "bbctl stop: no mount left" test -z "$(grep " $tmp/lmnt" /proc/self/mountinfo || true)"

@@ -48,6 +48,7 @@ check "rejected mode files changed nothing" test "$("$bbctl" job list)" = "$befo
 
 # One workspace per mode, side by side.
 for m in 1 2 3 4; do "$bbctl" job start --name "m$m" --mode-file "$src/configs/modes/mode$m.yaml" >/dev/null; done
+check "job list --json: the four workspaces with their modes and paths" sh -c "'$bbctl' job list --json | python3 -c \"import json, sys; j = json.load(sys.stdin); sys.exit(not (sorted((x['name'], x['mode']) for x in j) == [('m1', 1), ('m2', 2), ('m3', 3), ('m4', 4)] and all(x['path'] for x in j)))\""
 check "four workspaces with different modes side by side on every node" \
   test "$(for n in 0 1 2 3; do on $n ls "$mnt"; done | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = "4m1 4m2 4m3 4m4 "
 

@@ -27,14 +27,16 @@ struct StartOptions {
 
 Status StartLocal(const StartOptions& o);
 Status StopLocal(const std::string& root);
-Status StatusLocal(const std::string& root);
+// With `as_json`: a JSON array, one object per node (node, pid, state, mount; address when
+// emulated), the same shape from both.
+Status StatusLocal(const std::string& root, bool as_json = false);
 
 // Root only: builds the namespaces, links and daemons; cleans a leftover cluster first.
 Status EmulateUp(const StartOptions& o);
 // Removes every namespace, link, mount and daemon of the emulated cluster; safe to repeat and
 // after a crash of any part.
 Status EmulateDown();
-Status EmulateStatus();
+Status EmulateStatus(bool as_json = false);
 // Kills (SIGKILL) or starts again the daemon of one emulated node.
 Status EmulateKill(int node);
 Status EmulateRestart(int node);
@@ -62,7 +64,9 @@ Result<int> LocalClusterNodes(const std::string& root);
 // `bbctl start`, or one daemon's root; empty = the emulated cluster.
 Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file);
 Status JobStop(const std::string& root, const std::string& name);
-Status JobList(const std::string& root);
+// With `as_json`: a JSON array of the workspaces (name, mode, chunk_size, metadata_server_ratio
+// where the mode uses it, path).
+Status JobList(const std::string& root, bool as_json = false);
 // node < 0: every node.
 Status Stats(const std::string& root, int node, bool as_json);
 // One request to one daemon's control socket: the reply, or its error (errno and message).

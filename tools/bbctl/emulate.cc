@@ -286,16 +286,20 @@ Result<std::pair<int, std::string>> EmulatedCluster() {
   return std::make_pair(s.nodes, s.root);
 }
 
-Status EmulateStatus() {
+Status EmulateStatus(bool as_json) {
   BB_ASSIGN_OR_RETURN(State s, ReadState());
   int up = 0;
-  std::printf("%-8s %-14s %-8s %s\n", "node", "address", "pid", "state");
+  nlohmann::json nodes = nlohmann::json::array();
+  if (!as_json) std::printf("%-8s %-14s %-8s %s\n", "node", "address", "pid", "state");
   for (int i = 0; i < s.nodes; ++i) {
     pid_t pid = DaemonPid(s.root + "/node" + std::to_string(i));
     bool alive = Alive(pid);
     up += alive;
-    std::printf("node%-4d %-14s %-8d %s\n", i, Address(i).c_str(), pid, alive ? "up" : "down");
+    if (!as_json) std::printf("node%-4d %-14s %-8d %s\n", i, Address(i).c_str(), pid, alive ? "up" : "down");
+    nodes.push_back(
+        {{"node", i}, {"pid", pid}, {"state", alive ? "up" : "down"}, {"mount", s.mount}, {"address", Address(i)}});
   }
+  if (as_json) std::printf("%s\n", nodes.dump(2).c_str());
   return up == s.nodes ? Status::Ok() : Status(EIO, std::to_string(s.nodes - up) + " nodes are down");
 }
 

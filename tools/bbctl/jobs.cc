@@ -83,9 +83,13 @@ Status JobStop(const std::string& root, const std::string& name) {
   return Status::Ok();
 }
 
-Status JobList(const std::string& root) {
+Status JobList(const std::string& root, bool as_json) {
   BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   BB_ASSIGN_OR_RETURN(json reply, Ask(sockets.front(), {{"cmd", "job_list"}}, kQuickMs));
+  if (as_json) {
+    std::cout << reply["jobs"].dump(2) << "\n";
+    return Status::Ok();
+  }
   std::printf("%-20s %-5s %-11s %-6s %s\n", "name", "mode", "chunk_size", "ratio", "path");
   for (const auto& j : reply["jobs"]) {
     std::string ratio = j.contains("metadata_server_ratio")

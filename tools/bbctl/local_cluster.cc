@@ -104,19 +104,23 @@ Status StopLocal(const std::string& root) {
   return Status::Ok();
 }
 
-Status StatusLocal(const std::string& root) {
+Status StatusLocal(const std::string& root, bool as_json) {
   BB_ASSIGN_OR_RETURN(LocalState st, ReadState(root));
   int n = st.nodes;
   const std::string& mount = st.mount;
   int up = 0;
-  std::printf("%-8s %-8s %-8s %s\n", "node", "pid", "state", "mount");
+  nlohmann::json nodes = nlohmann::json::array();
+  if (!as_json) std::printf("%-8s %-8s %-8s %s\n", "node", "pid", "state", "mount");
   for (int i = 0; i < n; ++i) {
     pid_t pid = DaemonPid(root + "/node" + std::to_string(i));
     std::string mnt = mount + "/node" + std::to_string(i);
     bool alive = Alive(pid), mounted = IsMountPoint(mnt);
     up += alive && mounted;
-    std::printf("node%-4d %-8d %-8s %s\n", i, pid, alive && mounted ? "up" : alive ? "starting" : "down", mnt.c_str());
+    const char* state = alive && mounted ? "up" : alive ? "starting" : "down";
+    if (!as_json) std::printf("node%-4d %-8d %-8s %s\n", i, pid, state, mnt.c_str());
+    nodes.push_back({{"node", i}, {"pid", pid}, {"state", state}, {"mount", mnt}});
   }
+  if (as_json) std::printf("%s\n", nodes.dump(2).c_str());
   return up == n ? Status::Ok() : Status(EIO, std::to_string(n - up) + " of " + std::to_string(n) + " nodes are down");
 }
 

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   int node = -1;
   bool by_rank = false;
   std::vector<std::string> rest;
+  bool as_json = false;
 
   auto* s = app.add_subcommand("start", "start N daemons on this host");
   s->add_option("--nodes", start.nodes, "number of daemons")->required();
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   stop->add_option("--root", root, "the --root given to start")->required();
   auto* status = app.add_subcommand("status", "show the nodes and their state");
   status->add_option("--root", root, "the --root given to start")->required();
+  status->add_flag("--json", as_json, "print JSON");
 
   auto* emu = app.add_subcommand("emulate", "an emulated cluster on this host (root only)");
   emu->require_subcommand(1);
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   up->add_option("bbd_args", start.bbd_args, "flags passed to every bbd (after --)");
   auto* down = emu->add_subcommand("down", "remove every namespace, link, mount and daemon");
   auto* emu_status = emu->add_subcommand("status", "show the emulated nodes");
+  emu_status->add_flag("--json", as_json, "print JSON");
   auto* kill = emu->add_subcommand("kill", "kill one node's daemon (SIGKILL)");
   kill->add_option("--node", node, "node number")->required();
   auto* restart = emu->add_subcommand("restart", "start one node's daemon again");
@@ -84,7 +87,6 @@ int main(int argc, char** argv) {
   exec->add_flag("--by-rank", by_rank, "pick the node from the MPI/Slurm rank");
   exec->add_option("cmd", rest, "the command (after --)")->required();
   std::string job_name, mode_file, ctl_root;
-  bool as_json = false;
   auto* job = app.add_subcommand("job", "workspaces: one per job, each with its mode file");
   job->require_subcommand(1);
   auto* jstart = job->add_subcommand("start", "create workspace <mount>/NAME with the mode file's layout");
@@ -111,6 +113,7 @@ int main(int argc, char** argv) {
   jrun->add_option("script", script_and_args, "JOB.sh [ARGS...] (after --)")->required();
   auto* jlist = job->add_subcommand("list", "list the workspaces");
   jlist->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  jlist->add_flag("--json", as_json, "print JSON");
   auto* stats = app.add_subcommand("stats", "per-node counters: operations, requests per node, RPCs per peer");
   stats->add_option("--node", node, "only this node");
   stats->add_flag("--json", as_json, "print JSON");
@@ -183,15 +186,15 @@ int main(int argc, char** argv) {
   }
   if (*jstart) return Report(JobStart(ctl_root, job_name, mode_file));
   if (*jstop) return Report(JobStop(ctl_root, job_name));
-  if (*jlist) return Report(JobList(ctl_root));
+  if (*jlist) return Report(JobList(ctl_root, as_json));
   if (*stats) return Report(Stats(ctl_root, node, as_json));
 
   if (*s) return Report(StartLocal(start));
   if (*stop) return Report(StopLocal(root));
-  if (*status) return Report(StatusLocal(root));
+  if (*status) return Report(StatusLocal(root, as_json));
   if (*up) return Report(EmulateUp(start));
   if (*down) return Report(EmulateDown());
-  if (*emu_status) return Report(EmulateStatus());
+  if (*emu_status) return Report(EmulateStatus(as_json));
   if (*kill) return Report(EmulateKill(node));
   if (*restart) return Report(EmulateRestart(node));
   if (*exec) {
