@@ -41,6 +41,15 @@ step "the backing store is private: root 0700, the database, log and lock 0600; 
 ! su -s /bin/sh nobody -c "ls '$root/meta'" 2>/dev/null
 ! su -s /bin/sh nobody -c "cat '$root/bbd.log'" 2>/dev/null
 
+step "log rotation: SIGHUP reopens bbd.log (private) and leaves the mount; SIGTERM alone unmounts"
+mv "$root/bbd.log" "$root/bbd.log.1"
+kill -HUP "$(cat "$root/bbd.lock")"
+for _ in $(seq 50); do [ -s "$root/bbd.log" ] && break; sleep 0.1; done
+grep -q 'log reopened' "$root/bbd.log"
+[ "$(stat -c %a "$root/bbd.log")" = 600 ]
+grep -q " $mnt " /proc/self/mountinfo
+touch "$mnt/after-hup" && [ -e "$mnt/after-hup" ] && rm "$mnt/after-hup"
+
 step "cp -a and diff -r of a source tree"
 cp -a "$src/fs" "$src/test" "$mnt/"
 diff -r "$src/fs" "$mnt/fs"

@@ -4,9 +4,8 @@
 //
 // Without --foreground it detaches, and the starting process exits only when the mount is
 // ready (0) or has failed (1, with the reason on stderr), so scripts can rely on its status.
-// SIGTERM/SIGINT/SIGHUP unmount cleanly.
+// SIGTERM/SIGINT unmount cleanly; SIGHUP and SIGUSR1 reopen <root>/bbd.log (log rotation).
 #include <fcntl.h>
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -24,6 +23,7 @@
 #include "fs/daemon/daemon.h"
 #include "fs/daemon/startup.h"
 #include "fs/fuse/adapter.h"
+#include "tools/bbd/log_reopen.h"
 #include "tools/cli/cli.h"
 #include "tools/config/daemon_config.h"
 
@@ -141,11 +141,13 @@ int main(int argc, char** argv) {
   // Logging: stderr in the foreground, <root>/bbd.log when detached.
   std::filesystem::create_directories(cfg.root, ec);
   if (ec) return Fail(launcher, Status(ec.value(), "cannot create root " + cfg.root + ": " + ec.message()));
+  std::shared_ptr<bb::bbd::ReopenableFileSink> log_file;
   if (foreground) {
     spdlog::set_default_logger(spdlog::stderr_color_mt("bbd"));
   } else {
     try {
-      spdlog::set_default_logger(spdlog::basic_logger_mt("bbd", cfg.root + "/bbd.log"));
+      log_file = std::make_shared<bb::bbd::ReopenableFileSink>(cfg.root + "/bbd.log");
+      spdlog::set_default_logger(std::make_shared<spdlog::logger>("bbd", log_file));
     } catch (const spdlog::spdlog_ex& e) {
       return Fail(launcher, Status(EIO, std::string("cannot open log: ") + e.what()));
     }
@@ -179,6 +181,7 @@ int main(int argc, char** argv) {
     fuse_session_destroy(se);
     return Fail(launcher, Status(EIO, "cannot install signal handlers"));
   }
+  bb::bbd::LogReopener reopener(log_file);  // SIGHUP: reopen the log, not unmount
   if (fuse_session_mount(se, cfg.mount.c_str()) != 0) {
     fuse_remove_signal_handlers(se);
     fuse_session_destroy(se);
