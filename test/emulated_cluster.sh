@@ -140,6 +140,12 @@ check "emulate down leaves no namespace, link, mount or daemon (left:${left:- no
 echo local > "$tmp/lmnt/node0/x"
 check "bbctl start: a file written through node 0 reads back through node 2" test "$(cat "$tmp/lmnt/node2/x")" = local
 check "bbctl status: all nodes up" "$bbctl" status --root "$tmp/local"
+# Listening on 127.0.0.1 (--listen), the daemons' UCX sockets listen on no other interface.
+elsewhere=""
+for lock in "$tmp"/local/node*/bbd.lock; do
+  elsewhere+=$(ss -ltnpH | grep "pid=$(cat "$lock")," | awk '{print $4}' | grep -v '^127\.0\.0\.1:' || true)
+done
+check "the daemons listen only on the --listen interface (elsewhere:${elsewhere:- none})" test -z "$elsewhere"
 set +e
 again=$("$bbctl" start --nodes 3 --root "$tmp/local" --mount "$tmp/lmnt" --base-port 7400 2>&1); again_rc=$?
 set -e

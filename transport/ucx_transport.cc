@@ -27,7 +27,7 @@ class UcxTransport final : public Transport {
     if (options.max_large_in_flight == 0) {
       return Status(EINVAL, "max_large_in_flight must be at least 1 (no large call could start)");
     }
-    BB_RETURN_IF_ERROR(worker_.Open());
+    BB_RETURN_IF_ERROR(worker_.Open(options.listen_host));
     BB_RETURN_IF_ERROR(client_.Open());
     BB_RETURN_IF_ERROR(server_.Open());
     worker_.StartProgress({[this](int64_t now) { client_.Expire(now); }, [this] { return !client_.HasPending(); },

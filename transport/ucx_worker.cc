@@ -1,5 +1,8 @@
 #include "transport/ucx_worker.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <poll.h>
 
 #include <cstdlib>
@@ -34,7 +37,26 @@ Worker::~Worker() {
   if (context_ != nullptr) ucp_cleanup(context_);
 }
 
-Status Worker::Open() {
+namespace {
+
+// The name of the interface that has IPv4 address `host` ("" when none has it, or for 0.0.0.0).
+std::string InterfaceOf(const std::string& host) {
+  in_addr want{};
+  if (::inet_pton(AF_INET, host.c_str(), &want) != 1 || want.s_addr == INADDR_ANY) return "";
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "";
+  std::string name;
+  for (ifaddrs* i = list; i != nullptr && name.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    if (reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr == want.s_addr) name = i->ifa_name;
+  }
+  ::freeifaddrs(list);
+  return name;
+}
+
+}  // namespace
+
+Status Worker::Open(const std::string& bind_host) {
   // A restarted daemon must be able to listen on its port again at once (the old connections'
   // sockets may linger in TIME_WAIT). A user's own setting wins.
   ::setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
@@ -44,6 +66,11 @@ Status Worker::Open() {
   ucp_config_t* config = nullptr;
   ucs_status_t s = ucp_config_read(nullptr, nullptr, &config);
   if (s != UCS_OK) return UcsError(s, "ucp_config_read");
+  std::string device = std::getenv("UCX_NET_DEVICES") ? "" : InterfaceOf(bind_host);
+  if (!device.empty() && (s = ucp_config_modify(config, "NET_DEVICES", device.c_str())) != UCS_OK) {
+    ucp_config_release(config);
+    return UcsError(s, "UCX_NET_DEVICES=" + device);
+  }
   s = ucp_init(&params, config, &context_);
   ucp_config_release(config);
   if (s != UCS_OK) return UcsError(s, "ucp_init");

@@ -52,7 +52,9 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   // Creates the context (active messages, wake-up) and the worker. EIO with UCX's message.
-  Status Open();
+  // With `bind_host` (an IPv4 address), UCX's own sockets use only the interface that has it
+  // (UCX_NET_DEVICES, unless the environment sets it), so nothing listens on other interfaces.
+  Status Open(const std::string& bind_host = "");
   ucp_worker_h handle() const { return worker_; }
   // Sets the active-message handler `id` (callbacks run on the driving thread).
   Status SetAmHandler(unsigned id, ucp_am_recv_callback_t cb, void* arg);
