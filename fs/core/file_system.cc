@@ -126,7 +126,7 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   return Entry{md.file_id, md, node_private};
 }
 
-Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
+Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out) {
   std::string path;
   bool unlinked;
   {
@@ -134,6 +134,7 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode) {
     path = inode->path;
     unlinked = inode->unlinked;
   }
+  if (unlinked_out) *unlinked_out = unlinked;
   Metadata md;
   if (unlinked) {
     std::lock_guard lock(inode->mu);
@@ -182,15 +183,15 @@ void FileSystem::Forget(uint64_t ino, uint64_t n) {
 Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   Count(FsOp::kGetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
-  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  bool unlinked = false;
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode, &unlinked));
   if (profiles_.active()) {
     auto path = PathOf(ino);
     if (path)
       profiles_.Stat(Profiled(*path), *path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
   }
   Entry e{ino, md, inode->node_private.load(std::memory_order_relaxed)};
-  std::lock_guard lock(table_mu_);
-  e.unlinked = inode->unlinked;
+  e.unlinked = unlinked;  // read with the path, under the one lock FreshMeta takes
   return e;
 }
 

@@ -231,7 +231,8 @@ class FileSystem {
   Result<std::string> PathOf(uint64_t ino) const;
   Result<std::string> ChildPath(uint64_t parent, const std::string& name) const;
   Entry Remember(const std::string& path, const Metadata& md);
-  Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode);
+  // `unlinked`, when given, says whether the inode was removed while open here.
+  Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out = nullptr);
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
