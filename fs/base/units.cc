@@ -1,6 +1,7 @@
 #include "fs/base/units.h"
 
 #include <cctype>
+#include <cstdio>
 
 namespace bb {
 
@@ -19,6 +20,15 @@ Result<uint64_t> ParseByteSize(const std::string& text) {
     }
   }
   return Status(EINVAL, "'" + text + "' has an unknown unit (use B, KiB, MiB, GiB, TiB)");
+}
+
+std::string FormatByteSize(double bytes) {
+  static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  while (bytes >= 1024 && i < 4) bytes /= 1024, ++i;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g %s", bytes, kNames[i]);
+  return buf;
 }
 
 }  // namespace bb

@@ -13,4 +13,7 @@ namespace bb {
 // anything else, and for sizes beyond 64 bits.
 Result<uint64_t> ParseByteSize(const std::string& text);
 
+// Bytes for people: "512 B", "1.5 KiB", "372 MiB" (three significant digits, powers of 1024).
+std::string FormatByteSize(double bytes);
+
 }  // namespace bb

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fs/base/units.h"
+
 namespace bb::modeselect {
 namespace {
 
@@ -51,15 +53,7 @@ std::string Number(double v) {
 std::string WithUnit(double v, std::string_view unit) {
   std::string out = Number(v);
   if (!unit.empty()) out += " " + std::string(unit);
-  if (unit == "bytes" && v >= 1024) {
-    const char* names[] = {"KiB", "MiB", "GiB", "TiB"};
-    double scaled = v / 1024;
-    int i = 0;
-    while (scaled >= 1024 && i < 3) scaled /= 1024, ++i;
-    char buf[48];
-    std::snprintf(buf, sizeof buf, " (%.3g %s)", scaled, names[i]);
-    out += buf;
-  }
+  if (unit == "bytes" && v >= 1024) out += " (" + FormatByteSize(v) + ")";
   return out;
 }
 

@@ -8,22 +8,13 @@
 namespace bb::ctl {
 namespace {
 
-std::string Human(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
 void PrintProgress(const stage::Progress& p) {
   double rate = p.seconds > 0 ? static_cast<double>(p.bytes_done) / p.seconds : 0;
   double left = rate > 0 ? static_cast<double>(p.bytes_total - std::min(p.bytes_done, p.bytes_total)) / rate : 0;
   std::fprintf(stderr, "bbctl stage: %llu/%llu files, %s of %s, %s/s, %.0f s left\n",
                static_cast<unsigned long long>(p.files_done), static_cast<unsigned long long>(p.files_total),
-               Human(static_cast<double>(p.bytes_done)).c_str(), Human(static_cast<double>(p.bytes_total)).c_str(),
-               Human(rate).c_str(), left);
+               FormatByteSize(static_cast<double>(p.bytes_done)).c_str(),
+               FormatByteSize(static_cast<double>(p.bytes_total)).c_str(), FormatByteSize(rate).c_str(), left);
 }
 
 void AddOne(CLI::App* c, StageArgs* a) {
@@ -67,7 +58,7 @@ int RunStage(StageArgs& a) {
                "bbctl stage: %s: %llu files (%s) in %.1f s: %llu copied, %llu already there and verified, %zu failed; "
                "manifest %s\n",
                r->failures.empty() ? "done" : "FAILED", static_cast<unsigned long long>(p.files_total),
-               Human(static_cast<double>(p.bytes_total)).c_str(), p.seconds,
+               FormatByteSize(static_cast<double>(p.bytes_total)).c_str(), p.seconds,
                static_cast<unsigned long long>(r->files_copied),
                static_cast<unsigned long long>(r->files_verified_already), r->failures.size(), r->manifest.c_str());
   if (a.json) {

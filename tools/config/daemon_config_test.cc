@@ -110,6 +110,9 @@ TEST_CASE("sizes parse with units", "[config]") {
   CHECK_FALSE(ParseByteSize("").has_value());
   CHECK_FALSE(ParseByteSize("KiB").has_value());
   CHECK_FALSE(ParseByteSize("99999999999999999999").has_value());
+  CHECK(FormatByteSize(512) == "512 B");
+  CHECK(FormatByteSize(1536) == "1.5 KiB");
+  CHECK(FormatByteSize(3.0 * (1 << 30)) == "3 GiB");
 }
 
 TEST_CASE("command-line values are read as the file's and override it", "[config]") {
