@@ -90,16 +90,14 @@ std::optional<ProfileSnapshot> Profiles::Stop(const std::string& domain) {
   return std::move(w->data);
 }
 
-ProfileHandle Profiles::For(const std::string& domain) const { return Find(domain); }
-
 std::optional<ProfileSnapshot> Profiles::Snapshot(const std::string& domain) const {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return std::nullopt;
   std::lock_guard lock(w->mu);
   return w->data;
 }
 
-std::shared_ptr<Profiles::Workspace> Profiles::Find(const std::string& domain) const {
+ProfileHandle Profiles::For(const std::string& domain) const {
   if (!active() || domain.empty()) return nullptr;
   std::shared_lock lock(mu_);
   auto it = workspaces_.find(domain);
@@ -108,7 +106,7 @@ std::shared_ptr<Profiles::Workspace> Profiles::Find(const std::string& domain) c
 
 void Profiles::Created(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, pid_t,
                        int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   w->Meta(now);
@@ -173,7 +171,7 @@ void Profiles::Accessed(const ProfileHandle& w, uint64_t file_id, bool write, ui
 
 void Profiles::Stat(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, bool count,
                     int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   if (count) w->Meta(now);
@@ -187,7 +185,7 @@ void Profiles::Stat(const std::string& domain, const std::string& path, uint64_t
 }
 
 void Profiles::Lookup(const std::string& domain, const std::string& dir, int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   w->Meta(now);
@@ -197,7 +195,7 @@ void Profiles::Lookup(const std::string& domain, const std::string& dir, int64_t
 }
 
 void Profiles::ListDir(const std::string& domain, const std::string& dir, int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   w->Meta(now);
@@ -207,7 +205,7 @@ void Profiles::ListDir(const std::string& domain, const std::string& dir, int64_
 }
 
 void Profiles::Removed(const std::string& domain, const std::string& path, uint64_t file_id, bool is_dir, int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   w->Meta(now);
@@ -217,7 +215,7 @@ void Profiles::Removed(const std::string& domain, const std::string& path, uint6
 
 void Profiles::Renamed(const std::string& domain, const std::string& from, const std::string& to, uint64_t file_id,
                        int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   w->Meta(now);
@@ -237,7 +235,7 @@ void Profiles::Synced(const ProfileHandle& w, uint64_t file_id, int64_t now) {
 }
 
 void Profiles::Truncated(const std::string& domain, uint64_t file_id, int64_t now) {
-  auto w = Find(domain);
+  auto w = For(domain);
   if (!w) return;
   std::lock_guard lock(w->mu);
   w->Meta(now);

@@ -113,8 +113,6 @@ class Profiles {
 
  private:
   using Workspace = ProfileWorkspace;
-  // The profile of `domain`, or null.
-  std::shared_ptr<Workspace> Find(const std::string& domain) const;
 
   const NodeId node_;
   std::atomic<bool> active_{false};
