@@ -10,20 +10,9 @@ set -euo pipefail
 bin=${1:?usage: emulated_counts.sh BUILD_BIN_DIR SOURCE_DIR}
 src=${2:?usage: emulated_counts.sh BUILD_BIN_DIR SOURCE_DIR}
 bbctl=$bin/bbctl
-tmp=$(mktemp -d /tmp/bb-counts-XXXXXX)
-root=$tmp/root
-mnt=$tmp/mnt
-fails=0
-n=50
-
-finish() {
-  local rc=$?
-  "$bbctl" emulate down >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "emulated_counts: all passed"; else echo "emulated_counts: FAILED"; exit 1; fi
-}
-trap finish EXIT
 source "$(dirname "$0")/lib.sh"
+cluster_test emulated_counts
+n=50  # files per operation
 
 # Upper bounds, per mode and phase: FUSE requests served by node 1 per file, and metadata
 # requests node 1 sent to other nodes per file (the measured values when this table was written).

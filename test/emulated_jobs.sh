@@ -6,19 +6,8 @@
 set -euo pipefail
 bin=${1:?usage: emulated_jobs.sh BUILD_BIN_DIR}
 bbctl=$bin/bbctl
-tmp=$(mktemp -d /tmp/bb-jobs-XXXXXX)
-root=$tmp/root
-mnt=$tmp/mnt
-fails=0
-
-finish() {
-  local rc=$?
-  "$bbctl" emulate down >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "emulated_jobs: all passed"; else echo "emulated_jobs: FAILED"; exit 1; fi
-}
-trap finish EXIT
 source "$(dirname "$0")/lib.sh"
+cluster_test emulated_jobs
 run() { "$bbctl" job run "$@"; }
 # json FILE EXPR: evaluates the Python expression over the JSON document `d` in FILE.
 json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }

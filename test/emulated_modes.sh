@@ -6,20 +6,9 @@ set -euo pipefail
 bin=${1:?usage: emulated_modes.sh BUILD_BIN_DIR SOURCE_DIR}
 src=${2:?usage: emulated_modes.sh BUILD_BIN_DIR SOURCE_DIR}
 bbctl=$bin/bbctl
-tmp=$(mktemp -d /tmp/bb-modes-XXXXXX)
-root=$tmp/root
-mnt=$tmp/mnt
-fails=0
-
-finish() {
-  local rc=$?
-  "$bbctl" emulate down >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "emulated_modes: all passed"; else echo "emulated_modes: FAILED"; exit 1; fi
-}
-trap finish EXIT
-
 source "$(dirname "$0")/lib.sh"
+cluster_test emulated_modes
+
 md5() { md5sum | cut -d' ' -f1; }
 # stat NODE PYTHON-EXPRESSION: evaluates the expression over node NODE's statistics `s`.
 stat() { "$bbctl" stats --node "$1" --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($2)"; }

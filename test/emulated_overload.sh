@@ -10,28 +10,22 @@
 set -euo pipefail
 bin=${1:?usage: emulated_overload.sh BUILD_BIN_DIR}
 bbctl=$(cd "$bin" && pwd)/bbctl
-tmp=$(mktemp -d /tmp/bb-overload-XXXXXX)
-root=$tmp/root
-mnt=$tmp/mnt
 cg=/sys/fs/cgroup/cpu/bb-overload-$$
 slower=
-fails=0
 
-finish() {
-  local rc=$?
-  [ -n "$slower" ] && kill "$slower" 2>/dev/null
-  pkill -CONT -f "node-name node0" 2>/dev/null || true
+# Node 0 at full speed again: the stopper gone, the daemon continued, out of the cgroup.
+free_node0() {
+  if [ -n "$slower" ]; then kill "$slower" 2>/dev/null; wait "$slower" 2>/dev/null || true; slower=; fi
+  pkill -CONT -f "node-name node0 " 2>/dev/null || true
   if [ -d "$cg" ]; then
     for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do echo "$p" > /sys/fs/cgroup/cpu/cgroup.procs 2>/dev/null || true; done
     rmdir "$cg" 2>/dev/null || true
   fi
-  "$bbctl" emulate down >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "emulated_overload: all passed"; else echo "emulated_overload: FAILED"; exit 1; fi
 }
-trap finish EXIT
+cleanup_first() { free_node0; }
 
 source "$(dirname "$0")/lib.sh"
+cluster_test emulated_overload
 
 cat > "$tmp/append.c" <<'EOF'
 #include <errno.h>
@@ -110,12 +104,7 @@ check "node 0 slowed far past the deadline: every append succeeds, every record 
 check "the deadline was passed and waited out ($extended calls), none failed" test "$extended" -gt 0 -a "$failed" -eq 0
 
 # Free node 0, then kill it under the same load: the job fails, and soon.
-if [ -n "$slower" ]; then kill "$slower"; wait "$slower" 2>/dev/null || true; slower=; fi
-kill -CONT "$node0" 2>/dev/null || true
-if [ -d "$cg" ]; then
-  for t in $(cat "$cg/tasks"); do echo "$t" > /sys/fs/cgroup/cpu/tasks 2>/dev/null || true; done
-  rmdir "$cg" 2>/dev/null || true
-fi
+free_node0
 (sleep 2; "$bbctl" emulate kill --node 0 >/dev/null) &
 killer=$!
 start=$(date +%s)
