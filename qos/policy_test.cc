@@ -47,7 +47,7 @@ TEST_CASE("proportional sharing: max-min fair, leftover redistributed", "[qos]")
   CHECK(r[1] == Approx(60000));
 }
 
-TEST_CASE("PSFA: no negative rate for a job with no demand; idle share flows to busy jobs", "[qos]") {
+TEST_CASE("PSFA: no negative rate for a job with no demand, idle share flows to busy jobs", "[qos]") {
   // The reference implementation gives a job with no demand -1.
   auto r = PsfaRates({{0, 1, 0}, {60000, 1, 60000}}, 110000, {});
   CHECK(r[0] == 0);

@@ -52,7 +52,7 @@ TEST_CASE("the measured rate is the last full window's, and usage restarts at ea
   CHECK(stage.Stats()[0].rate == 0);
 }
 
-TEST_CASE("a limited channel admits its rate; waiting requests run in order and never inline", "[qos][stage]") {
+TEST_CASE("a limited channel admits its rate, waiting requests run in order and never inline", "[qos][stage]") {
   ManualClock clock;
   std::vector<int> order;  // declared before the stage: it runs what still waits when it goes
   bool late_ran = false;
@@ -120,7 +120,7 @@ TEST_CASE("the achieved rate follows the limit over a long run, and rate changes
   CHECK(stage.Poll() > 0);
 }
 
-TEST_CASE("data limits count bytes; a request above the burst goes through on credit", "[qos][stage]") {
+TEST_CASE("data limits count bytes, a request above the burst goes through on credit", "[qos][stage]") {
   ManualClock clock;
   int ran = 0;
   Stage stage(&clock, 0);
@@ -162,7 +162,7 @@ TEST_CASE("with threads, waiting requests are dispatched in the background", "[q
   CHECK(ran == 20);
 }
 
-TEST_CASE("jobs come from the environment, then the cgroup, then the user; pid reuse is noticed", "[qos][stage]") {
+TEST_CASE("jobs come from the environment, then the cgroup, then the user, pid reuse is noticed", "[qos][stage]") {
   FakeProc proc;
   ManualClock clock;
   using namespace std::string_literals;

@@ -74,7 +74,7 @@ TEST_CASE("errno cases of names and types", "[mounted]") {
   CHECK(ERRNO_OF(::access(d.c_str(), F_OK)) == ENOENT);
 }
 
-TEST_CASE("FIFOs, sockets and device nodes: made, listed, used; devices inert (nodev)", "[mounted]") {
+TEST_CASE("FIFOs, sockets and device nodes: made, listed, used, devices inert (nodev)", "[mounted]") {
   MountedBb bb;
   REQUIRE_MOUNTED(bb);
   std::string fifo = bb.Path("fifo");

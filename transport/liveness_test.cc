@@ -8,7 +8,7 @@ namespace {
 
 constexpr int64_t kPeriod = 1000;
 
-TEST_CASE("liveness: a peer that answers and serves is alive; one that serves nothing is gone", "[liveness]") {
+TEST_CASE("liveness: a peer that answers and serves is alive, one that serves nothing is gone", "[liveness]") {
   Liveness l;
   CHECK(Judge(l, 10, kPeriod) == Verdict::kAsk);  // nothing known
   CHECK(ShouldPing(l, 10, kPeriod));
@@ -22,15 +22,15 @@ TEST_CASE("liveness: a peer that answers and serves is alive; one that serves no
   PingSent(&l, 260);
   PingAnswered(&l, true, 9, 300, kPeriod);  // served 2 more
   CHECK(Judge(l, 350, kPeriod) == Verdict::kAlive);
-  CHECK(Judge(l, 1250, kPeriod) == Verdict::kAsk);  // the answer is a period old
+  CHECK(Judge(l, 1300, kPeriod) == Verdict::kAsk);  // the answer is a period old
   // Answers keep coming without work done: gone a period after the last progress.
   PingAnswered(&l, true, 9, 900, kPeriod);
   CHECK(Judge(l, 1000, kPeriod) == Verdict::kAlive);
   PingAnswered(&l, true, 9, 1250, kPeriod);
-  CHECK(Judge(l, 1299, kPeriod) == Verdict::kGone);  // quiet since 300
+  CHECK(Judge(l, 1300, kPeriod) == Verdict::kGone);  // quiet since 300, a period
 }
 
-TEST_CASE("liveness: an unanswered ping is gone once it expires; a later answer brings it back", "[liveness]") {
+TEST_CASE("liveness: an unanswered ping is gone once it expires, a later answer brings it back", "[liveness]") {
   Liveness l;
   PingSent(&l, 0);
   CHECK(Judge(l, 999, kPeriod) == Verdict::kAsk);

@@ -122,7 +122,7 @@ bool WaitsForNode1(TwoNodes& c, const std::function<bool()>& op) {
   return waited && running.get();
 }
 
-TEST_CASE("a write returns while its chunks for other nodes are on their way; close waits", "[core]") {
+TEST_CASE("a write returns while its chunks for other nodes are on their way, close waits", "[core]") {
   TwoNodes c;
   OpenFile* f = c.Create("f");
   std::string data = Pattern(kChunks * kChunk, 'a');

@@ -12,7 +12,7 @@
 namespace bb::fs {
 namespace {
 
-TEST_CASE("nodes publish concurrently; ids are the sorted order; a restart replaces its line", "[hosts]") {
+TEST_CASE("nodes publish concurrently, ids are the sorted order, a restart replaces its line", "[hosts]") {
   TempDir dir("bb-hosts");
   std::string hosts = dir.path + "/hosts";
   std::vector<std::thread> threads;

@@ -41,7 +41,7 @@ TEST_CASE("metadata decoding rejects damaged values", "[store]") {
   CHECK_FALSE(DecodeMetadata(bad_type).has_value());
 }
 
-TEST_CASE("version 1 values are still read; every type round-trips with its mode bits", "[store]") {
+TEST_CASE("version 1 values are still read, every type round-trips with its mode bits", "[store]") {
   // A version-1 value as an earlier build wrote it: a regular file, no rdev field.
   Metadata md;
   md.file_id = 7;

@@ -87,7 +87,7 @@ Rule MakeRule(const char* id, std::vector<const char*> all, std::vector<const ch
   return r;
 }
 
-TEST_CASE("fired rules vote; the winner's margin gives the confidence; excluded modes drop out",
+TEST_CASE("fired rules vote, the winner's margin gives the confidence, excluded modes drop out",
           "[modeselect][rules]") {
   KnowledgeBase kb;
   kb.rules = {MakeRule("private", {"file.per_rank", "profile.cross_node_files == 0"}, {}, {3, 0, 0, 1}),
@@ -120,7 +120,7 @@ TEST_CASE("fired rules vote; the winner's margin gives the confidence; excluded 
   CHECK(d->confidence == Approx(0));
 }
 
-TEST_CASE("with nothing firing the decision is mode 3 at confidence 0; mode 3 wins ties", "[modeselect][rules]") {
+TEST_CASE("with nothing firing the decision is mode 3 at confidence 0, mode 3 wins ties", "[modeselect][rules]") {
   KnowledgeBase kb;
   kb.rules = {MakeRule("never", {"file.shared"}, {}, {5, 0, 0, 0})};
   auto d = RulesReasoner().Decide(Sample(), kb);

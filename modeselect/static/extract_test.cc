@@ -132,7 +132,7 @@ TEST_CASE("ExtractStatic is fast: a whole job in well under 20 ms", "[modeselect
 #endif
 }
 
-TEST_CASE("ExtractStatic: the job script's errors; unreadable sources are listed, not fatal", "[modeselect]") {
+TEST_CASE("ExtractStatic: the job script's errors, unreadable sources are listed, not fatal", "[modeselect]") {
   Result<StaticEvidence> missing = ExtractStatic(BB_SOURCE_DIR "/modeselect/static/testdata/none.sh", {});
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().code() == ENOENT);

@@ -133,7 +133,7 @@ TEST_CASE("srun: placement options before the program, others ignored, unknown o
   CHECK(*ParseSrunArgs({"-n4", "x"})->tasks == 4);
 }
 
-TEST_CASE("mpirun: ranks by slot, by node, or K per node; the rest goes to the real mpirun", "[jobs]") {
+TEST_CASE("mpirun: ranks by slot, by node, or K per node, the rest goes to the real mpirun", "[jobs]") {
   JobEnv job{4, 8, 2, {}};
   auto a = ParseMpirunArgs({"-np", "8", "--map-by", "node", "-x", "OMP_NUM_THREADS", "--mca", "btl", "self,vader",
                             "--oversubscribe", "./ior", "-w"});

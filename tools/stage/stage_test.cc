@@ -84,7 +84,7 @@ TEST_CASE("pieces and file hashes", "[stage]") {
   CHECK(FileHash({1, 2}) == FileHash({1, 2}));
 }
 
-TEST_CASE("a tree arrives whole, verified, with modes, times and links; a second run copies nothing", "[stage]") {
+TEST_CASE("a tree arrives whole, verified, with modes, times and links, a second run copies nothing", "[stage]") {
   TempDir t("bb-stage");
   const uint64_t piece = 4096;
   MakeTree(t.path + "/src", piece);
