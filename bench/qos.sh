@@ -31,6 +31,8 @@ mkdir -p "$mnt" "$out"
 res=$work/results.txt
 : > "$res"
 
+key=$work/cluster.key
+"$bin/bbctl" key new --force "$key"
 start_bbd() {  # start_bbd EXTRA-FLAGS...
   rm -rf "$work/root"
   "$bin/bbd" --root "$work/root" --mount "$mnt" --qos-identity environment "$@" >/dev/null
@@ -81,9 +83,9 @@ while IFS=, read -r peers _ _ send rt; do
   floor_send[$peers]=$send; floor_rt[$peers]=$rt
 done < <("$bin/bb-tcp-fanout" --peers 1,10,100,1000 --rounds 200 | tail -n +2)
 for n in 1 10 100 1000; do
-  "$bin/bb-controller" --policy "$work/sim-policy.yaml" --listen "127.0.0.1:$port" > "$work/ctl.log" 2>&1 & ctl=$!
+  "$bin/bb-controller" --policy "$work/sim-policy.yaml" --key-file "$key" --listen "127.0.0.1:$port" > "$work/ctl.log" 2>&1 & ctl=$!
   sleep 0.5
-  line=$("$bin/bb-qos-sim" --controller "127.0.0.1:$port" --clients "$n" --seconds 8)
+  line=$("$bin/bb-qos-sim" --key-file "$key" --controller "127.0.0.1:$port" --clients "$n" --seconds 8)
   kill $ctl; wait $ctl 2>/dev/null || true
   echo "cycle latency, $n daemons: $line"
   IFS=, read -r clients jobs rates mean max cmean cmax pmean <<< "$line"
@@ -103,8 +105,8 @@ jobs:
   C: {metadata: 2500, weight: 2}
   D: {metadata: 2500, weight: 1}
 YAML
-  "$bin/bb-controller" --policy "$work/policy.yaml" --listen "127.0.0.1:$port" > "$work/ctl.log" 2>&1 & ctl=$!
-  start_bbd --qos-controller "127.0.0.1:$port"
+  "$bin/bb-controller" --policy "$work/policy.yaml" --key-file "$key" --listen "127.0.0.1:$port" > "$work/ctl.log" 2>&1 & ctl=$!
+  start_bbd --qos-controller "127.0.0.1:$port" --cluster-key-file "$key"
   i=0; jobs_pids=()
   for spec in A:2500 B:1500 C:500 D:150; do
     job=${spec%:*}; load=${spec#*:}

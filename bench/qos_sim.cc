@@ -38,7 +38,9 @@ int main(int argc, char** argv) {
   std::string controller = "127.0.0.1:7600";
   int clients = 10, jobs = 4;
   double seconds = 10;
+  std::string key_file;
   app.add_option("--controller", controller, "IP:PORT");
+  app.add_option("--key-file", key_file, "the cluster key the controller was given")->required();
   app.add_option("--clients", clients, "simulated daemons");
   app.add_option("--jobs", jobs, "jobs each reports");
   app.add_option("--seconds", seconds, "how long to run");
@@ -48,6 +50,8 @@ int main(int argc, char** argv) {
     lim.rlim_cur = lim.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &lim);
   }
+  auto key = bb::auth::LoadKey(key_file);
+  if (!key) return std::fprintf(stderr, "bb-qos-sim: %s\n", key.error().message().c_str()), 1;
   std::string host = controller.substr(0, controller.rfind(':'));
   int port = std::atoi(controller.c_str() + controller.rfind(':') + 1);
   std::vector<pollfd> fds;
@@ -55,8 +59,11 @@ int main(int argc, char** argv) {
   nlohmann::json usage = nlohmann::json::object();
   for (int j = 0; j < jobs; ++j) usage["job" + std::to_string(j)] = {{"metadata", 100.0 + j}, {"data", 1e6}};
   for (int i = 0; i < clients; ++i) {
-    int fd = bb::qos::ConnectController(host, static_cast<uint16_t>(port), 5000);
-    if (fd < 0) return std::fprintf(stderr, "bb-qos-sim: cannot connect client %d\n", i), 1;
+    auto connected = bb::qos::ConnectController(host, static_cast<uint16_t>(port), *key, 5000);
+    if (!connected) {
+      return std::fprintf(stderr, "bb-qos-sim: client %d: %s\n", i, connected.error().message().c_str()), 1;
+    }
+    int fd = *connected;
     bb::qos::SendAll(fd, bb::qos::Frame({{"type", "hello"}, {"node", "sim" + std::to_string(i)}}));
     fds.push_back({fd, POLLIN, 0});
   }
@@ -83,7 +90,7 @@ int main(int argc, char** argv) {
     }
   }
   // The controller's own account of its cycles.
-  auto st = bb::qos::AskController(host, static_cast<uint16_t>(port), {{"type", "status"}}, 5000);
+  auto st = bb::qos::AskController(host, static_cast<uint16_t>(port), *key, {{"type", "status"}}, 5000);
   if (!st) return std::fprintf(stderr, "bb-qos-sim: %s\n", st.error().ToString().c_str()), 1;
   std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
               (*st)["cycle_us_mean"].get<double>(), (*st)["cycle_us_max"].get<double>(),

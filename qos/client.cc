@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "qos/controller.h"
@@ -23,29 +24,37 @@ int64_t NowMs() {
 
 }  // namespace
 
-int ConnectController(const std::string& host, uint16_t port, int timeout_ms) {
+Result<int> ConnectController(const std::string& host, uint16_t port, const auth::Key& key, int timeout_ms) {
+  std::string where = "the controller at " + host + ":" + std::to_string(port);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
-  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return errno = EINVAL, -1;
+  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return Status(EINVAL, where + ": not an IPv4 address");
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return -1;
-  auto fail = [fd](int err) {
+  if (fd < 0) return Status(errno, where + ": " + std::strerror(errno));
+  auto fail = [&](int err, const std::string& why) {
     ::close(fd);
-    errno = err;
-    return -1;
+    return Status(err, "no controller answers on " + host + ":" + std::to_string(port) + ": " + why);
   };
+  int64_t deadline = NowMs() + timeout_ms;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && errno != EINPROGRESS) {
-    return fail(errno);
+    return fail(errno, std::strerror(errno));
   }
   pollfd p{fd, POLLOUT, 0};
   int err = 0;
   socklen_t len = sizeof(err);
   int ready = ::poll(&p, 1, timeout_ms);
-  if (ready != 1) return fail(ready == 0 ? ETIMEDOUT : errno);
-  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) return fail(err ? err : errno);
+  if (ready != 1) return fail(ready == 0 ? ETIMEDOUT : errno, ready == 0 ? "no answer in time" : std::strerror(errno));
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    return fail(err ? err : errno, std::strerror(err ? err : errno));
+  }
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  auto proved = auth::Dial(fd, key, auth::kNoId, {}, static_cast<int>(std::max<int64_t>(deadline - NowMs(), 1)));
+  if (!proved) {
+    ::close(fd);
+    return proved.error().Annotate(where);
+  }
   return fd;
 }
 
@@ -65,11 +74,10 @@ bool SendAll(int fd, const std::string& data) {
   return true;
 }
 
-Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const nlohmann::json& request,
-                                     int timeout_ms) {
+Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const auth::Key& key,
+                                     const nlohmann::json& request, int timeout_ms) {
   std::string address = host + ":" + std::to_string(port);
-  int fd = ConnectController(host, port, timeout_ms);
-  if (fd < 0) return Status(errno, "no controller answers on " + address + ": " + std::strerror(errno));
+  BB_ASSIGN_OR_RETURN(int fd, ConnectController(host, port, key, timeout_ms));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -93,8 +101,8 @@ Result<nlohmann::json> AskController(const std::string& host, uint16_t port, con
   }
 }
 
-QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t port)
-    : stage_(stage), node_(std::move(node)), host_(std::move(host)), port_(port) {
+QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t port, const auth::Key& key)
+    : stage_(stage), node_(std::move(node)), host_(std::move(host)), port_(port), key_(key) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -113,12 +121,15 @@ void QosClient::Loop() {
       std::lock_guard lock(mu_);
       if (stop_) return;
     }
-    int fd = ConnectController(host_, port_, 1000);
-    if (fd >= 0) {
+    auto fd = ConnectController(host_, port_, key_, 1000);
+    if (fd) {
       connected_ = true;
-      Serve(fd);
+      Serve(*fd);
       connected_ = false;
-      ::close(fd);
+      ::close(*fd);
+    } else if (fd.error().code() == EACCES && !refused_logged_) {
+      std::fprintf(stderr, "bbd: %s\n", fd.error().message().c_str());  // once: it says the same every second
+      refused_logged_ = true;
     }
     std::unique_lock lock(mu_);
     cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_; });

@@ -14,25 +14,27 @@
 #include <string>
 #include <thread>
 
+#include "fs/base/auth.h"
 #include "fs/base/status.h"
 #include "qos/stage.h"
 
 namespace bb::qos {
 
 // The controller link's socket plumbing, for every program that talks to the controller.
-// A non-blocking TCP connection (TCP_NODELAY) to an IPv4 host:port within `timeout_ms`; -1
-// with errno set when there is none.
-int ConnectController(const std::string& host, uint16_t port, int timeout_ms);
+// A non-blocking TCP connection (TCP_NODELAY) to an IPv4 host:port within `timeout_ms` on which
+// this side proved the cluster key and the controller proved it back (fs/base/auth.h); the
+// error (EACCES: refused or not the controller of this key) when there is none.
+Result<int> ConnectController(const std::string& host, uint16_t port, const auth::Key& key, int timeout_ms);
 // Writes all of `data` to the non-blocking socket `fd`, waiting for room at most 5 s.
 bool SendAll(int fd, const std::string& data);
 // One request and its reply on a connection of its own, within `timeout_ms` (bbctl, tools).
-Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const nlohmann::json& request,
-                                     int timeout_ms);
+Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const auth::Key& key,
+                                     const nlohmann::json& request, int timeout_ms);
 
 class QosClient {
  public:
   // `stage` must outlive the client.
-  QosClient(Stage* stage, std::string node, std::string host, uint16_t port);
+  QosClient(Stage* stage, std::string node, std::string host, uint16_t port, const auth::Key& key);
   ~QosClient();
 
   bool connected() const { return connected_.load(); }
@@ -46,7 +48,9 @@ class QosClient {
   Stage* const stage_;
   const std::string node_, host_;
   const uint16_t port_;
+  const auth::Key key_;
   std::atomic<bool> connected_{false};
+  bool refused_logged_ = false;                      // its thread only
   std::set<std::pair<std::string, Class>> limited_;  // what this client limited (its thread only)
   std::mutex mu_;
   std::condition_variable cv_;

@@ -18,7 +18,7 @@ usage_error() {  # usage_error WHAT-TO-FIND USAGE-PREFIX PROGRAM ARGS...
     { echo "  exit $rc: $err" | head -4; return 1; }
 }
 # Each program with what it requires given, so the unknown flag is the error.
-declare -A args=([bbd]="--root /nonexistent --mount /nonexistent" [bbctl]="stats" [bb-controller]="--policy x.yaml"
+declare -A args=([bbd]="--root /nonexistent --mount /nonexistent" [bbctl]="stats" [bb-controller]="--policy x.yaml --key-file x.key"
                  [bb-modeselect]="--job x.sh" [bb-replay]="--dir /nonexistent --rate 1")
 declare -A usage=([bbd]="$bin/bbd" [bbctl]="$bin/bbctl stats" [bb-controller]="$bin/bb-controller"
                   [bb-modeselect]="$bin/bb-modeselect" [bb-replay]="$bin/bb-replay")

@@ -124,9 +124,12 @@ jobs:
   B: {metadata: 2500}
   C: {metadata: 2500}
 YAML
-"$bin/bb-controller" --policy "$tmp/policy.yaml" --listen "127.0.0.1:$port" > "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
+key=$tmp/cluster.key
+"$bbctl" key new "$key"
+check "bbctl key new writes a 0600 key of 64 hex digits" sh -c "[ \"\$(stat -c %a '$key')\" = 600 ] && grep -Eq '^[0-9a-f]{64}$' '$key'"
+"$bin/bb-controller" --policy "$tmp/policy.yaml" --key-file "$key" --listen "127.0.0.1:$port" > "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
 "$bbctl" start --nodes 2 --root "$tmp/c" --mount "$tmp/cm" --base-port $((port + 400)) -- \
-  --qos-controller "127.0.0.1:$port" --rpc-timeout 3000 --qos-identity environment >/dev/null
+  --qos-controller "127.0.0.1:$port" --rpc-timeout 3000 --qos-identity environment --cluster-key-file "$key" >/dev/null
 for n in 0 1; do mkdir -p "$tmp/cm/node$n/w$n"; done
 cpids=()
 for job in A B C; do
@@ -150,7 +153,7 @@ for i in $(seq 8); do
 done
 check "3 jobs on 2 nodes under PSFA stay at or below Max_R 3000 (+2 %) in every 1-s window:$windows ops/s" test $over = 0 -a $worst -gt 1500
 # "A+B CYCLES": the rate the controller gives A and B together, and how many cycles it ran.
-ab() { "$bbctl" qos status --controller "127.0.0.1:$port" --json | python3 -c '
+ab() { "$bbctl" qos status --key-file $key --controller "127.0.0.1:$port" --json | python3 -c '
 import json, sys
 st = json.load(sys.stdin)
 s = {j["job"]: j for j in st["jobs"]}
@@ -162,7 +165,7 @@ wait "${cpids[@]}" 2>/dev/null || true
 sleep 4  # a few cycles; the controller keeps the rates of its last 16
 # Counting the cycles that started after C stopped, the first in which A and B together got
 # 5 % more.
-moved=$("$bbctl" qos status --controller "127.0.0.1:$port" --json | python3 -c '
+moved=$("$bbctl" qos status --key-file $key --controller "127.0.0.1:$port" --json | python3 -c '
 import json, sys
 t_idle, before = float(sys.argv[1]), float(sys.argv[2])
 n = 0
@@ -180,28 +183,64 @@ read -r cycles after <<< "$moved"
 # second sees it idle.
 check "when C goes idle its share flows to A and B within two cycles ($before -> $after ops/s in cycle $cycles after)" \
   test "$cycles" -le 2
-check "bbctl qos status shows each job's demand, rate and usage" sh -c "'$bbctl' qos status --controller 127.0.0.1:$port | grep -q '^A .*metadata'"
+check "bbctl qos status shows each job's demand, rate and usage" sh -c "'$bbctl' qos status --key-file $key --controller 127.0.0.1:$port | grep -q '^A .*metadata'"
 
 # Garbage on the controller's socket is dropped; the controller goes on.
 exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '\xff\xff\xff\xffgarbage' >&3; exec 3>&-
 exec 3<>"/dev/tcp/127.0.0.1/$port"; printf '\x00\x00\x00\x03abc' >&3; exec 3>&-
-# ...and so is valid JSON of the wrong shape: a report whose rate is a string.
-python3 -c '
-import json, socket, struct, sys
+# The cluster key's handshake (fs/base/auth.h) in Python: KEY_HEX "" = a random key.
+cat > "$tmp/keyed.py" <<'PY'
+import hashlib, hmac, json, os, socket, struct, sys
+def connect(port, key_hex):
+    key = bytes.fromhex(key_hex) if key_hex else os.urandom(32)
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    ch = b""
+    while len(ch) < 36: ch += s.recv(36 - len(ch))
+    nc, body = os.urandom(32), struct.pack("<II", 0xffffffff, 0)
+    s.sendall(b"BBA1" + nc + body + hmac.new(key, b"bb hello" + ch[4:] + nc + body, hashlib.sha256).digest())
+    answer = s.recv(4096)
+    return s, answer
 frame = lambda o: (lambda b: struct.pack(">I", len(b)) + b)(json.dumps(o).encode())
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(frame({"type": "hello", "node": "bad"}) + frame({"type": "report", "usage": {"A": {"metadata": "lots"}}}))
-' "$port"
+PY
+# ...and so is valid JSON of the wrong shape, from a client with the key: a report whose rate is a string.
+PYTHONPATH=$tmp python3 -c '
+import sys, keyed
+s, answer = keyed.connect(int(sys.argv[1]), open(sys.argv[2]).read().strip())
+assert answer[4] == 0, answer
+s.sendall(keyed.frame({"type": "hello", "node": "bad"}) + keyed.frame({"type": "report", "usage": {"A": {"metadata": "lots"}}}))
+' "$port" "$key"
 sleep 0.3
-check "garbage and reports of the wrong shape are dropped, and the controller keeps running" \
-  sh -c "'$bbctl' qos status --controller 127.0.0.1:$port >/dev/null"
+refused=$(PYTHONPATH=$tmp python3 -c '
+import sys, keyed
+s, answer = keyed.connect(int(sys.argv[1]), "")
+s.sendall(keyed.frame({"type": "status"}))
+print(answer[:5] == b"BBA1\x01" and b"key does not match" in answer and s.recv(100) == b"")
+' "$port")
+check "a client without the cluster key is refused by the controller, and gets nothing" test "$refused" = True
+check "the controller logged the refusals (at most once per kind and 10 s: $(grep -c refused "$tmp/controller.log") lines)" \
+  sh -c "grep -q 'refused.*does not hold the cluster key' '$tmp/controller.log' && [ \$(grep -c refused '$tmp/controller.log') -le 4 ]"
+no_key=$("$bbctl" qos status --key-file "$tmp/policy.yaml" --controller 127.0.0.1:$port 2>&1 || true)
+check "bbctl with a file that is no key says so ($no_key)" sh -c "echo '$no_key' | grep -q 'cluster key'"
+python3 - "$port" <<'PY'
+import os, random, socket, struct, sys
+random.seed(5)
+for i in range(3000):  # the 17 zero bytes, random bytes, small lengths, zeros, 0xff, the handshake's magic
+    p = [b"\0" * 17, os.urandom(random.randint(1, 2048)), struct.pack(">I", random.randint(0, 64)) + os.urandom(64),
+         b"\0" * random.randint(1, 4096), b"\xff" * random.randint(1, 4096), b"BBA1" + os.urandom(100)][i % 6]
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2); s.sendall(p); s.close()
+    except OSError:
+        pass
+PY
+check "garbage (3,000 junk connections too) and reports of the wrong shape are dropped, and the controller keeps running" \
+  sh -c "'$bbctl' qos status --key-file $key --controller 127.0.0.1:$port >/dev/null"
 # A bad policy on SIGHUP changes nothing; a good one is taken.
 cp "$tmp/policy.yaml" "$tmp/good.yaml"
 printf 'algorithm: fifo\nmax_rate: {metadata: 1}\n' > "$tmp/policy.yaml"; kill -HUP $ctl; sleep 0.5
 check "a bad policy on reload is rejected, the old one stays ($(grep -c 'not reloaded' "$tmp/controller.log") error logged)" \
-  sh -c "'$bbctl' qos status --controller 127.0.0.1:$port --json | grep -q '\"algorithm\": \"psfa\"'"
+  sh -c "'$bbctl' qos status --key-file $key --controller 127.0.0.1:$port --json | grep -q '\"algorithm\": \"psfa\"'"
 sed 's/algorithm: psfa/algorithm: proportional/' "$tmp/good.yaml" > "$tmp/policy.yaml"; kill -HUP $ctl; sleep 0.5
-check "a good policy on reload is taken" sh -c "'$bbctl' qos status --controller 127.0.0.1:$port --json | grep -q '\"algorithm\": \"proportional\"'"
+check "a good policy on reload is taken" sh -c "'$bbctl' qos status --key-file $key --controller 127.0.0.1:$port --json | grep -q '\"algorithm\": \"proportional\"'"
 
 # The controller dies: the daemons keep their last rates, then reconnect to a new one.
 limit_a() { "$bbctl" stats --root "$tmp/c" --node 0 --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print([c["limit"] for c in s["qos"]["channels"] if c["job"]=="A" and c["class"]=="metadata"][0])'; }
@@ -210,7 +249,26 @@ sleep 2.5
 l=$(limit_a)
 state=$("$bbctl" stats --root "$tmp/c" --node 0 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["qos"]["controller"])')
 check "without the controller node 0 keeps limiting A (limit $l ops/s, controller $state)" sh -c "[ '$l' != None ] && [ '$state' = disconnected ]"
-"$bin/bb-controller" --policy "$tmp/good.yaml" --listen "127.0.0.1:$port" >> "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
+# Whoever listens on the controller's address meanwhile, without the key, gets no daemon: it
+# cannot prove the key back, so its rates are never taken.
+PYTHONPATH=$tmp timeout 4 python3 -c '
+import os, socket, struct, sys, keyed
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); srv.bind(("127.0.0.1", int(sys.argv[1]))); srv.listen(8)
+srv.settimeout(3.5)
+try:
+    while True:
+        c, _ = srv.accept()
+        c.sendall(b"BBA1" + os.urandom(32)); c.recv(4096)
+        c.sendall(b"BBA1\0" + struct.pack("<II", 0xffffffff, 0) + os.urandom(32))  # an answer without the key
+        c.sendall(keyed.frame({"type": "rates", "interval_ms": 1000, "rates": {"A": {"metadata": 1}}}))
+except socket.timeout:
+    pass
+' "$port" || true
+state=$("$bbctl" stats --root "$tmp/c" --json | python3 -c 'import json,sys; print(" ".join(s["qos"]["controller"] for s in json.load(sys.stdin)))')
+l2=$(limit_a)
+check "an impostor on the controller's address is not taken for it (daemons $state, A's limit $l -> $l2)" \
+  sh -c "[ '$state' = 'disconnected disconnected' ] && [ '$l2' = '$l' ]"
+"$bin/bb-controller" --policy "$tmp/good.yaml" --key-file "$key" --listen "127.0.0.1:$port" >> "$tmp/controller.log" 2>&1 & ctl=$!; pids+=($ctl)
 sleep 3
 state=$("$bbctl" stats --root "$tmp/c" --json | python3 -c 'import json,sys; print(" ".join(s["qos"]["controller"] for s in json.load(sys.stdin)))')
 check "both daemons reconnect to the restarted controller ($state)" test "$state" = "connected connected"

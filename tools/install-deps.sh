@@ -12,6 +12,7 @@ packages=(
   libboost-dev libboost-system-dev
   libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev nlohmann-json3-dev
   libcurl4-openssl-dev libxxhash-dev  # the LLM reasoner; staging checksums
+  libsodium-dev  # the cluster key: HMAC challenge-response between daemons, bbctl and the controller
   catch2
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
   python3-yaml python3-matplotlib  # the bench harness and its tests (test/bench_harness.sh)

@@ -35,8 +35,10 @@ void Replied(Liveness* l, int64_t now) {
 }
 
 Verdict Judge(const Liveness& l, int64_t now, int64_t period) {
-  if (l.ping_pending && now - l.ping_sent_ns < period) return Verdict::kAsk;  // the answer may still come
+  // The last ping went unanswered: gone, even while a newer ping is out (its answer, when it
+  // comes, says otherwise).
   if (l.unanswered) return Verdict::kGone;
+  if (l.ping_pending && now - l.ping_sent_ns < period) return Verdict::kAsk;  // the answer may still come
   if (l.last_pong_ns == 0 || now - l.last_pong_ns >= period) return Verdict::kAsk;
   if (l.progressed_ns > 0 && now - l.progressed_ns < period) return Verdict::kAlive;
   if (l.quiet_since_ns > 0 && now - l.quiet_since_ns >= period) return Verdict::kGone;  // answers, no work done

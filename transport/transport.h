@@ -1,6 +1,7 @@
 // Transport: request/reply RPC between daemons over UCX (ucp active messages).
 //
-// A daemon is server and client in one: it listens on an address (ip:port), serves requests
+// A daemon is server and client in one: it listens on an address (ip:port) where callers prove
+// the cluster key before they may connect to its UCX worker (transport/gate.h), serves requests
 // with a Handler on a pool of handler threads, and calls peers by node id. Small parts of a
 // message travel in the AM header (see wire.h); the bulk part (chunk data) travels as AM data,
 // by rendezvous when large, straight into the caller's buffer on replies.
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/base/auth.h"
 #include "fs/base/status.h"
 
 namespace bb::transport {
@@ -41,8 +43,13 @@ struct Response {
 using Handler = std::function<Response(uint16_t op, std::string_view payload, std::string_view bulk)>;
 
 struct TransportOptions {
-  std::string listen_host;                   // IPv4 address to serve on; empty = client only
-  uint16_t listen_port = 0;                  // 0 = pick a free port (see Transport::port())
+  std::string listen_host;   // IPv4 address to serve on; empty = client only
+  uint16_t listen_port = 0;  // 0 = pick a free port (see Transport::port())
+  // The instance's cluster key: every connection, both ways, proves it (transport/gate.h).
+  auth::Key key{};
+  // Serve callers that hold the key but are no node of the cluster (benchmarks, tests). A
+  // daemon serves only its cluster's nodes, each from the address it serves on.
+  bool serve_tools = false;
   std::chrono::milliseconds deadline{5000};  // default deadline of a call
   std::chrono::milliseconds liveness{0};     // transport/liveness.h's period (0: the deadline)
   size_t handler_threads = 4;
@@ -84,11 +91,12 @@ class Transport {
  public:
   virtual ~Transport() = default;
 
-  // This side's node id, sent with every request so peers can count per node (until set,
-  // requests carry none).
+  // This side's node id, which it proves when it connects to a peer (until set: none, and only
+  // peers with serve_tools admit it). Set it before the first call.
   virtual void SetSelf(NodeId id) = 0;
 
-  // Where node `id` serves (replaces an earlier address; the next call reconnects).
+  // Where node `id` serves (replaces an earlier address; the next call reconnects). Node `id`
+  // is admitted as a caller only from that host.
   virtual void SetPeer(NodeId id, const std::string& host, uint16_t port) = 0;
 
   // Sends a request and waits for its reply until `deadline` (0 = the default). A deadline
@@ -96,7 +104,8 @@ class Transport {
   // caller's side pings the peer (kPingOp), and the call waits another deadline as long as the
   // peer answered within the last deadline and finished some request since the previous answer.
   // Errors: ETIMEDOUT when no reply came in time from a peer that stopped answering pings or
-  // finishing requests; EIO when the connection failed or broke;
+  // finishing requests; EIO when the connection failed or broke; EACCES when the peer refused
+  // this side's key or node id, or did not prove the key itself;
   // EHOSTUNREACH for an unknown peer; EMSGSIZE when the reply's bulk does not fit `bulk_in`.
   // `bulk_out` and `bulk_in` must stay valid until Call returns.
   virtual Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,

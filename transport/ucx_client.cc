@@ -1,7 +1,5 @@
 #include "transport/ucx_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <spdlog/spdlog.h>
 
 #include <cstring>
@@ -70,7 +68,7 @@ class Client::BulkSlot {
 };
 
 Client::Client(const TransportOptions& options, Worker* worker, PeerStats* stats)
-    : options_(options), worker_(worker), stats_(stats), self_id_(kNoSender) {}
+    : options_(options), worker_(worker), stats_(stats), self_id_(auth::kNoId) {}
 
 Status Client::Open() { return worker_->SetAmHandler(kAmReply, &Client::OnReply, this); }
 
@@ -81,6 +79,9 @@ void Client::SetPeer(NodeId id, const std::string& host, uint16_t port) {
       p.host = host;
       p.port = port;
       FailPeer(id, Status(EIO, "peer " + std::to_string(id) + " moved"));
+      p.dial_generation++;  // a dial under way goes to the old address
+      p.dialing = false;
+      FailWaiting(&p, Status(EIO, "peer " + std::to_string(id) + " moved"));
     }
   });
 }
@@ -97,7 +98,8 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   call->start_ns = NowNs();
   call->patience_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
   call->deadline_ns = call->start_ns + call->patience_ns;
-  call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload, self_id_.load(std::memory_order_relaxed));
+  call->op = op;
+  call->payload = payload;
   call->bulk_out = bulk_out;
   if (PayloadGoesInData(payload)) {
     call->data.assign(payload);
@@ -129,45 +131,21 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   return call->result;
 }
 
-ucp_ep_h Client::Connect(NodeId id, Status* error) {
-  auto it = peers_.find(id);
+void Client::StartCall(const CallRef& call) {
+  auto it = peers_.find(call->peer);
   if (it == peers_.end()) {
-    *error = Status(EHOSTUNREACH, "node " + std::to_string(id) + " has no known address");
-    return nullptr;
+    return Decide(call, Status(EHOSTUNREACH, "node " + std::to_string(call->peer) + " has no known address"), {});
   }
   Peer& p = it->second;
-  if (p.ep != nullptr) return p.ep;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(p.port);
-  if (inet_pton(AF_INET, p.host.c_str(), &addr.sin_addr) != 1) {
-    *error = Status(EHOSTUNREACH, "node " + std::to_string(id) + " address '" + p.host + "' is not IPv4");
-    return nullptr;
+  if (p.ep == nullptr) {
+    p.waiting.push_back(call);
+    if (!p.dialing) Dial(call->peer, &p);
+    return;
   }
-  ucp_ep_params_t ep{};
-  ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
-                  UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-  ep.sockaddr.addr = reinterpret_cast<const sockaddr*>(&addr);
-  ep.sockaddr.addrlen = sizeof addr;
-  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-  ep.err_handler.cb = &Client::OnEpError;
-  ep.err_handler.arg = this;
-  ucs_status_t s = ucp_ep_create(worker_->handle(), &ep, &p.ep);
-  if (s != UCS_OK) {
-    p.ep = nullptr;
-    *error = UcsError(s, "connect to node " + std::to_string(id) + " at " + p.host + ":" + std::to_string(p.port));
-    return nullptr;
-  }
-  client_eps_[p.ep] = id;
-  return p.ep;
-}
-
-void Client::StartCall(const CallRef& call) {
-  Status error;
-  ucp_ep_h ep = Connect(call->peer, &error);
-  if (ep == nullptr) return Decide(call, error, {});
+  ucp_ep_h ep = p.ep;
   call->ep = ep;
+  call->session = p.session;
+  call->frame = EncodeFrame(Kind::kRequest, call->op, call->id, 0, call->payload, p.session);
   pending_[call->id] = call;
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
@@ -194,6 +172,7 @@ void Client::OnCallSent(void* request, ucs_status_t status, void* user_data) {
   ucp_request_free(request);
   call->send_inflight = false;
   Client* self = call->owner;
+  if (call->resent && !call->decided && !self->pending_.count(call->id)) return self->StartCall(call);  // Reconnect
   if (status != UCS_OK) self->Decide(call, UcsError(status, "send to node " + std::to_string(call->peer)), {});
   self->MaybeFinish(call);
 }
@@ -203,12 +182,17 @@ ucs_status_t Client::OnReply(void* arg, const void* header, size_t header_length
   auto* self = static_cast<Client*>(arg);
   auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
   if (!frame || frame->kind != Kind::kReply) {
-    spdlog::warn("transport: dropped a malformed reply: {}", frame ? "wrong kind" : frame.error().message());
+    spdlog::debug("transport: dropped a malformed reply: {}", frame ? "wrong kind" : frame.error().message());
     return UCS_OK;
   }
   auto it = self->pending_.find(frame->id);
   if (it == self->pending_.end()) return UCS_OK;  // late reply of a call that timed out
   CallRef call = it->second;
+  if (frame->session != call->session) return UCS_OK;  // not from the node this call went to
+  if (frame->session_unknown) {                        // not served: safe to send again, once, on a new connection
+    self->Reconnect(call);
+    return UCS_OK;
+  }
   uint32_t prefix = frame->payload_in_data ? frame->payload_size : 0;
   if (length < prefix) {
     self->Decide(call, Status(EPROTO, "reply data shorter than its payload"), {});
@@ -232,9 +216,14 @@ ucs_status_t Client::OnReply(void* arg, const void* header, size_t header_length
     self->Decide(call, Status::Ok(), std::move(result));
     return UCS_OK;
   }
-  // Rendezvous: pull the data straight into the caller's buffer (through a scratch buffer when a
-  // payload leads it).
   call->result = std::move(result);
+  self->ReceiveReplyData(call, data, length, prefix);
+  return UCS_INPROGRESS;
+}
+
+// Rendezvous: pulls a reply's data straight into the caller's buffer (through a scratch buffer
+// when a payload leads it).
+void Client::ReceiveReplyData(const CallRef& call, void* data, size_t length, uint32_t prefix) {
   call->reply_prefix = prefix;
   char* target = call->bulk_in.data();
   if (prefix > 0) {
@@ -246,17 +235,16 @@ ucs_status_t Client::OnReply(void* arg, const void* header, size_t header_length
   rp.cb.recv_am = &Client::OnReplyData;
   auto* holder = new CallRef(call);
   rp.user_data = holder;
-  ucs_status_ptr_t req = ucp_am_recv_data_nbx(self->worker_->handle(), data, target, length, &rp);
+  ucs_status_ptr_t req = ucp_am_recv_data_nbx(worker_->handle(), data, target, length, &rp);
   if (req == nullptr) {
     delete holder;
-    self->FinishReplyData(call);
+    FinishReplyData(call);
   } else if (UCS_PTR_IS_ERR(req)) {
     delete holder;
-    self->Decide(call, UcsError(UCS_PTR_STATUS(req), "receive reply data"), {});
+    Decide(call, UcsError(UCS_PTR_STATUS(req), "receive reply data"), {});
   } else {
     call->recv_req = req;
   }
-  return UCS_INPROGRESS;
 }
 
 // The rendezvous data of a reply has arrived: split off a leading payload, then decide.
@@ -310,6 +298,17 @@ void Client::MaybeFinish(const CallRef& call) {
 }
 
 void Client::Expire(int64_t now) {
+  for (auto& [id, peer] : peers_) {  // calls waiting for a connection that is slower than they may be
+    for (auto it = peer.waiting.begin(); it != peer.waiting.end();) {
+      if ((*it)->deadline_ns.load(std::memory_order_relaxed) > now || (*it)->ping) {
+        ++it;
+        continue;
+      }
+      CallRef call = *it;
+      it = peer.waiting.erase(it);
+      Decide(call, Status(ETIMEDOUT, "connect to node " + std::to_string(id) + ": no answer in time"), {});
+    }
+  }
   std::vector<CallRef> late;
   std::set<NodeId> waiting;  // peers with a call out for half its deadline or more
   for (auto& [id, call] : pending_) {
@@ -362,6 +361,7 @@ void Client::FailPeer(NodeId id, const Status& why) {
   if (it != peers_.end() && it->second.ep != nullptr) {
     ucp_ep_h ep = it->second.ep;
     it->second.ep = nullptr;
+    it->second.session.clear();
     client_eps_.erase(ep);
     worker_->CloseEp(ep);
   }
@@ -374,6 +374,8 @@ void Client::CloseAll() {
   for (auto& [id, peer] : peers_) {
     if (peer.ep != nullptr) worker_->CloseEp(peer.ep);
     peer.ep = nullptr;
+    peer.dial_generation++;
+    FailWaiting(&peer, Status(EIO, "transport is shutting down"));
   }
   client_eps_.clear();
 }

@@ -1,10 +1,12 @@
 // Private to transport/: the calling side of the UCX transport — peers, their endpoints, the
 // calls waiting for replies and their deadlines.
 //
-// A call is finished for its caller only when its outcome is known *and* UCX no longer touches
-// the caller's buffers (the send of bulk_out completed, a rendezvous into bulk_in completed or
-// was cancelled). On a deadline, a send still in flight closes the peer's endpoint by force,
-// which completes the send; the next call reconnects.
+// The first call to a peer connects: the gate's handshake (transport/gate.h) on a thread of its
+// own, within the default deadline, while that peer's calls wait; then an endpoint to the
+// worker address the gate gave. A call is finished for its caller only when its outcome is known *and* UCX no longer
+// touches the caller's buffers (the send of bulk_out completed, a rendezvous into bulk_in completed or was cancelled).
+// On a deadline, a send still in flight closes the peer's endpoint by force, which completes the send; the next call
+// reconnects.
 //
 // Thread-safety: Call, SetPeer, SetSelf may be called from any thread; Expire, HasPending and
 // CloseAll, and the UCX callbacks, run on the driving thread (ucx_worker.h has the lock order).
@@ -14,12 +16,16 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
+#include "transport/gate.h"
 #include "transport/liveness.h"
 #include "transport/transport.h"
 #include "transport/ucx_worker.h"
@@ -52,6 +58,7 @@ class Client {
   // Sets the reply handler. REQUIRES: the worker is open and its progress not started.
   Status Open();
 
+  ~Client();
   void SetSelf(NodeId id) { self_id_.store(id, std::memory_order_relaxed); }
   void SetPeer(NodeId id, const std::string& host, uint16_t port);
   // Transport::Call.
@@ -69,14 +76,27 @@ class Client {
     std::string host;
     uint16_t port = 0;
     ucp_ep_h ep = nullptr;
-    Liveness live;  // what pings (kPingOp) have shown of it
+    std::string session;  // the gate's token for this connection, in every request
+    Liveness live;        // what pings (kPingOp) have shown of it
+    // While the gate's handshake runs (on a thread of its own): the calls that wait for it, and
+    // which dial is current (an address change makes earlier ones stale).
+    bool dialing = false;
+    uint64_t dial_generation = 0;
+    std::vector<CallRef> waiting;
   };
   class BulkSlot;
 
-  ucp_ep_h Connect(NodeId id, Status* error);
+  // Connects to the peer's gate off the driving thread; OnDialed takes the result.
+  void Dial(NodeId id, Peer* p);
+  void OnDialed(NodeId id, uint64_t generation, Result<Admission> admission);
+  void FailWaiting(Peer* p, const Status& why);
+  // A call the peer did not serve because it does not know the connection's session (it
+  // forgot it, or a newer connection of this node replaced it): sent again on a new one.
+  void Reconnect(const CallRef& call);
   void StartCall(const CallRef& call);
   void Decide(const CallRef& call, Status status, CallResult result);
   void MaybeFinish(const CallRef& call);
+  void ReceiveReplyData(const CallRef& call, void* data, size_t length, uint32_t prefix);
   void FinishReplyData(const CallRef& call);
   void FailPeer(NodeId id, const Status& why);
   // Liveness (driving thread, transport/liveness.h): a ping to `id` when one is due (or now,
@@ -99,7 +119,9 @@ class Client {
   std::atomic<uint64_t> next_id_{1};
   std::atomic<uint32_t> self_id_;
 
-  std::mutex bulk_mu_;  // guards bulk_in_flight_
+  std::mutex dials_mu_;                                                          // guards dials_
+  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> dials_;  // thread, done
+  std::mutex bulk_mu_;                                                           // guards bulk_in_flight_
   std::condition_variable bulk_cv_;
   size_t bulk_in_flight_ = 0;
 

@@ -26,7 +26,7 @@ void Client::MaybePing(NodeId id, int64_t now, bool force) {
   ping->start_ns = now;
   ping->patience_ns = LivenessNs();
   ping->deadline_ns = now + ping->patience_ns;
-  ping->frame = EncodeFrame(Kind::kRequest, kPingOp, ping->id, 0, {}, self_id_.load(std::memory_order_relaxed));
+  ping->op = kPingOp;
   PingSent(&l, now);
   StartCall(ping);
 }

@@ -1,7 +1,5 @@
 #include "transport/ucx_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <spdlog/spdlog.h>
 
 #include <cstring>
@@ -13,6 +11,7 @@ namespace bb::transport::ucx {
 // A request received by the server, on its way to a handler thread.
 struct Job {
   ucp_ep_h ep;
+  std::string session;  // echoed in the reply
   uint64_t id;
   uint16_t op;
   std::string payload;
@@ -51,48 +50,24 @@ struct OutReply {
 }  // namespace
 
 Server::Server(const TransportOptions& options, Handler handler, Worker* worker, PeerStats* stats)
-    : options_(options), handler_(std::move(handler)), worker_(worker), stats_(stats) {}
+    : options_(options), handler_(std::move(handler)), worker_(worker), stats_(stats), gate_(options_, &sessions_) {}
 
-Server::~Server() {
-  StopHandlers();
-  if (listener_ != nullptr) ucp_listener_destroy(listener_);  // the progress loop never ran
-}
+Server::~Server() { StopHandlers(); }
 
 Status Server::Open() {
   BB_RETURN_IF_ERROR(worker_->SetAmHandler(kAmRequest, &Server::OnRequest, this));
-  if (!options_.listen_host.empty()) BB_RETURN_IF_ERROR(Listen());
+  if (!options_.listen_host.empty()) {
+    BB_RETURN_IF_ERROR(gate_.Open(worker_->address()));
+    gate_.Start();
+  }
   for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
     handlers_.emplace_back([this] { HandlerLoop(); });
   }
   return Status::Ok();
 }
 
-Status Server::Listen() {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(options_.listen_port);
-  if (inet_pton(AF_INET, options_.listen_host.c_str(), &addr.sin_addr) != 1) {
-    return Status(EINVAL, "listen address '" + options_.listen_host + "' is not an IPv4 address");
-  }
-  ucp_listener_params_t lp{};
-  lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
-  lp.sockaddr.addr = reinterpret_cast<const sockaddr*>(&addr);
-  lp.sockaddr.addrlen = sizeof addr;
-  lp.conn_handler.cb = &Server::OnConnect;
-  lp.conn_handler.arg = this;
-  ucs_status_t s = ucp_listener_create(worker_->handle(), &lp, &listener_);
-  if (s != UCS_OK) {
-    return UcsError(s, "listen on " + options_.listen_host + ":" + std::to_string(options_.listen_port));
-  }
-  ucp_listener_attr_t attr{};
-  attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
-  if (ucp_listener_query(listener_, &attr) == UCS_OK) {
-    bound_port_ = ntohs(reinterpret_cast<sockaddr_in*>(&attr.sockaddr)->sin_port);
-  }
-  return Status::Ok();
-}
-
 void Server::StopHandlers() {
+  gate_.Stop();
   {
     std::lock_guard lock(jobs_mu_);
     jobs_stopping_ = true;
@@ -105,33 +80,58 @@ void Server::StopHandlers() {
 void Server::CloseAll() {
   for (ucp_ep_h ep : server_eps_) worker_->CloseEp(ep);
   server_eps_.clear();
-  if (listener_ != nullptr) ucp_listener_destroy(listener_);
-  listener_ = nullptr;
+  callers_.clear();
 }
 
-void Server::OnConnect(ucp_conn_request_h conn, void* arg) {
-  auto* self = static_cast<Server*>(arg);
-  ucp_ep_params_t ep{};
-  ep.field_mask =
-      UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  ep.conn_request = conn;
-  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-  ep.err_handler.cb = &Server::OnEpError;
-  ep.err_handler.arg = self;
-  ucp_ep_h handle = nullptr;
-  ucs_status_t s = ucp_ep_create(self->worker_->handle(), &ep, &handle);
-  if (s != UCS_OK) {
-    spdlog::warn("transport: refused a connection: {}", ucs_status_string(s));
-    return;
+// The caller of a session, and the endpoint its replies go out on (made at its first request).
+// nullptr for a session the gate never gave out, or that ended.
+Server::Caller* Server::Resolve(std::string_view session) {
+  if (uint64_t g = sessions_.generation(); g != callers_generation_) {
+    for (auto it = callers_.begin(); it != callers_.end();) {
+      bool live = sessions_.Find(it->first).has_value();
+      if (!live && server_eps_.erase(it->second.ep) > 0) worker_->CloseEp(it->second.ep);
+      it = live ? std::next(it) : callers_.erase(it);
+    }
+    callers_generation_ = g;
   }
-  self->server_eps_.insert(handle);
+  auto it = callers_.find(std::string(session));
+  if (it != callers_.end()) return &it->second;
+  auto caller = sessions_.Find(session);
+  if (!caller) return nullptr;
+  auto ep = worker_->Connect(caller->worker_address, &Server::OnEpError, this);
+  if (!ep) {
+    spdlog::warn("transport: cannot answer node {}: {}", caller->id, ep.error().message());
+    return nullptr;
+  }
+  server_eps_.insert(*ep);
+  return &callers_.emplace(std::string(session), Caller{caller->id, *ep}).first->second;
 }
 
 void Server::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
   auto* self = static_cast<Server*>(arg);
-  if (self->server_eps_.erase(ep) > 0) {
-    spdlog::debug("transport: a client connection closed: {}", ucs_status_string(status));
-    self->worker_->CloseEp(ep);
+  if (self->server_eps_.erase(ep) == 0) return;
+  spdlog::debug("transport: a caller's connection closed: {}", ucs_status_string(status));
+  for (auto it = self->callers_.begin(); it != self->callers_.end();) {
+    it = it->second.ep == ep ? self->callers_.erase(it) : std::next(it);
+  }
+  self->worker_->CloseEp(ep);
+}
+
+// Junk from a peer that never passed the gate, at most one line per interval.
+void Server::Unknown(const ucp_am_recv_param_t* param, const Frame& frame) {
+  int64_t now = NowNs();
+  if (now - last_unknown_log_ns_ < 10'000'000'000LL) {
+    ++unknown_suppressed_;
+  } else {
+    spdlog::warn("transport: refused a request without a session ({} more since the last such warning)",
+                 unknown_suppressed_);
+    last_unknown_log_ns_ = now;
+    unknown_suppressed_ = 0;
+  }
+  // Tell a caller whose session this side forgot (it then connects again); the answer goes
+  // only where the message came from.
+  if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) {
+    SendReply(param->reply_ep, frame.session, frame.id, frame.op, Response{EACCES, {}, {}}, kSessionUnknown);
   }
 }
 
@@ -139,32 +139,39 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
                                const ucp_am_recv_param_t* param) {
   auto* self = static_cast<Server*>(arg);
   auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
-  if (!frame || frame->kind != Kind::kRequest || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
-    spdlog::warn("transport: dropped a malformed request: {}",
-                 frame ? "wrong kind or no reply endpoint" : frame.error().message());
+  if (!frame || frame->kind != Kind::kRequest) {
+    self->Unknown(param, Frame{});
+    return UCS_OK;
+  }
+  Caller* caller = self->Resolve(frame->session);
+  if (caller == nullptr) {
+    self->Unknown(param, *frame);
     return UCS_OK;
   }
   if (frame->op == kPingOp) {  // answered here, ahead of the queue: this side is alive
-    self->SendReply(param->reply_ep, frame->id, kPingOp, Response{0, Writer().U64(self->completed_).Take(), {}});
+    self->SendReply(caller->ep, frame->session, frame->id, kPingOp,
+                    Response{0, Writer().U64(self->completed_).Take(), {}});
     return UCS_OK;
   }
-  self->stats_->CountRequest(frame->sender, frame->payload.size() + length);
+  self->stats_->CountRequest(caller->id, frame->payload.size() + length);
   auto job = std::make_unique<Job>();
-  job->ep = param->reply_ep;
+  job->ep = caller->ep;
+  job->session = std::string(frame->session);
   job->id = frame->id;
   job->op = frame->op;
   job->payload = std::string(frame->payload);
   job->prefix = frame->payload_in_data ? frame->payload_size : 0;
   if (length < job->prefix) {
-    self->SendReply(job->ep, job->id, job->op, Response{EPROTO, "request data shorter than its payload", {}});
+    self->SendReply(job->ep, job->session, job->id, job->op,
+                    Response{EPROTO, "request data shorter than its payload", {}});
     return UCS_OK;
   }
   if (!self->handler_) {
-    self->SendReply(job->ep, job->id, job->op, Response{EOPNOTSUPP, {}, {}});
+    self->SendReply(job->ep, job->session, job->id, job->op, Response{EOPNOTSUPP, {}, {}});
     return UCS_OK;
   }
   if (length > self->options_.max_bulk) {
-    self->SendReply(job->ep, job->id, job->op,
+    self->SendReply(job->ep, job->session, job->id, job->op,
                     Response{EMSGSIZE, "bulk part of " + std::to_string(length) + " bytes is too large", {}});
     return UCS_OK;
   }
@@ -205,7 +212,7 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
   if (options_.run_inline && options_.run_inline(job->op)) {
     Response r = handler_(job->op, job->payload, job->bulk());
     completed_++;
-    if (server_eps_.count(job->ep)) SendReply(job->ep, job->id, job->op, std::move(r));
+    if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
     return;
   }
   {
@@ -232,7 +239,7 @@ void Server::HandlerLoop() {
     bool queued = worker_->Submit([this, raw, shared] {
       std::unique_ptr<Job> j(raw);
       std::unique_ptr<Response> resp(shared);
-      if (server_eps_.count(j->ep)) SendReply(j->ep, j->id, j->op, std::move(*resp));
+      if (server_eps_.count(j->ep)) SendReply(j->ep, j->session, j->id, j->op, std::move(*resp));
     });
     if (!queued) {  // stopping: no reply goes out
       delete raw;
@@ -241,8 +248,8 @@ void Server::HandlerLoop() {
   }
 }
 
-void Server::SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r) {
-  auto* out = new OutReply{EncodeFrame(Kind::kReply, op, id, r.status, r.payload), std::move(r.bulk)};
+void Server::SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags) {
+  auto* out = new OutReply{EncodeFrame(Kind::kReply, op, id, r.status, r.payload, session, flags), std::move(r.bulk)};
   if (PayloadGoesInData(r.payload)) out->bulk.insert(0, r.payload);
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;

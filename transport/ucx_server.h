@@ -1,7 +1,8 @@
-// Private to transport/: the serving side of the UCX transport — the listener, the endpoints of
-// connected clients, and the handler threads that run the Handler.
+// Private to transport/: the serving side of the UCX transport — the gate (transport/gate.h),
+// the endpoints its replies go out on, and the handler threads that run the Handler.
 //
-// A request is decoded on the driving thread; its bulk part lands in a buffer of the server's
+// A request is decoded on the driving thread and served only when its session is one the gate
+// gave out (else the sender is told, once per interval in the log); its bulk part lands in a buffer of the server's
 // pool (by rendezvous when large). The ops of TransportOptions::run_inline are answered there
 // at once; every other request goes to a handler thread, whose reply is handed back to the
 // driving thread to send.
@@ -19,13 +20,17 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "fs/base/buffer_pool.h"
+#include "transport/gate.h"
 #include "transport/transport.h"
 #include "transport/ucx_client.h"
 #include "transport/ucx_worker.h"
+#include "transport/wire.h"
 
 namespace bb::transport::ucx {
 
@@ -36,21 +41,27 @@ class Server {
   // `worker` and `stats` must outlive the server; `handler` may be empty (client only).
   Server(const TransportOptions& options, Handler handler, Worker* worker, PeerStats* stats);
   ~Server();
-  // Sets the request handler, listens when options.listen_host is set, starts the handler
-  // threads. REQUIRES: the worker is open and its progress not started.
+  // Sets the request handler, opens the gate when options.listen_host is set, starts the
+  // handler threads. REQUIRES: the worker is open and its progress not started.
   Status Open();
-  uint16_t port() const { return bound_port_; }
-  // Joins the handler threads (jobs still queued are dropped).
+  uint16_t port() const { return gate_.port(); }
+  void SetSelf(NodeId id) { gate_.SetSelf(id); }
+  void SetPeer(NodeId id, const std::string& host) { gate_.SetPeer(id, host); }
+  // Closes the gate and joins the handler threads (jobs still queued are dropped).
   void StopHandlers();
-  // Driving thread only: closes every client's endpoint and the listener.
+  // Driving thread only: closes every caller's endpoint.
   void CloseAll();
 
  private:
-  Status Listen();
+  struct Caller {
+    NodeId id;
+    ucp_ep_h ep;
+  };
+  Caller* Resolve(std::string_view session);
+  void Unknown(const ucp_am_recv_param_t* param, const Frame& frame);
   void Dispatch(std::unique_ptr<Job> job);
   void HandlerLoop();
-  void SendReply(ucp_ep_h ep, uint64_t id, uint16_t op, Response r);
-  static void OnConnect(ucp_conn_request_h conn, void* arg);
+  void SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags = 0);
   static ucs_status_t OnRequest(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param);
   static void OnRequestData(void* request, ucs_status_t status, size_t, void* user_data);
@@ -63,11 +74,15 @@ class Server {
   Worker* const worker_;
   PeerStats* const stats_;
   BufferPool bulk_pool_{kPoolBytes};  // before every Job, which returns its buffer here
-  uint16_t bound_port_ = 0;
+  Sessions sessions_;
+  Gate gate_;
 
   // Driving thread only.
-  ucp_listener_h listener_ = nullptr;
   std::set<ucp_ep_h> server_eps_;
+  std::unordered_map<std::string, Caller> callers_;  // by session
+  uint64_t callers_generation_ = 0;                  // of sessions_, when callers_ was last pruned
+  int64_t last_unknown_log_ns_ = 0;
+  uint64_t unknown_suppressed_ = 0;
 
   std::mutex jobs_mu_;  // guards jobs_ and jobs_stopping_
   std::condition_variable jobs_cv_;

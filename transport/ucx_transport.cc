@@ -20,7 +20,7 @@ class UcxTransport final : public Transport {
 
   ~UcxTransport() override {
     server_.StopHandlers();  // no reply is handed over after this
-    worker_.Stop();          // closes every endpoint and the listener on the driving thread
+    worker_.Stop();          // closes every endpoint on the driving thread
   }
 
   Status Start(const TransportOptions& options) {
@@ -38,8 +38,14 @@ class UcxTransport final : public Transport {
     return Status::Ok();
   }
 
-  void SetSelf(NodeId id) override { client_.SetSelf(id); }
-  void SetPeer(NodeId id, const std::string& host, uint16_t port) override { client_.SetPeer(id, host, port); }
+  void SetSelf(NodeId id) override {
+    client_.SetSelf(id);
+    server_.SetSelf(id);
+  }
+  void SetPeer(NodeId id, const std::string& host, uint16_t port) override {
+    server_.SetPeer(id, host);
+    client_.SetPeer(id, host, port);
+  }
   Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,
                           std::span<char> bulk_in, std::chrono::milliseconds deadline) override {
     return client_.Call(peer, op, payload, bulk_out, bulk_in, deadline);

@@ -57,9 +57,6 @@ std::string InterfaceOf(const std::string& host) {
 }  // namespace
 
 Status Worker::Open(const std::string& bind_host) {
-  // A restarted daemon must be able to listen on its port again at once (the old connections'
-  // sockets may linger in TIME_WAIT). A user's own setting wins.
-  ::setenv("UCX_TCP_CM_REUSEADDR", "y", /*overwrite=*/0);
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES;
   params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -81,7 +78,27 @@ Status Worker::Open(const std::string& bind_host) {
   if (s != UCS_OK) return UcsError(s, "ucp_worker_create");
   s = ucp_worker_get_efd(worker_, &efd_);
   if (s != UCS_OK) return UcsError(s, "ucp_worker_get_efd");
+  ucp_address_t* address = nullptr;
+  size_t length = 0;
+  s = ucp_worker_get_address(worker_, &address, &length);
+  if (s != UCS_OK) return UcsError(s, "ucp_worker_get_address");
+  address_.assign(reinterpret_cast<const char*>(address), length);
+  ucp_worker_release_address(worker_, address);
   return Status::Ok();
+}
+
+Result<ucp_ep_h> Worker::Connect(const std::string& address, ucp_err_handler_cb_t on_error, void* arg) {
+  ucp_ep_params_t ep{};
+  ep.field_mask =
+      UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep.address = reinterpret_cast<const ucp_address_t*>(address.data());
+  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep.err_handler.cb = on_error;
+  ep.err_handler.arg = arg;
+  ucp_ep_h handle = nullptr;
+  ucs_status_t s = ucp_ep_create(worker_, &ep, &handle);
+  if (s != UCS_OK) return UcsError(s, "connect to a worker");
+  return handle;
 }
 
 Status Worker::SetAmHandler(unsigned id, ucp_am_recv_callback_t cb, void* arg) {

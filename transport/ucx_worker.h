@@ -56,6 +56,8 @@ class Worker {
   // (UCX_NET_DEVICES, unless the environment sets it), so nothing listens on other interfaces.
   Status Open(const std::string& bind_host = "");
   ucp_worker_h handle() const { return worker_; }
+  // The worker's address, which peers connect to (after the gate admitted them).
+  const std::string& address() const { return address_; }
   // Sets the active-message handler `id` (callbacks run on the driving thread).
   Status SetAmHandler(unsigned id, ucp_am_recv_callback_t cb, void* arg);
   void StartProgress(Hooks hooks);
@@ -72,6 +74,9 @@ class Worker {
 
   // Closes an endpoint by force; the close completes in the background (driving thread only).
   void CloseEp(ucp_ep_h ep);
+  // An endpoint to the worker at `address` (from a peer's admission or hello), whose errors go
+  // to `on_error` (driving thread only).
+  Result<ucp_ep_h> Connect(const std::string& address, ucp_err_handler_cb_t on_error, void* arg);
 
  private:
   void ProgressLoop();
@@ -85,6 +90,7 @@ class Worker {
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   int efd_ = -1;
+  std::string address_;
 
   std::mutex submit_mu_;  // guards submissions_
   std::vector<std::function<void()>> submissions_;

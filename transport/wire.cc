@@ -3,14 +3,15 @@
 namespace bb::transport {
 
 std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std::string_view payload,
-                        uint32_t sender) {
+                        std::string_view session, uint32_t flags) {
   bool in_data = PayloadGoesInData(payload);
   Writer w;
   w.U32(kMagic).U8(kWireVersion).U8(static_cast<uint8_t>(kind)).U16(op).U64(id);
   w.U32(static_cast<uint32_t>(status)).U32(static_cast<uint32_t>(payload.size()));
-  w.U32(in_data ? kPayloadInData : 0);
-  w.U32(sender);
+  w.U32((in_data ? kPayloadInData : 0) | (flags & kSessionUnknown));
   std::string out = w.Take();
+  out.append(session.substr(0, kSessionBytes));
+  out.append(kSessionBytes - std::min(session.size(), kSessionBytes), '\0');
   if (!in_data) out.append(payload);
   return out;
 }
@@ -32,11 +33,13 @@ Result<Frame> DecodeFrame(std::string_view bytes) {
   f.status = static_cast<int32_t>(r.U32());
   uint32_t len = r.U32();
   uint32_t flags = r.U32();
-  f.sender = r.U32();
+  f.session = bytes.substr(kFrameFixedBytes - kSessionBytes, kSessionBytes);
   if (len > kMaxPayload) return Status(EPROTO, "frame payload of " + std::to_string(len) + " bytes is too large");
-  if (flags & ~kPayloadInData) return Status(EPROTO, "frame has unknown flags " + std::to_string(flags));
+  if (flags & ~(kPayloadInData | kSessionUnknown))
+    return Status(EPROTO, "frame has unknown flags " + std::to_string(flags));
   f.payload_size = len;
   f.payload_in_data = flags & kPayloadInData;
+  f.session_unknown = flags & kSessionUnknown;
   size_t carried = bytes.size() - kFrameFixedBytes;
   if (f.payload_in_data ? carried != 0 : carried != len) {
     return Status(EPROTO, "frame says " + std::to_string(f.payload_in_data ? 0 : len) + " payload bytes but carries " +

@@ -1,10 +1,11 @@
 // The wire format of the transport, and bounded readers/writers for typed payloads.
 //
 // Every message is one UCX active message. Its AM header is:
-//   u32 magic 0x50524242 ("BBRP")   u8 version (=3)   u8 kind (1 request, 2 reply)
+//   u32 magic 0x50524242 ("BBRP")   u8 version (=4)   u8 kind (1 request, 2 reply)
 //   u16 op                          u64 request id    i32 status (errno; 0 in requests)
 //   u32 payload length              u32 flags (bit 0: the payload leads the AM data)
-//   u32 sender (the sending node's id, or 0xffffffff when it has none)
+//   u8[16] session (the token the serving side gave this connection when its handshake proved
+//          the cluster key, transport/gate.h; a reply carries its request's)
 //   payload bytes, unless flag bit 0 (the operation's typed fields)
 // (all little-endian). The AM data, when present, is the bulk part (chunk data), sent eagerly
 // when small and by rendezvous when large. A payload over kInlinePayloadMax (a long directory
@@ -24,12 +25,16 @@
 namespace bb::transport {
 
 inline constexpr uint32_t kMagic = 0x50524242;
-inline constexpr uint8_t kWireVersion = 3;
-inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + 4;
+inline constexpr uint8_t kWireVersion = 4;
+inline constexpr size_t kSessionBytes = 16;
+inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + kSessionBytes;
 inline constexpr uint32_t kNoSender = 0xffffffffu;
 inline constexpr uint32_t kMaxPayload = 1 << 20;
 inline constexpr size_t kInlinePayloadMax = 2048;
 inline constexpr uint32_t kPayloadInData = 1;
+// In a reply: the serving side does not know the request's session (it never did, or has
+// forgotten it); the caller connects again.
+inline constexpr uint32_t kSessionUnknown = 2;
 
 enum class Kind : uint8_t { kRequest = 1, kReply = 2 };
 
@@ -46,14 +51,16 @@ struct Frame {
   int32_t status = 0;
   uint32_t payload_size = 0;
   bool payload_in_data = false;  // then the first payload_size bytes of the AM data
-  uint32_t sender = kNoSender;
-  std::string_view payload;  // inline payload; points into the decoded bytes
+  bool session_unknown = false;  // kSessionUnknown
+  std::string_view session;      // kSessionBytes; points into the decoded bytes
+  std::string_view payload;      // inline payload; points into the decoded bytes
 };
 
 // The AM header for a message; a payload over kInlinePayloadMax is left out of it and flagged,
 // and the sender puts it in front of the AM data.
+// `session` is kSessionBytes long (or empty: zeros).
 std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std::string_view payload,
-                        uint32_t sender = kNoSender);
+                        std::string_view session = {}, uint32_t flags = 0);
 inline bool PayloadGoesInData(std::string_view payload) { return payload.size() > kInlinePayloadMax; }
 // EPROTO with what is wrong when `bytes` is not a well-formed frame.
 Result<Frame> DecodeFrame(std::string_view bytes);

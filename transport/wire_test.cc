@@ -7,11 +7,15 @@ namespace bb::transport {
 namespace {
 
 TEST_CASE("frames round-trip", "[transport]") {
-  std::string bytes = EncodeFrame(Kind::kReply, 7, 0x1122334455667788ULL, -5, "payload", 42);
+  std::string session = "0123456789abcdef";
+  std::string bytes = EncodeFrame(Kind::kReply, 7, 0x1122334455667788ULL, -5, "payload", session, kSessionUnknown);
   auto f = DecodeFrame(bytes);
   REQUIRE(f.has_value());
-  CHECK(f->sender == 42);
-  CHECK(DecodeFrame(EncodeFrame(Kind::kReply, 7, 1, 0, "x"))->sender == kNoSender);
+  CHECK(f->session == session);
+  CHECK(f->session_unknown);
+  auto plain = DecodeFrame(EncodeFrame(Kind::kReply, 7, 1, 0, "x"));
+  CHECK(plain->session == std::string(kSessionBytes, '\0'));
+  CHECK_FALSE(plain->session_unknown);
   CHECK(f->kind == Kind::kReply);
   CHECK(f->op == 7);
   CHECK(f->id == 0x1122334455667788ULL);
@@ -51,7 +55,7 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
   std::string huge = good;
   huge[20] = huge[21] = huge[22] = huge[23] = '\x7f';
   std::string bad_flags = good;
-  bad_flags[24] = 2;
+  bad_flags[24] = 4;
   const Row rows[] = {
       {"", "too short"},
       {good.substr(0, 10), "too short"},
@@ -61,7 +65,7 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
       {good.substr(0, good.size() - 1), "says 3 payload bytes but carries 2"},
       {good + "x", "says 3 payload bytes but carries 4"},
       {huge, "too large"},
-      {bad_flags, "unknown flags 2"},
+      {bad_flags, "unknown flags 4"},
   };
   for (const Row& r : rows) {
     auto f = DecodeFrame(r.bytes);

@@ -13,8 +13,9 @@ BB_MOUNT=${BB_MOUNT:-/tmp/bb.$SLURM_JOB_ID}              # same path on every no
 BB_HOSTS=${BB_HOSTS:-$HOME/.bb/hosts.$SLURM_JOB_ID}      # on a shared file system
 BB_PORT=${BB_PORT:-7070}
 export BB_ROOT BB_MOUNT BB_HOSTS BB_PORT
-mkdir -p "$(dirname "$BB_HOSTS")"
-rm -f "$BB_HOSTS"
+mkdir -p -m 0700 "$(dirname "$BB_HOSTS")"
+rm -f "$BB_HOSTS" "$BB_HOSTS.key"
+bbctl key new "$BB_HOSTS.key"   # this job's secret: every connection between its daemons proves it
 
 # One daemon per node, in the foreground of a step that lasts the whole job.
 srun --ntasks-per-node=1 --overlap bash -c '
@@ -37,4 +38,4 @@ cp -r "$BB_MOUNT/output" "$SLURM_SUBMIT_DIR/output.$SLURM_JOB_ID"   # stage out
 srun --ntasks-per-node=1 --overlap bash -c 'kill -TERM "$(cat "$BB_ROOT/bbd.lock")"'
 wait "$daemons" || true
 srun --ntasks-per-node=1 --overlap rm -rf "$BB_ROOT"
-rm -f "$BB_HOSTS" "$BB_HOSTS.lock"
+rm -f "$BB_HOSTS" "$BB_HOSTS.lock" "$BB_HOSTS.key"

@@ -27,6 +27,7 @@ struct DaemonConfig {
   uint64_t write_behind_bytes = 64 << 20;
   uint32_t io_threads = 16;
   std::string hosts_file;
+  std::string cluster_key_file;  // empty: `<hosts_file>.key`
   std::string node_name;
   std::string listen;
   uint32_t nodes = 1;
@@ -49,6 +50,9 @@ struct DaemonConfig {
   }
 
   bool cluster() const { return !hosts_file.empty(); }
+  std::string KeyFile() const {
+    return !cluster_key_file.empty() || !cluster() ? cluster_key_file : hosts_file + ".key";
+  }
   double EffectiveCacheTimeout() const { return cache_timeout >= 0 ? cache_timeout : (cluster() ? 0 : 1.0); }
 };
 

@@ -67,6 +67,7 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   topt.poll_spin = std::chrono::microseconds(cfg.rpc_poll_spin_us);
   topt.max_large_in_flight = cfg.rpc_large_in_flight;
   topt.run_inline = NodeServer::Inline;
+  BB_ASSIGN_OR_RETURN(topt.key, auth::LoadOrCreateKey(cfg.KeyFile()));
   auto t = transport::StartUcxTransport(topt, server_.Handler());
   if (!t) return t.error().Annotate("cannot serve on " + cfg.listen);
   transport_ = std::move(*t);
@@ -128,7 +129,11 @@ Status Daemon::StartQos(const DaemonConfig& cfg) {
   if (!cfg.qos_controller.empty()) {
     BB_ASSIGN_OR_RETURN(auto hp, ParseHostPort(cfg.qos_controller));
     std::string node = cfg.node_name.empty() ? "node" + std::to_string(self()) : cfg.node_name;
-    qos_client_ = std::make_unique<qos::QosClient>(stage_.get(), node, hp.first, hp.second);
+    if (cfg.KeyFile().empty()) {
+      return Status(EINVAL, "qos_controller needs cluster_key_file: the key file bb-controller was given (--key-file)");
+    }
+    BB_ASSIGN_OR_RETURN(auto key, auth::LoadOrCreateKey(cfg.KeyFile()));
+    qos_client_ = std::make_unique<qos::QosClient>(stage_.get(), node, hp.first, hp.second, key);
   }
   spdlog::info("QoS stage on: {} static limits{}", cfg.qos_limits.size(),
                cfg.qos_controller.empty() ? "" : ", controller " + cfg.qos_controller);

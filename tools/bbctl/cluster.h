@@ -77,7 +77,7 @@ nlohmann::json JobStartRequest(const std::string& name, const config::ModeFile& 
 Result<std::vector<std::string>> DaemonSockets(const std::string& root);
 
 // QoS: the controller's view, and per-daemon limits (< 0: leave as is; 0: no limit).
-Status QosStatus(const std::string& controller, bool as_json);
+Status QosStatus(const std::string& controller, const std::string& key_file, bool as_json);
 Status QosSet(const std::string& root, int node, const std::string& job, double metadata, double data);
 
 }  // namespace bb::ctl

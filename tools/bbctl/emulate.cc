@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fs/base/auth.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/proc.h"
 
@@ -259,6 +260,8 @@ Status EmulateUp(const StartOptions& o) {
   std::filesystem::create_directories(s.mount, ec);
   std::filesystem::create_directories(s.root, ec);
   std::filesystem::remove(s.root + "/hosts", ec);
+  // A new secret per instance, beside the hosts file where every daemon looks for it.
+  BB_RETURN_IF_ERROR(auth::CreateKey(s.root + "/hosts.key", /*replace=*/true));
   BB_RETURN_IF_ERROR(RunOk({"mount", "--bind", kRunDir, kRunDir}, true));
   BB_RETURN_IF_ERROR(RunOk({"mount", "--make-private", kRunDir}, true));
   {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fs/base/auth.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/proc.h"
 
@@ -62,6 +63,7 @@ Status StartLocal(const StartOptions& o) {
   std::filesystem::create_directories(o.root, ec);
   if (ec) return Status(ec.value(), "cannot create " + o.root + ": " + ec.message());
   std::filesystem::remove(o.root + "/hosts", ec);
+  if (o.nodes > 1) BB_RETURN_IF_ERROR(auth::CreateKey(o.root + "/hosts.key", /*replace=*/true));  // new per instance
   std::vector<pid_t> pids;
   for (int i = 0; i < o.nodes; ++i) {
     std::string mnt = o.mount + "/node" + std::to_string(i);

@@ -11,7 +11,8 @@
 //   bbctl job run --name JOB (--mode N | --mode-file F) [--nodes N] [--ntasks-per-node K]
 //                 [--timeout S] [--profile OUT.json] [--keep] [--json] -- JOB.sh [ARGS]
 //   bbctl stats [--node I] [--json] [--root DIR]
-//   bbctl qos status [--controller IP:PORT] [--json]
+//   bbctl key new FILE [--force]      a cluster key (sites that give their own)
+//   bbctl qos status --key-file FILE [--controller IP:PORT] [--json]
 //   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
 //   bbctl stage in|out SRC DST [--threads N] [--piece-size SIZE] [--manifest F] [--json] [--quiet]
 // Without --root, job and stats talk to the emulated cluster.
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "fs/base/auth.h"
 #include "fs/base/units.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_run.h"
@@ -124,6 +126,8 @@ int main(int argc, char** argv) {
   qos->require_subcommand(1);
   auto* qstatus = qos->add_subcommand("status", "each job's demand, assigned rate and measured usage");
   qstatus->add_option("--controller", controller, "the controller's IP:PORT");
+  std::string key_file;
+  qstatus->add_option("--key-file", key_file, "the cluster key the controller was given")->required();
   qstatus->add_flag("--json", as_json, "print JSON");
   auto* qset = qos->add_subcommand("set", "limit a job on the daemons (0 = no limit)");
   qset->add_option("--job", qos_job, "job id (BB_JOB_ID or SLURM_JOB_ID of its processes)")->required();
@@ -131,14 +135,22 @@ int main(int argc, char** argv) {
   qset->add_option("--data", data_rate, "data bytes per second, e.g. 50MiB");
   qset->add_option("--node", node, "only this node");
   qset->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  std::string key_path;
+  bool key_force = false;
+  auto* key = app.add_subcommand("key", "the cluster key every daemon, bbctl and the controller prove");
+  key->require_subcommand(1);
+  auto* key_new = key->add_subcommand("new", "write a new random key (64 hex digits, mode 0600)");
+  key_new->add_option("FILE", key_path, "where")->required();
+  key_new->add_flag("--force", key_force, "replace an existing key");
   StageArgs stage_args;
   AddStageCommands(app, &stage_args);
   bb::cli::AddVersion(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bbctl"); rc >= 0) return rc;
 
   if (StageChosen(stage_args)) return RunStage(stage_args);
+  if (*key_new) return Report(bb::auth::CreateKey(key_path, key_force));
 
-  if (*qstatus) return Report(QosStatus(controller, as_json));
+  if (*qstatus) return Report(QosStatus(controller, key_file, as_json));
   if (*qset) {
     double data = -1;
     if (!data_rate.empty()) {

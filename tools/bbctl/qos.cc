@@ -13,9 +13,12 @@ namespace {
 
 using nlohmann::json;
 
-Result<json> AskController(const std::string& address, const json& request, int timeout_ms) {
+Result<json> AskController(const std::string& address, const std::string& key_file, const json& request,
+                           int timeout_ms) {
   BB_ASSIGN_OR_RETURN(auto hp, fs::ParseHostPort(address));
-  return qos::AskController(hp.first, hp.second, request, timeout_ms);
+  if (key_file.empty()) return Status(EINVAL, "needs --key-file: the cluster key the controller was given");
+  BB_ASSIGN_OR_RETURN(auto key, auth::LoadKey(key_file));
+  return qos::AskController(hp.first, hp.second, key, request, timeout_ms);
 }
 
 std::string Human(double v, bool bytes) {
@@ -30,8 +33,8 @@ std::string Human(double v, bool bytes) {
 
 }  // namespace
 
-Status QosStatus(const std::string& controller, bool as_json) {
-  BB_ASSIGN_OR_RETURN(json s, AskController(controller, {{"type", "status"}}, 5000));
+Status QosStatus(const std::string& controller, const std::string& key_file, bool as_json) {
+  BB_ASSIGN_OR_RETURN(json s, AskController(controller, key_file, {{"type", "status"}}, 5000));
   if (as_json) {
     std::cout << s.dump(2) << "\n";
     return Status::Ok();

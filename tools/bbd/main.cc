@@ -6,6 +6,7 @@
 // ready (0) or has failed (1, with the reason on stderr), so scripts can rely on its status.
 // SIGTERM/SIGINT unmount cleanly; SIGHUP and SIGUSR1 reopen <root>/bbd.log (log rotation).
 #include <fcntl.h>
+#include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -87,6 +88,9 @@ int Fail(Launcher& launcher, const Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A log or peer that went away is an error on that write (every socket write says
+  // MSG_NOSIGNAL too), never a reason to die.
+  ::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"bbd: burst buffer daemon (one per node)"};
   std::string config_path;
   // Flags that override fields of the configuration file: one per field of the table.

@@ -116,6 +116,11 @@ const DaemonField kFields[] = {
      true, Int<&DaemonConfig::io_threads, 1, 256>},
     {"hosts_file", "shared hosts file of a cluster (one line per node: `name ip:port`)", "— (one node)", true,
      Path<&DaemonConfig::hosts_file>},
+    {"cluster_key_file",
+     "the instance's secret (64 hex digits, mode 0600, owned by the daemon's user): every connection between "
+     "daemons and to `bb-controller` proves it. Made by the first daemon when missing (`bbctl start` and `bbctl "
+     "emulate up` make a new one per instance)",
+     "`HOSTS_FILE.key`", true, Path<&DaemonConfig::cluster_key_file>},
     {"node_name", "this node's name in the hosts file", "host name", true,
      [](auto& s, auto& n, auto& v, auto* c) -> Status {
        BB_ASSIGN_OR_RETURN(c->node_name, YamlScalar<std::string>(s, n, v, "a name"));

@@ -3,8 +3,11 @@
 // policy's algorithm (collect -> compute -> enforce -> sleep), splits it over the nodes where
 // the job runs, and sends every daemon its rates. `bbctl qos status` asks it what it decided.
 //
-//   bb-controller --policy FILE [--listen IP:PORT] [--foreground]
+//   bb-controller --policy FILE --key-file FILE [--listen IP:PORT]
 //
+// Every connection first proves the cluster key in `--key-file` (fs/base/auth.h): the
+// controller serves no byte of anyone who does not, and logs such refusals at most once per
+// 10 s. A connection has 3 s for its handshake; at most 64 may be in one at once.
 // SIGHUP reloads the policy (a bad file is reported and changes nothing); SIGTERM/SIGINT stop.
 // Messages and the policy file are described in qos/controller.h.
 #include <fmt/format.h>
@@ -16,11 +19,13 @@
 #include <boost/asio.hpp>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string_view>
 #include <unordered_map>
 
+#include "fs/base/auth.h"
 #include "qos/controller.h"
 #include "tools/cli/cli.h"
 #include "tools/config/qos_policy.h"
@@ -39,8 +44,10 @@ class Controller;
 // One connection: a daemon (after its hello) or a one-off client such as bbctl.
 class Conn : public std::enable_shared_from_this<Conn> {
  public:
-  Conn(tcp::socket s, Controller* c) : sock_(std::move(s)), ctl_(c) {}
-  void Start() { ReadHeader(); }
+  Conn(tcp::socket s, Controller* c, const bb::auth::Key& key)
+      : sock_(std::move(s)), ctl_(c), responder_(key), deadline_(sock_.get_executor()) {}
+  // The handshake first; messages only after it.
+  void Start();
   void Send(std::string frame);
   void Close() {
     boost::system::error_code ec;
@@ -54,12 +61,17 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
  private:
+  void ReadHello();
+  void Refuse(const std::string& kind, const std::string& why, const std::string& answer);
   void ReadHeader();
   void ReadBody(uint32_t len);
   void Write();
 
   tcp::socket sock_;
   Controller* ctl_;
+  bb::auth::Responder responder_;
+  asio::steady_timer deadline_;
+  std::array<char, 1024> hello_buf_{};
   std::array<char, 4> header_{};
   std::string body_;
   std::deque<std::string> out_;
@@ -67,8 +79,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
 
 class Controller {
  public:
-  Controller(asio::io_context& io, tcp::endpoint listen, std::string policy_path, Policy policy)
-      : io_(io),
+  Controller(asio::io_context& io, tcp::endpoint listen, std::string policy_path, Policy policy, bb::auth::Key key)
+      : key_(key),
+        io_(io),
         acceptor_(io, listen),
         timer_(io),
         signals_(io, SIGHUP, SIGTERM, SIGINT),
@@ -105,6 +118,22 @@ class Controller {
     }
   }
 
+  // A refusal, logged at most once per 10 s per kind (with the count of the rest).
+  void Refused(const std::string& kind, const std::string& message) {
+    auto& [last, suppressed] = refusals_[kind];
+    int64_t now = Now();
+    if (last != 0 && now - last < 10'000'000'000LL) {
+      ++suppressed;
+      return;
+    }
+    spdlog::warn("refused {}{}", message,
+                 suppressed ? fmt::format(" ({} more like it in the last 10 s)", suppressed) : "");
+    last = now;
+    suppressed = 0;
+  }
+  void HandshakeOver() { handshaking_--; }
+  static constexpr int kMaxHandshakes = 64;
+
   void Drop(const std::shared_ptr<Conn>& c, const std::string& why) {
     spdlog::warn("dropping connection {}{}: {}", c->peer(), c->node.empty() ? "" : " (node " + c->node + ")", why);
     Gone(c);
@@ -123,9 +152,12 @@ class Controller {
 
   void Accept() {
     acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket s) {
-      if (!ec) {
+      if (!ec && handshaking_ >= kMaxHandshakes) {
+        Refused("busy", "a connection: " + std::to_string(kMaxHandshakes) + " handshakes are under way");
+      } else if (!ec) {
         s.set_option(tcp::no_delay(true));
-        std::make_shared<Conn>(std::move(s), this)->Start();
+        handshaking_++;
+        std::make_shared<Conn>(std::move(s), this, key_)->Start();
       }
       if (acceptor_.is_open()) Accept();
     });
@@ -281,6 +313,9 @@ class Controller {
             {"unmanaged", unmanaged}};
   }
 
+  const bb::auth::Key key_;
+  int handshaking_ = 0;
+  std::map<std::string, std::pair<int64_t, uint64_t>> refusals_;  // kind -> (last logged, suppressed)
   asio::io_context& io_;
   tcp::acceptor acceptor_;
   asio::steady_timer timer_;
@@ -308,6 +343,48 @@ class Controller {
   double policy_us_sum_ = 0;  // the policy computation alone (ComputeCycle)
   uint64_t cycles_ = 0;
 };
+
+void Conn::Start() {
+  auto self = shared_from_this();
+  deadline_.expires_after(std::chrono::seconds(3));
+  deadline_.async_wait([this, self](boost::system::error_code ec) {
+    if (!ec) Refuse("slow " + peer(), "no hello in time", "");
+  });
+  Send(responder_.challenge());
+  ReadHello();
+}
+
+void Conn::ReadHello() {
+  auto self = shared_from_this();
+  sock_.async_read_some(asio::buffer(hello_buf_), [this, self](boost::system::error_code ec, size_t n) {
+    if (ec) {
+      if (deadline_.cancel() > 0) ctl_->HandshakeOver();
+      return;
+    }
+    auto got = responder_.Take({hello_buf_.data(), n});
+    if (!got) {
+      bool wrong_key = got.error().code() == EACCES;
+      return Refuse((wrong_key ? "key " : "junk ") + peer(), got.error().message(),
+                    bb::auth::Responder::Refuse(wrong_key ? "the cluster key does not match" : "not a handshake"));
+    }
+    if (!got->has_value()) return ReadHello();
+    if (deadline_.cancel() == 0) return;  // the deadline fired meanwhile
+    ctl_->HandshakeOver();
+    Send(responder_.Accept(bb::auth::kNoId, {}));
+    ReadHeader();
+  });
+}
+
+// Ends a handshake that failed: logs (rate-limited), answers when it can, closes once sent.
+void Conn::Refuse(const std::string& kind, const std::string& why, const std::string& answer) {
+  deadline_.cancel();
+  ctl_->HandshakeOver();
+  ctl_->Refused(kind, "a connection from " + peer() + ": " + why);
+  if (answer.empty()) return Close();
+  auto self = shared_from_this();
+  auto shared = std::make_shared<std::string>(answer);
+  asio::async_write(sock_, asio::buffer(*shared), [this, self, shared](boost::system::error_code, size_t) { Close(); });
+}
 
 void Conn::ReadHeader() {
   auto self = shared_from_this();
@@ -350,8 +427,9 @@ void Conn::Write() {
 
 int main(int argc, char** argv) {
   CLI::App app{"bb-controller: cluster-wide QoS rates for the burst buffer's jobs"};
-  std::string policy_path, listen = "127.0.0.1:7600";
+  std::string policy_path, key_file, listen = "127.0.0.1:7600";
   app.add_option("--policy", policy_path, "policy file (YAML)")->required();
+  app.add_option("--key-file", key_file, "the instance's cluster key (what daemons and bbctl must prove)")->required();
   app.add_option("--listen", listen, "IP:PORT to listen on");
   bb::cli::AddVersion(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bb-controller"); rc >= 0) return rc;
@@ -366,6 +444,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bb-controller: %s\n", policy.error().message().c_str());
     return 1;
   }
+  auto key = bb::auth::LoadKey(key_file);
+  if (!key) {
+    std::fprintf(stderr, "bb-controller: %s\n", key.error().message().c_str());
+    return 1;
+  }
   size_t colon = listen.rfind(':');
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(listen.substr(0, colon), ec);
@@ -376,7 +459,7 @@ int main(int argc, char** argv) {
   int port = std::atoi(listen.c_str() + colon + 1);
   try {
     asio::io_context io;
-    Controller c(io, tcp::endpoint(addr, static_cast<unsigned short>(port)), policy_path, std::move(*policy));
+    Controller c(io, tcp::endpoint(addr, static_cast<unsigned short>(port)), policy_path, std::move(*policy), *key);
     c.Start();
     io.run();
   } catch (const std::exception& e) {
