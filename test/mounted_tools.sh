@@ -10,17 +10,21 @@ mnt=$tmp/mnt
 root=$tmp/root
 mkdir -p "$mnt"
 
+spaced="$tmp/with space/mnt"
+spaced_root="$tmp/spaced root"
 cleanup() {
   local rc=$?
-  if [ -f "$root/bbd.lock" ]; then
-    pid=$(cat "$root/bbd.lock" 2>/dev/null || true)
+  for r in "$root" "$spaced_root"; do
+    [ -f "$r/bbd.lock" ] || continue
+    pid=$(cat "$r/bbd.lock" 2>/dev/null || true)
     if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
       kill -TERM "$pid"
       for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
       kill -KILL "$pid" 2>/dev/null || true
     fi
-  fi
+  done
   grep -q " $mnt " /proc/self/mountinfo && umount -l "$mnt"
+  grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo && umount -l "$spaced"
   rm -rf "$tmp"
   if [ $rc -eq 0 ]; then echo "mounted_tools: all passed"; else echo "mounted_tools: FAILED (rc $rc)"; fi
   exit $rc
@@ -116,3 +120,14 @@ kill -TERM "$pid"
 for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$pid" 2>/dev/null
 ! grep -q " $mnt " /proc/self/mountinfo
+
+step "a mount path with a space: mounted, seen as mounted (mountinfo escapes it as \\040), not mounted over"
+mkdir -p "$spaced"
+"$bbd" --root "$spaced_root" --mount "$spaced"
+grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo
+echo hello > "$spaced/f" && [ "$(cat "$spaced/f")" = hello ]
+second=$("$bbd" --root "$tmp/second root" --mount "$spaced" 2>&1) && exit 1
+grep -q "already has a file system mounted" <<< "$second"
+kill -TERM "$(cat "$spaced_root/bbd.lock")"
+for _ in $(seq 100); do grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo || break; sleep 0.1; done
+! grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo

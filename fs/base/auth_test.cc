@@ -112,8 +112,8 @@ TEST_CASE("a hello is good for one challenge only (no replay)") {
 }
 
 TEST_CASE("junk is refused as soon as it cannot be a hello, without waiting for more") {
-  for (std::string junk : {std::string(17, '\0'), std::string(4096, '\xff'), std::string("BBA1") + std::string(100, 'x'),
-                           std::string("GET / HTTP/1.0\r\n\r\n")}) {
+  for (std::string junk : {std::string(17, '\0'), std::string(4096, '\xff'),
+                           std::string("BBA1") + std::string(100, 'x'), std::string("GET / HTTP/1.0\r\n\r\n")}) {
     Responder r(KeyOf(1));
     auto got = r.Take(junk);
     INFO(junk.size());
@@ -142,7 +142,7 @@ TEST_CASE("key files: made 0600, read back, and refused when others may read the
   TempDir dir;
   std::string path = dir.path + "/cluster.key";
   REQUIRE(CreateKey(path, false).ok());
-  struct stat st{};
+  struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   auto a = LoadKey(path);

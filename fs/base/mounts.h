@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace bb {
 
@@ -13,5 +14,9 @@ namespace bb {
 std::optional<std::string> MountedFsType(const std::string& path);
 
 inline bool IsMountPoint(const std::string& path) { return MountedFsType(path).has_value(); }
+
+// A path as the kernel writes it in mountinfo, decoded: it escapes space, tab, newline and
+// backslash as three octal digits ("\040", "\011", "\012", "\134").
+std::string DecodeMountPath(const std::string& field);
 
 }  // namespace bb
