@@ -127,6 +127,30 @@ print(ok)'
   fi
 done
 
+# A directory's st_nlink counts subdirectories made on any node, and its mtime moves with
+# entries made elsewhere: on the node that made them at once, on the others within the
+# coalescing interval (20 ms) plus their kernel's attribute cache (5 s here). Modes 2-4 (in
+# mode 1 every node has its own directory).
+for m in 2 3 4; do on 0 mkdir "$mnt/m$m/nl"; t0[$m]=$(on 0 stat -c %y "$mnt/m$m/nl"); done
+sleep 0.1
+for m in 2 3 4; do
+  for n in 1 2 3; do on $n mkdir "$mnt/m$m/nl/s$n"; done
+  mine[$m]=$(on 3 stat -c %h "$mnt/m$m/nl")
+done
+sleep 5.3
+for m in 2 3 4; do
+  all[$m]=$(for n in 0 1 2 3; do on $n stat -c %h "$mnt/m$m/nl"; done | tr '\n' ' ')
+  t1[$m]=$(on 0 stat -c %y "$mnt/m$m/nl")
+  on 2 rmdir "$mnt/m$m/nl/s2"
+done
+sleep 5.3
+for m in 2 3 4; do
+  after=$(for n in 0 1 2 3; do on $n stat -c %h "$mnt/m$m/nl"; done | tr '\n' ' ')
+  check "mode $m: st_nlink counts subdirectories made on three nodes (node 3 at once: ${mine[$m]}; every node: ${all[$m]}; after an rmdir: $after)" \
+    test "${mine[$m]}" -ge 3 -a "${all[$m]}" = "5 5 5 5 " -a "$after" = "4 4 4 4 "
+  check "mode $m: the directory's mtime moved with them, seen on node 0 (${t0[$m]} -> ${t1[$m]})" test "${t0[$m]}" != "${t1[$m]}"
+done
+
 # Workspaces survive a daemon restart: node 2 comes back routing them the same way.
 "$bbctl" emulate kill --node 2 >/dev/null
 "$bbctl" emulate restart --node 2 >/dev/null

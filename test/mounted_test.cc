@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -72,6 +73,57 @@ TEST_CASE("errno cases of names and types", "[mounted]") {
   REQUIRE(::unlink((d + "/x").c_str()) == 0);
   CHECK(::rmdir(d.c_str()) == 0);
   CHECK(ERRNO_OF(::access(d.c_str(), F_OK)) == ENOENT);
+}
+
+TEST_CASE("a directory counts its subdirectories in st_nlink, and its times move with its entries", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string d = bb.Path("nl");
+  REQUIRE(::mkdir(d.c_str(), 0755) == 0);
+  struct stat st {};
+  REQUIRE(::stat(d.c_str(), &st) == 0);
+  CHECK(st.st_nlink == 2);
+  timespec made = st.st_mtim;
+  auto later = [](const timespec& a, const timespec& b) {
+    return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+  };
+  // Each kind of entry change, on its own: the count as POSIX says, mtime and ctime later.
+  struct Step {
+    const char* what;
+    std::function<int()> run;
+    nlink_t nlink;
+  };
+  const std::vector<Step> steps = {
+      {"mkdir", [&] { return ::mkdir((d + "/a").c_str(), 0755); }, 3},
+      {"mkdir", [&] { return ::mkdir((d + "/b").c_str(), 0755); }, 4},
+      {"create", [&] { return ::close(::open((d + "/f").c_str(), O_CREAT | O_WRONLY, 0644)); }, 4},
+      {"symlink", [&] { return ::symlink("f", (d + "/s").c_str()); }, 4},
+      {"mkfifo", [&] { return ::mkfifo((d + "/p").c_str(), 0600); }, 4},
+      {"rename within", [&] { return ::rename((d + "/f").c_str(), (d + "/g").c_str()); }, 4},
+      {"unlink", [&] { return ::unlink((d + "/g").c_str()); }, 4},
+      {"rmdir", [&] { return ::rmdir((d + "/b").c_str()); }, 3},
+      {"rename a directory out", [&] { return ::rename((d + "/a").c_str(), bb.Path("nl_a").c_str()); }, 2},
+  };
+  timespec last = made;
+  for (const Step& s : steps) {
+    INFO(s.what);
+    ::usleep(2000);  // times that differ even on a coarse clock
+    REQUIRE(s.run() == 0);
+    REQUIRE(::stat(d.c_str(), &st) == 0);
+    CHECK(st.st_nlink == s.nlink);
+    CHECK(later(st.st_mtim, last));
+    CHECK(later(st.st_ctim, last));
+    last = st.st_mtim;
+  }
+  REQUIRE(::stat(bb.Path("").c_str(), &st) == 0);
+  CHECK(st.st_nlink >= 4);  // the mount's root: nl, nl_a and whatever other cases left
+  // An open file that is unlinked reports no link left.
+  int fd = ::open((d + "/open").c_str(), O_CREAT | O_RDWR, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::unlink((d + "/open").c_str()) == 0);
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(st.st_nlink == 0);
+  ::close(fd);
 }
 
 TEST_CASE("FIFOs, sockets and device nodes: made, listed, used, devices inert (nodev)", "[mounted]") {

@@ -33,6 +33,9 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten
   inodes_.emplace(kRootFileId, std::move(root));
   if (options_.prefault_write_behind) behind_->Prefault(options_.chunk_size);
+  dir_changes_ = std::make_unique<DirChanges>(
+      [this](const std::string& dir, const DirChanges::Change& c) { SendDirChange(dir, c); },
+      std::chrono::milliseconds(options_.dir_change_ms));
 }
 
 FileSystem::~FileSystem() = default;
@@ -162,6 +165,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
+  if (md.type == FileType::kDirectory) OverlayDirChange(path, &md);
   Entry e = Remember(path, md);
   // An open file of this node may have unpublished writes.
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
@@ -185,6 +189,9 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   bool unlinked = false;
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode, &unlinked));
+  if (md.type == FileType::kDirectory) {
+    if (auto path = PathOf(ino)) OverlayDirChange(*path, &md);
+  }
   if (profiles_.active()) {
     auto path = PathOf(ino);
     if (path)
@@ -250,6 +257,7 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   PathLayout layout = router_->Resolve(path);
   ApplyLayout(&md, layout);
   BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
+  NoteDirChange(path, md.type == FileType::kDirectory ? 1 : 0);
   if (profiles_.active()) {
     profiles_.Created(layout.domain, path, md.file_id, md.type == FileType::kDirectory, 0, clock_->WallNs());
   }
@@ -305,6 +313,7 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type == FileType::kDirectory) return Status(EISDIR, path);
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  NoteDirChange(path, 0);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
   return DropEntryData(md, path);
 }
@@ -317,75 +326,12 @@ Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
   NodeService* owner = MetaOwner(layout, path);
   BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
   if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
-  for (NodeId n : layout.DirNodes()) {
-    BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(path, "", 1));
-    if (!page.entries.empty()) return Status(ENOTEMPTY, path);
-  }
+  BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(layout, path));
+  if (!empty) return Status(ENOTEMPTY, path);
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  NoteDirChange(path, -1);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, true, clock_->WallNs());
   return DropEntryData(md, path);
-}
-
-Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
-                          unsigned int flags) {
-  Count(FsOp::kRename);
-  if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) {
-    return Status(EINVAL, "only RENAME_NOREPLACE is supported");
-  }
-  BB_ASSIGN_OR_RETURN(std::string from, ChildPath(parent, name));
-  BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
-  if (from == to) return Status::Ok();
-  if (IsSameOrBelow(to, from)) return Status(EINVAL, "cannot move a directory into itself");
-  PathLayout from_layout = router_->Resolve(from);
-  PathLayout to_layout = router_->Resolve(to);
-  if (from_layout.replicated || to_layout.replicated) {
-    return Status(EBUSY, "a workspace cannot be renamed or replaced");
-  }
-  if (from_layout.domain != to_layout.domain) {
-    return Status(EXDEV, "rename between workspaces: " + from + " -> " + to);
-  }
-  NodeService* from_owner = MetaOwner(from_layout, from);
-  NodeService* to_owner = MetaOwner(to_layout, to);
-  BB_ASSIGN_OR_RETURN(Metadata src, from_owner->GetMeta(from));
-  auto dst = to_owner->GetMeta(to);
-  if (!dst && dst.error().code() != ENOENT) return dst.error();
-  bool src_dir = src.type == FileType::kDirectory;
-  if (src_dir) {
-    for (NodeId n : from_layout.DirNodes()) {
-      BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(from, "", 1));
-      if (!page.entries.empty()) {
-        return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
-      }
-    }
-  }
-  if (dst) {
-    if (flags & RENAME_NOREPLACE) return Status(EEXIST, to);
-    if (dst->file_id == src.file_id) return Status::Ok();
-    bool dst_dir = dst->type == FileType::kDirectory;
-    if (src_dir && !dst_dir) return Status(ENOTDIR, to);
-    if (!src_dir && dst_dir) return Status(EISDIR, to);
-    if (dst_dir) {
-      for (NodeId n : to_layout.DirNodes()) {
-        BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(to, "", 1));
-        if (!page.entries.empty()) return Status(ENOTEMPTY, to);
-      }
-    }
-  }
-  if (from_owner == to_owner) {
-    BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
-  } else {
-    // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
-    BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
-    BB_ASSIGN_OR_RETURN(src, from_owner->RemoveMeta(from));
-  }
-  {
-    std::lock_guard lock(table_mu_);
-    auto it = inodes_.find(src.file_id);
-    if (it != inodes_.end()) it->second->path = to;
-  }
-  if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
-  if (dst) return DropEntryData(*dst, to);
-  return Status::Ok();
 }
 
 }  // namespace bb::fs

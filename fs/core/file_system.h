@@ -52,6 +52,7 @@
 #include "fs/base/clock.h"
 #include "fs/base/status.h"
 #include "fs/core/chunking.h"
+#include "fs/core/dir_changes.h"
 #include "fs/core/file_id_allocator.h"
 #include "fs/core/node_service.h"
 #include "fs/core/profile.h"
@@ -78,6 +79,10 @@ struct FileSystemOptions {
   // instead of at the first writes (a freshly mapped buffer pays a page fault per page:
   // bb-page-fault-bench). The daemon sets it when it has peers.
   bool prefault_write_behind = false;
+  // How long a directory's entry changes (mtime, ctime, subdirectory count) wait here to be
+  // sent to its owner together (fs/core/dir_changes.h); 0: only when this node reads the
+  // directory's attributes, and at stop.
+  uint32_t dir_change_ms = 20;
 };
 
 // Who is asking (from the FUSE request).
@@ -158,6 +163,8 @@ class FileSystem {
   // ENOENT for an empty target and ENAMETOOLONG for one of kPathMax bytes or more.
   Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, dev_t rdev, const Caller& c);
   Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
+  // Sends the directory changes this node still holds (dir_changes.h) to their owners now.
+  void SendDirChanges() { dir_changes_->FlushAll(); }
   Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target, const Caller& c);
   // The target of a symlink; EINVAL for any other type.
   Result<std::string> Readlink(uint64_t ino);
@@ -244,6 +251,14 @@ class FileSystem {
   Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);
   Status TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path);
   Status LoadDirPage(DirHandle* dir);
+  // An entry at `path` was made, removed or renamed (`subdirs`: directories made minus removed):
+  // its parent's times and count move, coalesced (dir_changes.h).
+  void NoteDirChange(const std::string& path, int32_t subdirs);
+  void SendDirChange(const std::string& dir, const DirChanges::Change& c);
+  // What this node has not yet sent of directory `dir`'s changes, added to `md`.
+  void OverlayDirChange(const std::string& dir, Metadata* md) const;
+  // Whether directory `dir` has no entry on any node that holds its entries.
+  Result<bool> DirIsEmpty(const PathLayout& layout, const std::string& dir);
   // An O_APPEND write's offset on a file other nodes share, handed out by its metadata owner.
   Result<uint64_t> ReserveAppend(const std::shared_ptr<Inode>& inode, uint64_t length);
   NodeService* MetaOwner(const std::string& path) const;
@@ -278,6 +293,9 @@ class FileSystem {
 
   mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;
+
+  // Last: its destructor sends what is pending, through everything above.
+  std::unique_ptr<DirChanges> dir_changes_;
 };
 
 }  // namespace bb::fs

@@ -1,5 +1,6 @@
 // Directories (paged listings merged from every node that holds entries), the space of all
 // nodes, and workspaces of the core.
+#include <algorithm>
 #include <map>
 
 #include "fs/core/file_system.h"
@@ -28,6 +29,103 @@ Result<SpaceStats> FileSystem::StatFs() {
   return total;
 }
 
+// ---- what entries made and removed do to their directory (dir_changes.h) ----
+
+void FileSystem::NoteDirChange(const std::string& path, int32_t subdirs) {
+  if (path == "/") return;
+  dir_changes_->Note(std::string(ParentPath(path)), clock_->WallNs(), subdirs);
+}
+
+void FileSystem::OverlayDirChange(const std::string& dir, Metadata* md) const {
+  auto c = dir_changes_->Pending(dir);
+  if (!c) return;
+  md->mtime_ns = std::max(md->mtime_ns, c->time_ns);
+  md->ctime_ns = std::max(md->ctime_ns, c->time_ns);
+  md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + c->subdirs));
+}
+
+Result<bool> FileSystem::DirIsEmpty(const PathLayout& layout, const std::string& dir) {
+  for (NodeId n : layout.DirNodes()) {
+    BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(dir, "", 1));
+    if (!page.entries.empty()) return false;
+  }
+  return true;
+}
+
+void FileSystem::SendDirChange(const std::string& dir, const DirChanges::Change& c) {
+  MetaUpdate u;
+  u.touch_ns = c.time_ns;
+  if (c.subdirs != 0) u.subdirs = c.subdirs;
+  PathLayout layout = router_->Resolve(dir);
+  // Every copy of a replicated directory (the root, a workspace root) takes the change. A
+  // directory removed meanwhile (ENOENT) needs none; other failures lose this one change of
+  // times and count, never an entry.
+  if (layout.replicated) {
+    for (NodeId n : AllNodes(*router_)) (void)nodes_(n)->UpdateMeta(dir, u);
+  } else {
+    (void)MetaOwner(layout, dir)->UpdateMeta(dir, u);
+  }
+}
+
+Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
+                          unsigned int flags) {
+  Count(FsOp::kRename);
+  if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) {
+    return Status(EINVAL, "only RENAME_NOREPLACE is supported");
+  }
+  BB_ASSIGN_OR_RETURN(std::string from, ChildPath(parent, name));
+  BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
+  if (from == to) return Status::Ok();
+  if (IsSameOrBelow(to, from)) return Status(EINVAL, "cannot move a directory into itself");
+  PathLayout from_layout = router_->Resolve(from);
+  PathLayout to_layout = router_->Resolve(to);
+  if (from_layout.replicated || to_layout.replicated) {
+    return Status(EBUSY, "a workspace cannot be renamed or replaced");
+  }
+  if (from_layout.domain != to_layout.domain) {
+    return Status(EXDEV, "rename between workspaces: " + from + " -> " + to);
+  }
+  NodeService* from_owner = MetaOwner(from_layout, from);
+  NodeService* to_owner = MetaOwner(to_layout, to);
+  BB_ASSIGN_OR_RETURN(Metadata src, from_owner->GetMeta(from));
+  auto dst = to_owner->GetMeta(to);
+  if (!dst && dst.error().code() != ENOENT) return dst.error();
+  bool src_dir = src.type == FileType::kDirectory;
+  if (src_dir) {
+    BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(from_layout, from));
+    if (!empty) return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
+  }
+  if (dst) {
+    if (flags & RENAME_NOREPLACE) return Status(EEXIST, to);
+    if (dst->file_id == src.file_id) return Status::Ok();
+    bool dst_dir = dst->type == FileType::kDirectory;
+    if (src_dir && !dst_dir) return Status(ENOTDIR, to);
+    if (!src_dir && dst_dir) return Status(EISDIR, to);
+    if (dst_dir) {
+      BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(to_layout, to));
+      if (!empty) return Status(ENOTEMPTY, to);
+    }
+  }
+  bool dst_dir = dst && dst->type == FileType::kDirectory;
+  if (from_owner == to_owner) {
+    BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
+  } else {
+    // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
+    BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
+    BB_ASSIGN_OR_RETURN(src, from_owner->RemoveMeta(from));
+  }
+  {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(src.file_id);
+    if (it != inodes_.end()) it->second->path = to;
+  }
+  NoteDirChange(from, src_dir ? -1 : 0);
+  NoteDirChange(to, (src_dir ? 1 : 0) - (dst_dir ? 1 : 0));
+  if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
+  if (dst) return DropEntryData(*dst, to);
+  return Status::Ok();
+}
+
 // ---- workspaces ----
 
 Status FileSystem::CreateWorkspace(const std::string& name, const WorkspaceSpec& spec, const Caller& owner) {
@@ -45,6 +143,7 @@ Status FileSystem::CreateWorkspace(const std::string& name, const WorkspaceSpec&
     }
     done.push_back(n);
   }
+  NoteDirChange("/" + name, 1);
   return Status::Ok();
 }
 
@@ -78,6 +177,7 @@ Status FileSystem::RemoveWorkspace(const std::string& name, const WorkspaceRoute
   for (NodeId n : all) {
     BB_RETURN_IF_ERROR(nodes_(n)->DropWorkspace(name).Annotate("node " + std::to_string(n)));
   }
+  NoteDirChange(dir, -1);
   // Forget the paths the kernel still knows below the workspace: they are gone.
   std::lock_guard lock(table_mu_);
   for (auto& [ino, inode] : inodes_) {

@@ -270,6 +270,11 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
   if (u.atime_ns) md->atime_ns = *u.atime_ns;
   if (u.data_location) md->data_location = *u.data_location;
   if (u.append) md->size += *u.append;
+  if (u.touch_ns) {
+    md->mtime_ns = std::max(md->mtime_ns, *u.touch_ns);
+    md->ctime_ns = std::max(md->ctime_ns, *u.touch_ns);
+  }
+  if (u.subdirs) md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + *u.subdirs));
 }
 
 std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options) {

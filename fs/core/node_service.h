@@ -43,10 +43,16 @@ struct MetaUpdate {
   // After grow_to: size += append — an O_APPEND write's range [size, size + append), handed out
   // by the metadata owner so that appends from different nodes never overlap.
   std::optional<uint64_t> append;
+  // An entry of this directory was made, removed or renamed: mtime and ctime become at least
+  // this (never earlier: DirChanges from several nodes arrive in any order).
+  std::optional<int64_t> touch_ns;
+  // Subdirectories made minus removed; the count never goes below 0.
+  std::optional<int32_t> subdirs;
 };
 
 // Applies `u` to `md`, as the metadata owner does: set fields replace; `grow_to` grows the size
-// and never moves mtime/ctime backwards; `append` then adds to the size.
+// and never moves mtime/ctime backwards; `append` then adds to the size; `touch_ns` and
+// `subdirs` are a directory's entry changes (fs/core/dir_changes.h).
 void ApplyUpdate(const MetaUpdate& u, Metadata* md);
 
 struct DirEntry {

@@ -66,6 +66,11 @@ struct Cluster {
     for (uint32_t i = 0; i < n; ++i) Assemble(i);
     for (auto& m : members) REQUIRE(m.fs->Init(kUser).ok());
   }
+  // Every node's core goes before any node's service: a core sends what it still has to others
+  // as it stops (its directories' pending changes).
+  ~Cluster() {
+    for (auto& m : members) m.fs.reset();
+  }
 
   // (Re)builds node i's router, service and core over its existing stores.
   void Assemble(uint32_t i) {

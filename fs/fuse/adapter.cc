@@ -54,7 +54,7 @@ void FillStat(const Entry& e, struct stat* st) {
   const Metadata& md = e.md;
   st->st_ino = e.ino;
   st->st_mode = FileTypeBits(md.type);
-  st->st_nlink = e.unlinked ? 0 : md.type == FileType::kDirectory ? 2 : 1;
+  st->st_nlink = e.unlinked ? 0 : md.type == FileType::kDirectory ? 2 + md.subdirs : 1;
   st->st_rdev = static_cast<dev_t>(md.rdev);
   st->st_mode |= md.mode & 07777;
   st->st_uid = md.uid;

@@ -94,6 +94,7 @@ std::string EncodeMetadata(const Metadata& md) {
   PutFixed<uint32_t>(&out, md.chunk_size);
   PutFixed<uint32_t>(&out, md.data_location);
   PutFixed<uint64_t>(&out, md.rdev);
+  PutFixed<uint32_t>(&out, md.subdirs);
   PutFixed<uint16_t>(&out, static_cast<uint16_t>(md.symlink_target.size()));
   out.append(md.symlink_target);
   return out;
@@ -104,7 +105,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   Metadata md;
   uint8_t version = r.Get<uint8_t>();
   if (r.truncated()) return Status(EIO, "metadata value is empty");
-  if (version != 1 && version != kMetadataVersion) {
+  if (version < 1 || version > kMetadataVersion) {
     return Status(EIO, "metadata value has unknown version " + std::to_string(version));
   }
   uint8_t type = r.Get<uint8_t>();
@@ -123,6 +124,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   md.chunk_size = r.Get<uint32_t>();
   md.data_location = r.Get<uint32_t>();
   if (version >= 2) md.rdev = r.Get<uint64_t>();
+  if (version >= 3) md.subdirs = r.Get<uint32_t>();
   uint16_t target_len = r.Get<uint16_t>();
   md.symlink_target = std::string(r.Bytes(target_len));
   if (r.truncated()) return Status(EIO, "metadata value is truncated");

@@ -50,7 +50,7 @@ inline constexpr uint8_t kMaxFileType = 7;
 uint32_t FileTypeBits(FileType t);
 std::optional<FileType> FileTypeOf(uint32_t mode);
 
-inline constexpr uint8_t kMetadataVersion = 2;
+inline constexpr uint8_t kMetadataVersion = 3;
 inline constexpr uint32_t kNoNode = 0xffffffffu;
 inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
 
@@ -67,6 +67,7 @@ struct Metadata {
   uint32_t chunk_size = 0;
   uint32_t data_location = kNoNode;
   uint64_t rdev = 0;
+  uint32_t subdirs = 0;  // a directory's subdirectories (st_nlink = 2 + subdirs); version 3 on
   std::string symlink_target;
 
   bool operator==(const Metadata&) const = default;

@@ -46,13 +46,24 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   Metadata md;
   md.file_id = 7;
   md.size = 42;
-  std::string v2 = EncodeMetadata(md);
-  std::string v1 = v2;
+  std::string current = EncodeMetadata(md);
+  std::string v1 = current;
   v1[0] = 1;
-  v1.erase(v1.size() - 2 - 8, 8);  // drop rdev (before the 2-byte target length)
+  v1.erase(v1.size() - 2 - 12, 12);  // drop rdev and subdirs (before the 2-byte target length)
   auto old = DecodeMetadata(v1);
   REQUIRE(old.has_value());
   CHECK(*old == md);
+  // A version-2 value: rdev, no subdirectory count.
+  Metadata dir;
+  dir.type = FileType::kDirectory;
+  dir.subdirs = 3;
+  std::string v2_dir = EncodeMetadata(dir);
+  v2_dir[0] = 2;
+  v2_dir.erase(v2_dir.size() - 2 - 4, 4);
+  auto older = DecodeMetadata(v2_dir);
+  REQUIRE(older.has_value());
+  CHECK(older->subdirs == 0);
+  CHECK(DecodeMetadata(EncodeMetadata(dir))->subdirs == 3);
   std::string v1_fifo = v1;
   v1_fifo[1] = static_cast<char>(FileType::kFifo);  // version 1 knew three types only
   CHECK_FALSE(DecodeMetadata(v1_fifo).has_value());
