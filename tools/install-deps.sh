@@ -16,6 +16,7 @@ packages=(
   catch2
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
   python3-yaml python3-matplotlib  # the bench harness and its tests (test/bench_harness.sh)
+  python3-prometheus-client  # test/metrics.sh parses the metrics with it
   openmpi-bin libopenmpi-dev gfortran
   libhdf5-openmpi-dev python3-numpy python3-mpi4py  # the mode-selection corpus's HDF5 and Python jobs
 )

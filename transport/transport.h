@@ -16,6 +16,7 @@
 // due (see TransportOptions::poll_spin); other callers hand their work over and wait.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -67,6 +68,10 @@ struct TransportOptions {
   std::chrono::microseconds poll_spin{50};
 };
 
+// Upper bounds of the call latency histogram's buckets, in seconds (the last bucket: longer).
+inline constexpr std::array<double, 15> kLatencyBounds = {50e-6, 100e-6, 250e-6, 500e-6, 1e-3,   2.5e-3, 5e-3, 10e-3,
+                                                          25e-3, 50e-3,  100e-3, 250e-3, 500e-3, 1.0,    5.0};
+
 // What went between this transport and one peer since it started.
 struct PeerCounters {
   NodeId peer = 0;
@@ -77,6 +82,10 @@ struct PeerCounters {
   uint64_t bytes_received = 0;     // reply payload and bulk bytes
   uint64_t requests_received = 0;  // requests the peer sent to this side
   uint64_t request_bytes_received = 0;
+  // Calls sent, by latency (from the call to its reply or failure): latency[i] counts those
+  // within kLatencyBounds[i] and above the bound before; the last, those above every bound.
+  std::array<uint64_t, kLatencyBounds.size() + 1> latency{};
+  double latency_seconds = 0;  // their sum
 };
 
 // The reply of a call. `bulk_size` bytes of the reply's bulk part were placed in the caller's

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -18,9 +19,13 @@ void PeerStats::CountExtension(NodeId peer) {
   c.calls_extended++;
 }
 
-void PeerStats::CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received) {
+void PeerStats::CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received, int64_t latency_ns) {
+  double seconds = static_cast<double>(latency_ns) / 1e9;
+  size_t bucket = std::lower_bound(kLatencyBounds.begin(), kLatencyBounds.end(), seconds) - kLatencyBounds.begin();
   std::lock_guard lock(mu_);
   PeerCounters& c = counters_[peer];
+  c.latency[bucket]++;
+  c.latency_seconds += seconds;
   c.peer = peer;
   c.calls_sent++;
   c.calls_failed += ok ? 0 : 1;
@@ -125,7 +130,7 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   }
   bool ok = finished && call->status.ok();
   stats_->CountCall(peer, ok, payload.size() + bulk_out.size(),
-                    ok ? call->result.payload.size() + call->result.bulk_size : 0);
+                    ok ? call->result.payload.size() + call->result.bulk_size : 0, NowNs() - call->start_ns);
   if (!finished) return Status(ETIMEDOUT, "call to node " + std::to_string(peer) + " timed out (progress stalled)");
   if (!call->status.ok()) return call->status;
   return call->result;

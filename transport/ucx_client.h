@@ -38,7 +38,7 @@ inline constexpr unsigned kAmReply = 2;
 // Counters per peer, kept by both sides.
 class PeerStats {
  public:
-  void CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received);
+  void CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received, int64_t latency_ns);
   void CountRequest(uint32_t sender, uint64_t bytes);
   void CountExtension(NodeId peer);
   std::vector<PeerCounters> Snapshot() const;

@@ -72,6 +72,15 @@ class NodeStats {
     if (written) to_[node].write_bytes.fetch_add(written, std::memory_order_relaxed);
   }
 
+  // An operation answered with errno `err` (the FUSE adapter counts each error reply).
+  void CountError(int err) {
+    errors_[err > 0 && static_cast<size_t>(err) < kErrnos ? static_cast<size_t>(err) : 0].fetch_add(
+        1, std::memory_order_relaxed);
+  }
+  // Error replies by errno (index 0: errnos out of range).
+  uint64_t errors(int err) const { return errors_[static_cast<size_t>(err)].load(std::memory_order_relaxed); }
+  static constexpr size_t kErrnos = 160;
+
   uint64_t ops(FsOp op) const { return ops_[static_cast<size_t>(op)].load(std::memory_order_relaxed); }
   uint64_t replicated_reads() const { return replicated_reads_.load(std::memory_order_relaxed); }
   uint32_t nodes() const { return nodes_; }
@@ -83,6 +92,7 @@ class NodeStats {
   const uint32_t nodes_;
   std::array<std::atomic<uint64_t>, kFsOpCount> ops_{};
   std::atomic<uint64_t> replicated_reads_{0};
+  std::array<std::atomic<uint64_t>, kErrnos> errors_{};
   std::unique_ptr<Target[]> to_;
   Served served_;
 };

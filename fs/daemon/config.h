@@ -43,7 +43,9 @@ struct DaemonConfig {
   std::map<std::string, QosLimit> qos_limits;
   std::string qos_controller;
   uint32_t qos_threads = 4;
-  std::string qos_identity = "cgroup";  // cgroup | environment (see qos/job_identity.h)
+  std::string qos_identity = "cgroup";
+  std::string metrics_file;          // empty: none
+  uint32_t metrics_interval_s = 15;  // cgroup | environment (see qos/job_identity.h)
 
   bool QosActive() const {
     return qos_stage == "on" || (qos_stage == "auto" && (!qos_limits.empty() || !qos_controller.empty()));

@@ -105,11 +105,25 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
                        {"bytes_sent", c.bytes_sent},
                        {"bytes_received", c.bytes_received},
                        {"requests_received", c.requests_received},
-                       {"request_bytes_received", c.request_bytes_received}});
+                       {"request_bytes_received", c.request_bytes_received},
+                       {"latency", c.latency},
+                       {"latency_seconds", c.latency_seconds}});
     }
+  }
+  json errors = json::object();  // error replies by errno, the ones that happened
+  for (size_t e = 0; e < NodeStats::kErrnos; ++e) {
+    if (uint64_t n = stats_->errors(static_cast<int>(e))) errors[std::to_string(e)] = n;
+  }
+  json space = json::object();
+  if (auto sp = local_->StatSpace()) {
+    space = {{"total_bytes", sp->total_blocks * sp->block_size},
+             {"free_bytes", sp->free_blocks * sp->block_size},
+             {"avail_bytes", sp->avail_blocks * sp->block_size}};
   }
   return {{"ok", true},
           {"time_ns", clock_.MonotonicNs()},
+          {"errors", errors},
+          {"space", space},
           {"node", self()},
           {"nodes", nodes()},
           {"ops", ops},

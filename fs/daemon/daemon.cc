@@ -24,11 +24,18 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
       [raw = d.get()](const nlohmann::json& r, const ControlPeer& p) { return raw->Control(r, p); });
   if (!control) return control.error().Annotate("cannot open the control socket");
   d->control_ = std::move(*control);
+  if (!cfg.metrics_file.empty()) {
+    // A relative path is in the daemon's root: one file per node, whatever flags they share.
+    std::string path = cfg.metrics_file[0] == '/' ? cfg.metrics_file : cfg.root + "/" + cfg.metrics_file;
+    d->metrics_ = std::make_unique<MetricsWriter>(path, std::chrono::seconds(cfg.metrics_interval_s),
+                                                  [raw = d.get()] { return MetricsText({raw->StatsCommand({}, {})}); });
+  }
   return d;
 }
 
 Daemon::~Daemon() {
   control_.reset();
+  metrics_.reset();
   StopQos();  // runs what still waits, while the file system is there
   fs_.reset();
   transport_.reset();  // stops serving before the stores go

@@ -18,6 +18,7 @@
 #include "fs/core/workspace.h"
 #include "fs/daemon/config.h"
 #include "fs/daemon/control.h"
+#include "fs/daemon/metrics.h"
 #include "fs/rpc/node_rpc.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
@@ -41,6 +42,7 @@ class Daemon {
   // The QoS stage and the cache of each calling process's channels, or null when the stage
   // is off.
   qos::Stage* stage() { return stage_.get(); }
+  NodeStats* stats() { return stats_.get(); }
   qos::ChannelCache* channels() { return channels_.get(); }
   // Stops the QoS stage and its controller link: requests still waiting for tokens run now.
   // Call while the FUSE session still exists (they answer their requests through it).
@@ -86,6 +88,7 @@ class Daemon {
   std::unique_ptr<qos::Stage> stage_;
   std::unique_ptr<qos::ChannelCache> channels_;
   std::unique_ptr<qos::QosClient> qos_client_;
+  std::unique_ptr<MetricsWriter> metrics_;
   std::unique_ptr<ControlServer> control_;  // last: stops before the rest goes
 };
 

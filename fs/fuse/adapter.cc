@@ -29,6 +29,7 @@ int ToErrno(const Status& s) {
 
 void ReplyError(fuse_req_t req, const Status& s, const char* op) {
   int err = ToErrno(s);
+  if (NodeStats* stats = Ctx(req).stats) stats->CountError(err);
   switch (err) {
     case ENOENT:
     case EEXIST:

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "fs/core/file_system.h"
+#include "fs/core/stats.h"
 #include "qos/channel_cache.h"
 #include "qos/stage.h"
 
@@ -39,6 +40,7 @@ struct AdapterContext {
   // Set once the session exists: opens of shared files drop the kernel's cached attributes
   // (close-to-open: a size another node published since the last lookup is seen).
   fuse_session* session = nullptr;
+  NodeStats* stats = nullptr;  // counts error replies by errno when set
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.

@@ -6,6 +6,7 @@
 
 #include "fs/core/workspace.h"
 #include "fs/daemon/control.h"
+#include "fs/daemon/metrics.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/config/mode_file.h"
 
@@ -101,7 +102,7 @@ Status JobList(const std::string& root, bool as_json) {
   return Status::Ok();
 }
 
-Status Stats(const std::string& root, int node, bool as_json) {
+Status Stats(const std::string& root, int node, bool as_json, bool as_prometheus) {
   BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   if (node >= static_cast<int>(sockets.size())) {
     return Status(EINVAL, "no node " + std::to_string(node) + " (there are " + std::to_string(sockets.size()) + ")");
@@ -116,6 +117,10 @@ Status Stats(const std::string& root, int node, bool as_json) {
   }
   if (as_json) {
     std::cout << (node >= 0 ? all[0].dump(2) : all.dump(2)) << "\n";
+    return Status::Ok();
+  }
+  if (as_prometheus) {
+    std::cout << fs::MetricsText(std::vector<json>(all.begin(), all.end()));
     return Status::Ok();
   }
   for (const auto& s : all) {

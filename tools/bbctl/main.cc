@@ -10,7 +10,7 @@
 //   bbctl job stop --name JOB [--root DIR] | bbctl job list [--root DIR]
 //   bbctl job run --name JOB (--mode N | --mode-file F) [--nodes N] [--ntasks-per-node K]
 //                 [--timeout S] [--profile OUT.json] [--keep] [--json] -- JOB.sh [ARGS]
-//   bbctl stats [--node I] [--json] [--root DIR]
+//   bbctl stats [--node I] [--json | --prometheus] [--root DIR]
 //   bbctl key new FILE [--force]      a cluster key (sites that give their own)
 //   bbctl qos status --key-file FILE [--controller IP:PORT] [--json]
 //   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
@@ -119,6 +119,8 @@ int main(int argc, char** argv) {
   auto* stats = app.add_subcommand("stats", "per-node counters: operations, requests per node, RPCs per peer");
   stats->add_option("--node", node, "only this node");
   stats->add_flag("--json", as_json, "print JSON");
+  bool as_prometheus = false;
+  stats->add_flag("--prometheus", as_prometheus, "print the Prometheus text exposition (metric names: README)");
   stats->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   std::string controller = "127.0.0.1:7600", qos_job, data_rate;
   double meta_rate = -1;
@@ -199,7 +201,7 @@ int main(int argc, char** argv) {
   if (*jstart) return Report(JobStart(ctl_root, job_name, mode_file));
   if (*jstop) return Report(JobStop(ctl_root, job_name));
   if (*jlist) return Report(JobList(ctl_root, as_json));
-  if (*stats) return Report(Stats(ctl_root, node, as_json));
+  if (*stats) return Report(Stats(ctl_root, node, as_json, as_prometheus));
 
   if (*s) return Report(StartLocal(start));
   if (*stop) return Report(StopLocal(root));

@@ -171,6 +171,7 @@ int main(int argc, char** argv) {
 
   AdapterContext ctx{&(*daemon)->fs(), AdapterOptions{cfg.EffectiveCacheTimeout(), 1 << 20, cfg.private_cache_timeout},
                      (*daemon)->stage(), (*daemon)->channels()};
+  ctx.stats = (*daemon)->stats();
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
       "fsname=bbfs,subtype=bbfs,default_permissions,noatime,nosuid,nodev,max_read=" +

@@ -151,6 +151,13 @@ const DaemonField kFields[] = {
        return OneOf(s, n, v, {"auto", "on", "off"}, "auto, on or off", &c->qos_stage);
      }},
     {"qos_limits", "static per-job limits: `JOB: {metadata: OPS, data: SIZE}` per second", "—", false, ReadQosLimits},
+    {"metrics_file",
+     "a file the daemon rewrites every `metrics_interval` with its counters in the Prometheus text format (a "
+     "node_exporter textfile collector reads it; `bbctl stats --prometheus` prints the same). A relative path is "
+     "in the root",
+     "— (none)", true, Path<&DaemonConfig::metrics_file>},
+    {"metrics_interval", "seconds between two writes of `metrics_file`", "15", true,
+     Int<&DaemonConfig::metrics_interval_s, 1, 3600>},
     {"qos_controller", "`ip:port` of `bb-controller`", "—", true, HostPort<&DaemonConfig::qos_controller>},
     {"qos_threads", "threads answering requests that waited for tokens", "4", true,
      Int<&DaemonConfig::qos_threads, 1, 256>},

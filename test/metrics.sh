@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The metrics: 2 daemons (bbctl start, loopback) do real work, then `bbctl stats --prometheus`
+# is parsed with a Prometheus text-format parser (Debian's python3-prometheus-client) and its
+# counters must equal `bbctl stats --json` taken at the same moment; each daemon's
+# metrics_file parses too and is rewritten every interval. Needs root and /dev/fuse. Cleans up
+# always.
+set -euo pipefail
+bin=${1:?usage: metrics.sh BUILD_BIN_DIR}
+bbctl=$bin/bbctl
+tmp=$(mktemp -d /tmp/bb-metrics-XXXXXX)
+fails=0
+finish() {
+  local rc=$?
+  "$bbctl" stop --root "$tmp/r" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+  if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "metrics: all passed"; else echo "metrics: FAILED"; exit 1; fi
+}
+trap finish EXIT
+source "$(dirname "$0")/lib.sh"
+py=/usr/bin/python3  # Debian's, with its packages
+
+"$bbctl" start --nodes 2 --root "$tmp/r" --mount "$tmp/m" --base-port $((7900 + RANDOM % 200)) -- \
+  --metrics-file metrics.prom --metrics-interval 1 >/dev/null
+for i in $(seq 20); do head -c 300000 /dev/urandom > "$tmp/m/node0/f$i"; done
+cat "$tmp/m/node1"/f* > /dev/null
+ls "$tmp/m/node1/no-such-file" 2>/dev/null || true
+"$bbctl" stats --root "$tmp/r" --json > "$tmp/stats.json"
+"$bbctl" stats --root "$tmp/r" --prometheus > "$tmp/metrics.txt"
+
+check "bbctl stats --prometheus parses as Prometheus text, and its counters equal bbctl stats --json" $py - "$tmp" <<'PY'
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+tmp = sys.argv[1]
+stats = json.load(open(f"{tmp}/stats.json"))
+fams = {f.name: f for f in text_string_to_metric_families(open(f"{tmp}/metrics.txt").read())}
+def value(family, suffix="_total", **labels):
+    hits = [s.value for s in fams[family].samples
+            if s.name == family + suffix and all(s.labels.get(k) == str(v) for k, v in labels.items())]
+    assert len(hits) == 1, (family, labels, hits)
+    return hits[0]
+bad = []
+for node in stats:
+    n = node["node"]
+    for op, count in node["ops"].items():
+        if value("bb_fs_operations", node=n, op=op) != count: bad.append(("op", n, op))
+    for errno_, count in node["errors"].items():
+        if value("bb_fs_errors", node=n, errno=errno_) != count: bad.append(("errno", n, errno_))
+    for t in node["to"]:
+        if value("bb_requests", node=n, peer=t["node"], kind="metadata") != t["meta_requests"]: bad.append(("meta", n))
+        if value("bb_data_bytes", node=n, peer=t["node"], direction="read") != t["read_bytes"]: bad.append(("read", n))
+    for p in node["peers"]:
+        if value("bb_rpc_calls", node=n, peer=p["peer"]) != p["calls_sent"]: bad.append(("calls", n))
+        if value("bb_rpc_latency_seconds", "_count", node=n, peer=p["peer"]) != p["calls_sent"]: bad.append(("latency", n))
+    space = [s for s in fams["bb_space_bytes"].samples if s.labels["node"] == str(n) and s.labels["kind"] == "total"]
+    if not space or space[0].value != node["space"]["total_bytes"]: bad.append(("space", n))
+assert fams["bb_rpc_latency_seconds"].type == "histogram"
+assert any(s.value > 0 for s in fams["bb_fs_operations"].samples if s.labels["op"] == "write")
+assert any(s.labels["errno"] == "2" for s in fams["bb_fs_errors"].samples), "the ENOENT of ls"
+assert sum(p["calls_sent"] for node in stats for p in node["peers"]) > 0, "the nodes talked"
+if bad:
+    sys.exit(f"mismatches: {bad}")
+PY
+
+sleep 1.5
+check "each daemon's metrics_file parses and is rewritten every interval" $py - "$tmp" <<'PY'
+import os, sys, time
+from prometheus_client.parser import text_string_to_metric_families
+tmp = sys.argv[1]
+for n in (0, 1):
+    path = f"{tmp}/r/node{n}/metrics.prom"
+    before = os.stat(path).st_mtime
+    fams = {f.name for f in text_string_to_metric_families(open(path).read())}
+    assert {"bb_fs_operations", "bb_space_bytes", "bb_nodes"} <= fams, fams
+    for _ in range(40):
+        if os.stat(path).st_mtime != before: break
+        time.sleep(0.1)
+    assert os.stat(path).st_mtime != before, f"{path} was not rewritten"
+PY
