@@ -12,9 +12,11 @@ mkdir -p "$mnt"
 
 spaced="$tmp/with space/mnt"
 spaced_root="$tmp/spaced root"
+syslog_root="$tmp/syslog-root"
+syslog_listener=
 cleanup() {
   local rc=$?
-  for r in "$root" "$spaced_root"; do
+  for r in "$root" "$spaced_root" "$syslog_root"; do
     [ -f "$r/bbd.lock" ] || continue
     pid=$(cat "$r/bbd.lock" 2>/dev/null || true)
     if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
@@ -25,6 +27,8 @@ cleanup() {
   done
   grep -q " $mnt " /proc/self/mountinfo && umount -l "$mnt"
   grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo && umount -l "$spaced"
+  grep -q " $tmp/syslog-mnt " /proc/self/mountinfo && umount -l "$tmp/syslog-mnt"
+  if [ -n "$syslog_listener" ]; then kill "$syslog_listener" 2>/dev/null || true; rm -f /dev/log; fi
   rm -rf "$tmp"
   if [ $rc -eq 0 ]; then echo "mounted_tools: all passed"; else echo "mounted_tools: FAILED (rc $rc)"; fi
   exit $rc
@@ -131,3 +135,24 @@ grep -q "already has a file system mounted" <<< "$second"
 kill -TERM "$(cat "$spaced_root/bbd.lock")"
 for _ in $(seq 100); do grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo || break; sleep 0.1; done
 ! grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo
+
+step "log_to: syslog — the daemon's lines go to /dev/log (ident bbd, facility daemon)"
+if [ -e /dev/log ]; then
+  echo "   (skipped: a syslog daemon or journald owns /dev/log here; journalctl -t bbd shows the lines)"
+else
+  /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind("/dev/log")
+with open(sys.argv[1], "ab", buffering=0) as out:
+    while True: out.write(s.recv(65536) + b"\n")
+' "$tmp/syslog.txt" & syslog_listener=$!
+  for _ in $(seq 50); do [ -S /dev/log ] && break; sleep 0.1; done
+  mkdir -p "$tmp/syslog-mnt"
+  "$bbd" --root "$syslog_root" --mount "$tmp/syslog-mnt" --log-to syslog
+  kill -TERM "$(cat "$syslog_root/bbd.lock")"
+  for _ in $(seq 100); do grep -q " $tmp/syslog-mnt " /proc/self/mountinfo || break; sleep 0.1; done
+  grep -q '<[0-9]*>.*bbd\[[0-9]*\]: .*mounted' "$tmp/syslog.txt"
+  grep -q 'unmounted' "$tmp/syslog.txt"
+  [ ! -s "$syslog_root/bbd.log" ]
+  kill "$syslog_listener"; wait "$syslog_listener" 2>/dev/null || true; syslog_listener=; rm -f /dev/log
+fi

@@ -20,6 +20,7 @@ struct DaemonConfig {
   std::string mount;
   uint64_t chunk_size = kDefaultChunkSize;
   std::string log_level = "info";
+  std::string log_to = "file";  // file (<root>/bbd.log; stderr in the foreground) | syslog
   uint32_t fuse_threads = 16;
   double cache_timeout = -1;  // < 0: not set (1 s on one node, 0 on several)
   double private_cache_timeout = 60;

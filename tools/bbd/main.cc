@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/syslog_sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -146,7 +147,10 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(cfg.root, ec);
   if (ec) return Fail(launcher, Status(ec.value(), "cannot create root " + cfg.root + ": " + ec.message()));
   std::shared_ptr<bb::bbd::ReopenableFileSink> log_file;
-  if (foreground) {
+  if (cfg.log_to == "syslog") {
+    // Facility daemon, ident bbd: journald and any syslog daemon take it from /dev/log.
+    spdlog::set_default_logger(spdlog::syslog_logger_mt("bbd", "bbd", LOG_PID, LOG_DAEMON));
+  } else if (foreground) {
     spdlog::set_default_logger(spdlog::stderr_color_mt("bbd"));
   } else {
     try {
@@ -155,6 +159,8 @@ int main(int argc, char** argv) {
     } catch (const spdlog::spdlog_ex& e) {
       return Fail(launcher, Status(EIO, std::string("cannot open log: ") + e.what()));
     }
+  }
+  if (!foreground) {
     int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, 0);

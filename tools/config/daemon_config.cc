@@ -91,6 +91,13 @@ const DaemonField kFields[] = {
        return OneOf(s, n, v, {"trace", "debug", "info", "warn", "error"}, "one of trace, debug, info, warn, error",
                     &c->log_level);
      }},
+    {"log_to",
+     "`file` (`<root>/bbd.log`, reopened on SIGHUP/SIGUSR1; stderr with `--foreground`) or `syslog` (facility "
+     "daemon, ident `bbd`: journald or a syslog daemon keeps it)",
+     "`file`", true,
+     [](auto& s, auto& n, auto& v, auto* c) -> Status {
+       return OneOf(s, n, v, {"file", "syslog"}, "file or syslog", &c->log_to);
+     }},
     {"fuse_threads", "most FUSE worker threads", "16", true, Int<&DaemonConfig::fuse_threads, 1, 1024>},
     {"cache_timeout", "seconds the kernel caches attributes and entries", "1.0 (0 in a cluster)", true,
      Seconds<&DaemonConfig::cache_timeout>},
