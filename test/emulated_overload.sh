@@ -76,7 +76,9 @@ chmod +x "$tmp/job.sh"
 printf 'mode: 2\nmetadata_server_ratio: 0.25\n' > "$tmp/mode2.yaml"
 
 # A 150 ms deadline, and 2 s for a node to answer a ping (or reply) before it counts as gone.
-"$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout ${DEADLINE_MS:-150} --rpc-liveness 2000 >/dev/null
+# A short queue (16 waiting requests) so that node 0 also pushes back under the 64 writers.
+"$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout ${DEADLINE_MS:-150} \
+  --rpc-liveness 2000 --rpc-max-queued 16 >/dev/null
 node0=$(pgrep -f "node-name node0 " | head -1)
 
 if [ -d /sys/fs/cgroup/cpu ] && mkdir "$cg" 2>/dev/null; then
@@ -98,7 +100,8 @@ set -e
 grep -E "rank|files|bbctl: job" "$tmp/slow.out" | head -8
 extended=$("$bbctl" stats --json | python3 -c "import json, sys; print(sum(p.get('calls_extended', 0) for n in json.load(sys.stdin) for p in n['peers']))")
 failed=$("$bbctl" stats --json | python3 -c "import json, sys; print(sum(p.get('calls_failed', 0) for n in json.load(sys.stdin) for p in n['peers']))")
-echo "slowed run: $(( $(date +%s) - start )) s, $extended calls waited past their deadline, $failed failed"
+pushed=$("$bbctl" stats --json | python3 -c "import json, sys; print(sum(p.get('calls_pushed_back', 0) for n in json.load(sys.stdin) for p in n['peers']))")
+echo "slowed run: $(( $(date +%s) - start )) s, $extended calls waited past their deadline, $pushed pushed back, $failed failed"
 [ $rc -eq 0 ] || grep -h -E 'transport|timed out' "$root"/node*/bbd.log | sed 's/^\[[^]]*\] //' | sort | uniq -c | head -8
 check "node 0 slowed far past the deadline: every append succeeds, every record once" test $rc -eq 0
 check "the deadline was passed and waited out ($extended calls), none failed" test "$extended" -gt 0 -a "$failed" -eq 0

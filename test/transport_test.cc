@@ -434,6 +434,42 @@ TEST_CASE("a server that is not the node the caller asked for is refused", "[tra
   CHECK(r.error().message().find("not node 2") != std::string::npos);
 }
 
+TEST_CASE("a server whose queue is full pushes back, and every call still succeeds", "[transport]") {
+  TransportOptions so;
+  so.key = TestKey();
+  so.serve_tools = true;
+  so.listen_host = "127.0.0.1";
+  so.handler_threads = 1;
+  so.max_queued = 2;
+  std::atomic<int> served{0};
+  auto server = StartUcxTransport(so, [&](uint16_t, std::string_view payload, std::string_view) {
+    std::this_thread::sleep_for(milliseconds(10));
+    served++;
+    return Response{0, std::string(payload), {}};
+  });
+  REQUIRE(server.has_value());
+  auto client = Client(TransportOptions{}.poll_spin, milliseconds(300));  // far less than the queue takes
+  client->SetPeer(1, "127.0.0.1", (*server)->port());
+  std::atomic<int> ok{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 16; ++t) {
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < 4; ++i) {
+        std::string big(100 << 10, static_cast<char>('a' + t));  // rendezvous: pushed back before it moves
+        auto r = client->Call(1, 1, std::to_string(t * 10 + i), {big.data(), big.size()}, {});
+        if (r && r->payload == std::to_string(t * 10 + i)) ok++;
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  CHECK(ok == 64);
+  CHECK(served == 64);  // each once: a pushed back request is not served twice
+  uint64_t pushed = 0, failed = 0;
+  for (const auto& c : client->Counters()) pushed += c.calls_pushed_back, failed += c.calls_failed;
+  CHECK(pushed > 0);
+  CHECK(failed == 0);
+}
+
 TEST_CASE("run_inline ops are answered on the progress thread, the others on handler threads", "[transport]") {
   std::mutex mu;
   std::map<uint16_t, std::set<std::thread::id>> threads;

@@ -54,6 +54,10 @@ struct TransportOptions {
   std::chrono::milliseconds deadline{5000};  // default deadline of a call
   std::chrono::milliseconds liveness{0};     // transport/liveness.h's period (0: the deadline)
   size_t handler_threads = 4;
+  // Requests waiting for a handler thread, at most; past it the server pushes back (the caller
+  // sends the request again after a short wait, and its deadline waits while this side
+  // answers), so an overloaded node's memory stays bounded and nothing fails for being slow.
+  size_t max_queued = 4096;
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
   // Calls carrying 64 KiB or more that may be in flight at once; more callers wait for a slot.
   size_t max_large_in_flight = 16;
@@ -78,6 +82,7 @@ struct PeerCounters {
   uint64_t calls_sent = 0;         // requests this side sent to the peer
   uint64_t calls_failed = 0;       // of those, failed by the transport (timeout, broken link)
   uint64_t calls_extended = 0;     // deadlines passed while the peer answered pings and made progress
+  uint64_t calls_pushed_back = 0;  // times the peer's queue was full and a call was sent again
   uint64_t bytes_sent = 0;         // request payload and bulk bytes
   uint64_t bytes_received = 0;     // reply payload and bulk bytes
   uint64_t requests_received = 0;  // requests the peer sent to this side

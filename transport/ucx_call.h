@@ -32,6 +32,8 @@ struct PendingCall {
   bool decided = false;
   bool send_inflight = false;
   bool resent = false;        // sent again after the peer did not know its session
+  int64_t retry_at_ns = 0;    // pushed back by a busy peer: send again at this time (0: not)
+  int pushed_back = 0;        // how often
   void* recv_req = nullptr;   // rendezvous receive into bulk_in, while in flight
   uint32_t reply_prefix = 0;  // payload bytes leading the reply's data
   std::string scratch;        // rendezvous target when the reply's data starts with payload

@@ -12,6 +12,13 @@
 
 namespace bb::transport::ucx {
 
+void PeerStats::CountPushBack(NodeId peer) {
+  std::lock_guard lock(mu_);
+  PeerCounters& c = counters_[peer];
+  c.peer = peer;
+  c.calls_pushed_back++;
+}
+
 void PeerStats::CountExtension(NodeId peer) {
   std::lock_guard lock(mu_);
   PeerCounters& c = counters_[peer];
@@ -198,6 +205,13 @@ ucs_status_t Client::OnReply(void* arg, const void* header, size_t header_length
     self->Reconnect(call);
     return UCS_OK;
   }
+  if (frame->busy) {  // not taken: send again after a wait that grows, 1 ms to 64 ms
+    auto it = self->peers_.find(call->peer);
+    if (it != self->peers_.end()) Replied(&it->second.live, NowNs());  // alive, and pushing back
+    call->retry_at_ns = NowNs() + (int64_t{1'000'000} << std::min(call->pushed_back++, 6));
+    self->stats_->CountPushBack(call->peer);
+    return UCS_OK;
+  }
   uint32_t prefix = frame->payload_in_data ? frame->payload_size : 0;
   if (length < prefix) {
     self->Decide(call, Status(EPROTO, "reply data shorter than its payload"), {});
@@ -300,47 +314,6 @@ void Client::MaybeFinish(const CallRef& call) {
   if (call->finished.load(std::memory_order_relaxed)) return;
   call->finished.store(true, std::memory_order_release);
   call->cv.notify_all();
-}
-
-void Client::Expire(int64_t now) {
-  for (auto& [id, peer] : peers_) {  // calls waiting for a connection that is slower than they may be
-    for (auto it = peer.waiting.begin(); it != peer.waiting.end();) {
-      if ((*it)->deadline_ns.load(std::memory_order_relaxed) > now || (*it)->ping) {
-        ++it;
-        continue;
-      }
-      CallRef call = *it;
-      it = peer.waiting.erase(it);
-      Decide(call, Status(ETIMEDOUT, "connect to node " + std::to_string(id) + ": no answer in time"), {});
-    }
-  }
-  std::vector<CallRef> late;
-  std::set<NodeId> waiting;  // peers with a call out for half its deadline or more
-  for (auto& [id, call] : pending_) {
-    int64_t due = call->deadline_ns.load(std::memory_order_relaxed);
-    if (!call->ping && now - call->start_ns >= call->patience_ns / 2) waiting.insert(call->peer);
-    if (due <= now) late.push_back(call);
-  }
-  for (NodeId id : waiting) MaybePing(id, now);
-  for (const CallRef& call : late) {
-    Verdict v = call->ping ? Verdict::kGone : Judge(call->peer, now);
-    if (v == Verdict::kAlive) {  // alive and working through its queue: wait another deadline
-      call->deadline_ns.store(now + call->patience_ns, std::memory_order_relaxed);
-      stats_->CountExtension(call->peer);
-      continue;
-    }
-    if (v == Verdict::kAsk) {  // not known yet: ask, and look again shortly
-      MaybePing(call->peer, now, /*force=*/true);
-      call->deadline_ns.store(now + call->patience_ns / 16, std::memory_order_relaxed);
-      continue;
-    }
-    Decide(call, Status(ETIMEDOUT, "no reply from node " + std::to_string(call->peer) + " in time"), {});
-    if (call->recv_req != nullptr) ucp_request_cancel(worker_->handle(), call->recv_req);
-    if (call->send_inflight) {
-      // The connection is stuck: close it so the send completes and the buffer is free.
-      FailPeer(call->peer, Status(ETIMEDOUT, "connection to node " + std::to_string(call->peer) + " stalled"));
-    }
-  }
 }
 
 void Client::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {

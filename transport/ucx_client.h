@@ -41,6 +41,7 @@ class PeerStats {
   void CountCall(NodeId peer, bool ok, uint64_t sent, uint64_t received, int64_t latency_ns);
   void CountRequest(uint32_t sender, uint64_t bytes);
   void CountExtension(NodeId peer);
+  void CountPushBack(NodeId peer);
   std::vector<PeerCounters> Snapshot() const;
 
  private:

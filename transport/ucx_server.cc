@@ -117,6 +117,27 @@ void Server::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
   self->worker_->CloseEp(ep);
 }
 
+// The caller of a well-formed request that is to be queued, or nullptr when it is answered
+// already: junk or an unknown session (Unknown), a ping, or push-back from a full queue.
+Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* param) {
+  Caller* caller = frame.kind == Kind::kRequest ? Resolve(frame.session) : nullptr;
+  if (caller == nullptr) {
+    Unknown(param, frame);
+    return nullptr;
+  }
+  if (frame.op == kPingOp) {  // answered here, ahead of the queue: this side is alive
+    SendReply(caller->ep, frame.session, frame.id, kPingOp, Response{0, Writer().U64(completed_).Take(), {}});
+    return nullptr;
+  }
+  if (!(options_.run_inline && options_.run_inline(frame.op)) &&
+      queued_.load(std::memory_order_relaxed) >= options_.max_queued) {
+    // Push back before the data moves: the caller sends it again shortly.
+    SendReply(caller->ep, frame.session, frame.id, frame.op, Response{EBUSY, {}, {}}, kServerBusy);
+    return nullptr;
+  }
+  return caller;
+}
+
 // Junk from a peer that never passed the gate, at most one line per interval.
 void Server::Unknown(const ucp_am_recv_param_t* param, const Frame& frame) {
   int64_t now = NowNs();
@@ -139,18 +160,9 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
                                const ucp_am_recv_param_t* param) {
   auto* self = static_cast<Server*>(arg);
   auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
-  if (!frame || frame->kind != Kind::kRequest) {
-    self->Unknown(param, Frame{});
-    return UCS_OK;
-  }
-  Caller* caller = self->Resolve(frame->session);
+  Caller* caller = frame ? self->Admit(*frame, param) : nullptr;
   if (caller == nullptr) {
-    self->Unknown(param, *frame);
-    return UCS_OK;
-  }
-  if (frame->op == kPingOp) {  // answered here, ahead of the queue: this side is alive
-    self->SendReply(caller->ep, frame->session, frame->id, kPingOp,
-                    Response{0, Writer().U64(self->completed_).Take(), {}});
+    if (!frame) self->Unknown(param, Frame{});
     return UCS_OK;
   }
   self->stats_->CountRequest(caller->id, frame->payload.size() + length);
@@ -218,6 +230,7 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
   {
     std::lock_guard lock(jobs_mu_);
     jobs_.push_back(std::move(job));
+    queued_.store(jobs_.size(), std::memory_order_relaxed);
   }
   jobs_cv_.notify_one();
 }
@@ -231,6 +244,7 @@ void Server::HandlerLoop() {
       if (jobs_.empty()) return;
       job = std::move(jobs_.front());
       jobs_.pop_front();
+      queued_.store(jobs_.size(), std::memory_order_relaxed);
     }
     Response r = handler_(job->op, job->payload, job->bulk());
     completed_++;

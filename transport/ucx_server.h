@@ -58,6 +58,7 @@ class Server {
     ucp_ep_h ep;
   };
   Caller* Resolve(std::string_view session);
+  Caller* Admit(const Frame& frame, const ucp_am_recv_param_t* param);
   void Unknown(const ucp_am_recv_param_t* param, const Frame& frame);
   void Dispatch(std::unique_ptr<Job> job);
   void HandlerLoop();
@@ -90,6 +91,7 @@ class Server {
   bool jobs_stopping_ = false;
   std::vector<std::thread> handlers_;
   std::atomic<uint64_t> completed_{0};  // requests served, for the answer to a ping
+  std::atomic<size_t> queued_{0};       // jobs_.size(), read without the lock
 };
 
 }  // namespace bb::transport::ucx

@@ -8,7 +8,7 @@ std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std
   Writer w;
   w.U32(kMagic).U8(kWireVersion).U8(static_cast<uint8_t>(kind)).U16(op).U64(id);
   w.U32(static_cast<uint32_t>(status)).U32(static_cast<uint32_t>(payload.size()));
-  w.U32((in_data ? kPayloadInData : 0) | (flags & kSessionUnknown));
+  w.U32((in_data ? kPayloadInData : 0) | (flags & (kSessionUnknown | kServerBusy)));
   std::string out = w.Take();
   out.append(session.substr(0, kSessionBytes));
   out.append(kSessionBytes - std::min(session.size(), kSessionBytes), '\0');
@@ -35,11 +35,12 @@ Result<Frame> DecodeFrame(std::string_view bytes) {
   uint32_t flags = r.U32();
   f.session = bytes.substr(kFrameFixedBytes - kSessionBytes, kSessionBytes);
   if (len > kMaxPayload) return Status(EPROTO, "frame payload of " + std::to_string(len) + " bytes is too large");
-  if (flags & ~(kPayloadInData | kSessionUnknown))
+  if (flags & ~(kPayloadInData | kSessionUnknown | kServerBusy))
     return Status(EPROTO, "frame has unknown flags " + std::to_string(flags));
   f.payload_size = len;
   f.payload_in_data = flags & kPayloadInData;
   f.session_unknown = flags & kSessionUnknown;
+  f.busy = flags & kServerBusy;
   size_t carried = bytes.size() - kFrameFixedBytes;
   if (f.payload_in_data ? carried != 0 : carried != len) {
     return Status(EPROTO, "frame says " + std::to_string(f.payload_in_data ? 0 : len) + " payload bytes but carries " +

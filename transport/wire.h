@@ -35,6 +35,9 @@ inline constexpr uint32_t kPayloadInData = 1;
 // In a reply: the serving side does not know the request's session (it never did, or has
 // forgotten it); the caller connects again.
 inline constexpr uint32_t kSessionUnknown = 2;
+// In a reply: the serving side's queue is full and it did not take the request; the caller
+// sends it again shortly (the node is alive: this is push-back, not failure).
+inline constexpr uint32_t kServerBusy = 4;
 
 enum class Kind : uint8_t { kRequest = 1, kReply = 2 };
 
@@ -52,6 +55,7 @@ struct Frame {
   uint32_t payload_size = 0;
   bool payload_in_data = false;  // then the first payload_size bytes of the AM data
   bool session_unknown = false;  // kSessionUnknown
+  bool busy = false;             // kServerBusy
   std::string_view session;      // kSessionBytes; points into the decoded bytes
   std::string_view payload;      // inline payload; points into the decoded bytes
 };

@@ -55,7 +55,7 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
   std::string huge = good;
   huge[20] = huge[21] = huge[22] = huge[23] = '\x7f';
   std::string bad_flags = good;
-  bad_flags[24] = 4;
+  bad_flags[24] = 8;
   const Row rows[] = {
       {"", "too short"},
       {good.substr(0, 10), "too short"},
@@ -65,7 +65,7 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
       {good.substr(0, good.size() - 1), "says 3 payload bytes but carries 2"},
       {good + "x", "says 3 payload bytes but carries 4"},
       {huge, "too large"},
-      {bad_flags, "unknown flags 4"},
+      {bad_flags, "unknown flags 8"},
   };
   for (const Row& r : rows) {
     auto f = DecodeFrame(r.bytes);

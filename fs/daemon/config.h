@@ -36,6 +36,7 @@ struct DaemonConfig {
   uint32_t rpc_liveness_ms = 0;  // 0: rpc_timeout_ms
   uint32_t rpc_poll_spin_us = 50;
   uint32_t rpc_large_in_flight = 16;
+  uint32_t rpc_max_queued = 4096;
   std::string qos_stage = "auto";
   struct QosLimit {
     std::optional<double> metadata;  // ops/s

@@ -102,6 +102,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
                        {"calls_sent", c.calls_sent},
                        {"calls_failed", c.calls_failed},
                        {"calls_extended", c.calls_extended},
+                       {"calls_pushed_back", c.calls_pushed_back},
                        {"bytes_sent", c.bytes_sent},
                        {"bytes_received", c.bytes_received},
                        {"requests_received", c.requests_received},

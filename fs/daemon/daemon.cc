@@ -73,6 +73,7 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   topt.liveness = std::chrono::milliseconds(cfg.rpc_liveness_ms);
   topt.poll_spin = std::chrono::microseconds(cfg.rpc_poll_spin_us);
   topt.max_large_in_flight = cfg.rpc_large_in_flight;
+  topt.max_queued = cfg.rpc_max_queued;
   topt.run_inline = NodeServer::Inline;
   BB_ASSIGN_OR_RETURN(topt.key, auth::LoadOrCreateKey(cfg.KeyFile()));
   auto t = transport::StartUcxTransport(topt, server_.Handler());

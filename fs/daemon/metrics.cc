@@ -141,6 +141,8 @@ const std::vector<Metric> kMetrics = {
      PerElement("peers", "peer", "peer", "calls_failed")},
     {"bb_rpc_extended_total", "counter", "Deadlines passed while the peer was alive and working.",
      PerElement("peers", "peer", "peer", "calls_extended")},
+    {"bb_rpc_pushed_back_total", "counter", "Calls sent again because the peer's queue was full.",
+     PerElement("peers", "peer", "peer", "calls_pushed_back")},
     {"bb_rpc_sent_bytes_total", "counter", "Request bytes sent.", PerElement("peers", "peer", "peer", "bytes_sent")},
     {"bb_rpc_received_bytes_total", "counter", "Reply bytes received.",
      PerElement("peers", "peer", "peer", "bytes_received")},

@@ -11,7 +11,7 @@
 //   bb_served_requests_total{kind}             requests this node's stores served
 //   bb_served_bytes_total{direction}           chunk bytes they read and wrote
 //   bb_rpc_calls_total{peer}                   calls to other nodes (failed, extended: below)
-//   bb_rpc_failed_total{peer}, bb_rpc_extended_total{peer}
+//   bb_rpc_failed_total{peer}, bb_rpc_extended_total{peer}, bb_rpc_pushed_back_total{peer}
 //   bb_rpc_sent_bytes_total{peer}, bb_rpc_received_bytes_total{peer}
 //   bb_rpc_latency_seconds{peer}               histogram of call latency
 //   bb_rpc_requests_received_total{peer}       requests other nodes sent here

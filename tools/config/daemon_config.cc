@@ -153,6 +153,10 @@ const DaemonField kFields[] = {
      "most chunk-sized transfers to other nodes under way at once: enough to keep the links busy while each "
      "transfer's handshake waits in the links' queues",
      "16", true, Int<&DaemonConfig::rpc_large_in_flight, 1, 1024>},
+    {"rpc_max_queued",
+     "requests from other nodes waiting for a handler, at most; past it this node pushes back (the caller sends "
+     "again after 1-64 ms and waits, counted as `calls_pushed_back`), so memory stays bounded under overload",
+     "4096", true, Int<&DaemonConfig::rpc_max_queued, 16, 1000000>},
     {"qos_stage", "`auto` (on when limits or a controller are set), `on`, `off`", "`auto`", true,
      [](auto& s, auto& n, auto& v, auto* c) {
        return OneOf(s, n, v, {"auto", "on", "off"}, "auto, on or off", &c->qos_stage);
