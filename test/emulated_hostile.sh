@@ -68,7 +68,7 @@ else:
 PY
 sent=$(ip netns exec bbnode1 python3 "$tmp/hostile.py" junk 198.18.0.1 "$ports" 2000)
 sleep 1
-check "$sent junk connections to node 0's ports: every daemon still runs" test "$(pgrep -c -x bbd)" = 3
+check "$sent junk connections to node 0's ports: every daemon still runs" test "$(pgrep -c -f -- "--root $root/node")" = 3
 after=$(on 1 sh -c "cat '$mnt'/f* | md5sum")
 check "the data reads back identical from node 1 ($after)" test "$before" = "$after"
 on 1 sh -c "head -c 5000000 /dev/urandom > '$mnt/g'"
