@@ -28,7 +28,7 @@ check "emulate status --json: four nodes up, with address, pid and mount" sh -c 
 # Idle, the 4 daemons use under 1 % of one core in all (their threads' run time from /proc).
 daemons_cpu_ns() {
   local total=0 p f
-  for p in $(pgrep -x bbd); do
+  for p in $(pgrep -f -- "--root $root/node"); do  # this cluster's daemons, not every bbd here
     for f in /proc/"$p"/task/*/schedstat; do total=$((total + $(cut -d' ' -f1 "$f" 2>/dev/null || echo 0))); done
   done
   echo "$total"
