@@ -59,6 +59,11 @@ std::string Sessions::Open(Caller caller) {
   return token;
 }
 
+bool Sessions::Contains(std::string_view token) const {
+  std::lock_guard lock(mu_);
+  return by_token_.count(std::string(token)) > 0;
+}
+
 std::optional<Sessions::Caller> Sessions::Find(std::string_view token) const {
   std::lock_guard lock(mu_);
   auto it = by_token_.find(std::string(token));

@@ -49,6 +49,7 @@ class Sessions {
   // kMaxTools.
   std::string Open(Caller caller);
   std::optional<Caller> Find(std::string_view token) const;
+  bool Contains(std::string_view token) const;
   // Moves on whenever a session ends, so that copies kept elsewhere know to look again.
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 

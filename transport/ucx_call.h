@@ -22,17 +22,15 @@ struct PendingCall {
   int64_t start_ns = 0;
   int64_t patience_ns = 0;  // the call's own deadline, the step it is moved on by
   bool ping = false;        // the transport's own liveness ping: nobody waits for it
-  uint16_t op = 0;
-  std::string_view payload;  // the caller's, valid until the call is finished
-  std::string frame;         // AM header (made when sent); UCX reads it until the send completes
-  std::string data;          // payload + bulk_out, when the payload is too long for the header
+  std::string frame;        // AM header (its session set when sent); UCX reads it until the send completes
+  std::string data;         // payload + bulk_out, when the payload is too long for the header
   std::span<const char> bulk_out;
   std::span<char> bulk_in;
   // Driving thread only.
   bool decided = false;
   bool send_inflight = false;
   bool resent = false;        // sent again after the peer did not know its session
-  int64_t retry_at_ns = 0;    // pushed back by a busy peer: send again at this time (0: not)
+  int64_t retry_at_ns = 0;    // send again at this time (0: not): pushed back, or its session was unknown
   int pushed_back = 0;        // how often
   void* recv_req = nullptr;   // rendezvous receive into bulk_in, while in flight
   uint32_t reply_prefix = 0;  // payload bytes leading the reply's data

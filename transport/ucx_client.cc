@@ -110,8 +110,8 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   call->start_ns = NowNs();
   call->patience_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
   call->deadline_ns = call->start_ns + call->patience_ns;
-  call->op = op;
-  call->payload = payload;
+  // Made here, on the caller's thread; the connection's session goes in when it is sent.
+  call->frame = EncodeFrame(Kind::kRequest, op, call->id, 0, payload);
   call->bulk_out = bulk_out;
   if (PayloadGoesInData(payload)) {
     call->data.assign(payload);
@@ -144,12 +144,14 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
 }
 
 void Client::StartCall(const CallRef& call) {
+  if (call->decided) return;  // decided while it waited to be sent (again)
   auto it = peers_.find(call->peer);
   if (it == peers_.end()) {
     return Decide(call, Status(EHOSTUNREACH, "node " + std::to_string(call->peer) + " has no known address"), {});
   }
   Peer& p = it->second;
   if (p.ep == nullptr) {
+    pending_.erase(call->id);  // a call waits in one place: the connection's queue
     p.waiting.push_back(call);
     if (!p.dialing) Dial(call->peer, &p);
     return;
@@ -157,7 +159,7 @@ void Client::StartCall(const CallRef& call) {
   ucp_ep_h ep = p.ep;
   call->ep = ep;
   call->session = p.session;
-  call->frame = EncodeFrame(Kind::kRequest, call->op, call->id, 0, call->payload, p.session);
+  SetFrameSession(&call->frame, p.session);
   pending_[call->id] = call;
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
@@ -184,7 +186,6 @@ void Client::OnCallSent(void* request, ucs_status_t status, void* user_data) {
   ucp_request_free(request);
   call->send_inflight = false;
   Client* self = call->owner;
-  if (call->resent && !call->decided && !self->pending_.count(call->id)) return self->StartCall(call);  // Reconnect
   if (status != UCS_OK) self->Decide(call, UcsError(status, "send to node " + std::to_string(call->peer)), {});
   self->MaybeFinish(call);
 }

@@ -69,7 +69,6 @@ void Client::OnDialed(NodeId id, uint64_t generation, Result<Admission> admissio
 }
 
 void Client::Reconnect(const CallRef& call) {
-  pending_.erase(call->id);
   if (call->resent) {
     return Decide(call, Status(EIO, "node " + std::to_string(call->peer) + " refused this connection's session twice"),
                   {});
@@ -82,7 +81,7 @@ void Client::Reconnect(const CallRef& call) {
     it->second.ep = nullptr;
     it->second.session.clear();
   }
-  if (!call->send_inflight) StartCall(call);  // else once the send completes (OnCallSent)
+  call->retry_at_ns = NowNs();  // the sweep sends it again once UCX is done with its first send
 }
 
 void Client::FailWaiting(Peer* p, const Status& why) {

@@ -29,7 +29,7 @@ void Client::MaybePing(NodeId id, int64_t now, bool force) {
   ping->start_ns = now;
   ping->patience_ns = LivenessNs();
   ping->deadline_ns = now + ping->patience_ns;
-  ping->op = kPingOp;
+  ping->frame = EncodeFrame(Kind::kRequest, kPingOp, ping->id, 0, {});
   PingSent(&l, now);
   StartCall(ping);
 }

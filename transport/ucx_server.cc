@@ -22,6 +22,7 @@ struct Job {
   size_t bulk_size = 0;
   size_t bulk_offset = 0;  // past a payload that travelled in front of the data
   uint32_t prefix = 0;     // payload bytes still at the front of the data
+  bool inline_op = false;  // answered on the driving thread (TransportOptions::run_inline)
 
   void AllocBulk(BufferPool& pool, size_t n) {
     bulk_mem = pool.Get(n);
@@ -88,7 +89,7 @@ void Server::CloseAll() {
 Server::Caller* Server::Resolve(std::string_view session) {
   if (uint64_t g = sessions_.generation(); g != callers_generation_) {
     for (auto it = callers_.begin(); it != callers_.end();) {
-      bool live = sessions_.Find(it->first).has_value();
+      bool live = sessions_.Contains(it->first);
       if (!live && server_eps_.erase(it->second.ep) > 0) worker_->CloseEp(it->second.ep);
       it = live ? std::next(it) : callers_.erase(it);
     }
@@ -119,7 +120,7 @@ void Server::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
 
 // The caller of a well-formed request that is to be queued, or nullptr when it is answered
 // already: junk or an unknown session (Unknown), a ping, or push-back from a full queue.
-Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* param) {
+Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* param, bool* inline_op) {
   Caller* caller = frame.kind == Kind::kRequest ? Resolve(frame.session) : nullptr;
   if (caller == nullptr) {
     Unknown(param, frame);
@@ -129,8 +130,8 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
     SendReply(caller->ep, frame.session, frame.id, kPingOp, Response{0, Writer().U64(completed_).Take(), {}});
     return nullptr;
   }
-  if (!(options_.run_inline && options_.run_inline(frame.op)) &&
-      queued_.load(std::memory_order_relaxed) >= options_.max_queued) {
+  *inline_op = options_.run_inline && options_.run_inline(frame.op);
+  if (!*inline_op && queued_.load(std::memory_order_relaxed) >= options_.max_queued) {
     // Push back before the data moves: the caller sends it again shortly.
     SendReply(caller->ep, frame.session, frame.id, frame.op, Response{EBUSY, {}, {}}, kServerBusy);
     return nullptr;
@@ -160,7 +161,8 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
                                const ucp_am_recv_param_t* param) {
   auto* self = static_cast<Server*>(arg);
   auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
-  Caller* caller = frame ? self->Admit(*frame, param) : nullptr;
+  bool inline_op = false;
+  Caller* caller = frame ? self->Admit(*frame, param, &inline_op) : nullptr;
   if (caller == nullptr) {
     if (!frame) self->Unknown(param, Frame{});
     return UCS_OK;
@@ -171,6 +173,7 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
   job->session = std::string(frame->session);
   job->id = frame->id;
   job->op = frame->op;
+  job->inline_op = inline_op;
   job->payload = std::string(frame->payload);
   job->prefix = frame->payload_in_data ? frame->payload_size : 0;
   if (length < job->prefix) {
@@ -221,7 +224,7 @@ void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* use
 
 // On the driving thread (from UCX's receive callbacks).
 void Server::Dispatch(std::unique_ptr<Job> job) {
-  if (options_.run_inline && options_.run_inline(job->op)) {
+  if (job->inline_op) {
     Response r = handler_(job->op, job->payload, job->bulk());
     completed_++;
     if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));

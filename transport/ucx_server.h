@@ -58,7 +58,8 @@ class Server {
     ucp_ep_h ep;
   };
   Caller* Resolve(std::string_view session);
-  Caller* Admit(const Frame& frame, const ucp_am_recv_param_t* param);
+  // Also says whether the request's op runs inline (TransportOptions::run_inline), asked once.
+  Caller* Admit(const Frame& frame, const ucp_am_recv_param_t* param, bool* inline_op);
   void Unknown(const ucp_am_recv_param_t* param, const Frame& frame);
   void Dispatch(std::unique_ptr<Job> job);
   void HandlerLoop();

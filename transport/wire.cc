@@ -16,6 +16,10 @@ std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std
   return out;
 }
 
+void SetFrameSession(std::string* frame, std::string_view session) {
+  frame->replace(kFrameFixedBytes - kSessionBytes, kSessionBytes, session.substr(0, kSessionBytes));
+}
+
 Result<Frame> DecodeFrame(std::string_view bytes) {
   if (bytes.size() < kFrameFixedBytes) {
     return Status(EPROTO, "frame of " + std::to_string(bytes.size()) + " bytes is too short");

@@ -65,6 +65,8 @@ struct Frame {
 // `session` is kSessionBytes long (or empty: zeros).
 std::string EncodeFrame(Kind kind, uint16_t op, uint64_t id, int32_t status, std::string_view payload,
                         std::string_view session = {}, uint32_t flags = 0);
+// Puts the connection's session token (kSessionBytes) into a frame EncodeFrame made.
+void SetFrameSession(std::string* frame, std::string_view session);
 inline bool PayloadGoesInData(std::string_view payload) { return payload.size() > kInlinePayloadMax; }
 // EPROTO with what is wrong when `bytes` is not a well-formed frame.
 Result<Frame> DecodeFrame(std::string_view bytes);
