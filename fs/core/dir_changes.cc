@@ -30,19 +30,6 @@ void DirChanges::Note(const std::string& dir, int64_t time_ns, int32_t subdirs) 
   if (first) cv_.notify_all();  // the flusher sleeps without a timeout while nothing is pending
 }
 
-void DirChanges::FlushOne(const std::string& dir) {
-  std::lock_guard send_lock(send_mu_);
-  Change c;
-  {
-    std::lock_guard lock(mu_);
-    auto it = pending_.find(dir);
-    if (it == pending_.end()) return;
-    c = it->second;
-    pending_.erase(it);
-  }
-  send_(dir, c);
-}
-
 void DirChanges::FlushAll() {
   std::lock_guard send_lock(send_mu_);
   std::map<std::string, Change> all;

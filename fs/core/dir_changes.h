@@ -12,7 +12,7 @@
 // them within the interval (plus their kernel's attribute cache timeout).
 //
 // Thread-safety: all methods may be called from any thread; `send` runs on the caller's
-// thread (FlushOne) or the flusher's, never for one directory on two threads at once.
+// thread (FlushAll) or the flusher's, one send at a time.
 #pragma once
 
 #include <chrono>
@@ -35,15 +35,13 @@ class DirChanges {
   };
   using Send = std::function<void(const std::string& dir, const Change& change)>;
 
-  // `interval` 0: no flusher thread (every change waits for FlushOne/FlushAll).
+  // `interval` 0: no flusher thread (every change waits for FlushAll).
   DirChanges(Send send, std::chrono::milliseconds interval);
   ~DirChanges();  // sends what is pending
   DirChanges(const DirChanges&) = delete;
   DirChanges& operator=(const DirChanges&) = delete;
 
   void Note(const std::string& dir, int64_t time_ns, int32_t subdirs);
-  // Sends `dir`'s pending change now, if it has one.
-  void FlushOne(const std::string& dir);
   // What is pending for `dir`, not yet sent (nullopt: nothing).
   std::optional<Change> Pending(const std::string& dir) const;
   void FlushAll();
@@ -58,7 +56,7 @@ class DirChanges {
   std::condition_variable cv_;
   std::map<std::string, Change> pending_;
   bool stop_ = false;
-  std::mutex send_mu_;  // one send at a time, so a directory's changes arrive in order
+  std::mutex send_mu_;  // one FlushAll at a time, so a directory's changes arrive in order
   std::thread thread_;
 };
 

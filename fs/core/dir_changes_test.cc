@@ -25,15 +25,22 @@ TEST_CASE("dir changes: coalesced per directory, latest time, summed count, sent
     d.Note("/a", 25, 1);
     d.Note("/b", 5, 0);
     CHECK(d.pending() == 2);
-    d.FlushOne("/a");
-    d.FlushOne("/a");  // nothing pending any more
+    auto a = d.Pending("/a");
+    REQUIRE(a.has_value());
+    CHECK(a->time_ns == 30);
+    CHECK(a->subdirs == 1);
+    CHECK_FALSE(d.Pending("/c").has_value());
+    d.FlushAll();
+    d.FlushAll();  // nothing pending any more: nothing sent twice
     REQUIRE(sent["/a"].size() == 1);
     CHECK(sent["/a"][0].time_ns == 30);
     CHECK(sent["/a"][0].subdirs == 1);
-    CHECK(sent.count("/b") == 0);
+    REQUIRE(sent["/b"].size() == 1);
+    CHECK(sent["/b"][0].time_ns == 5);
+    d.Note("/c", 7, -1);
   }  // the destructor sends the rest
-  REQUIRE(sent["/b"].size() == 1);
-  CHECK(sent["/b"][0].time_ns == 5);
+  REQUIRE(sent["/c"].size() == 1);
+  CHECK(sent["/c"][0].subdirs == -1);
 }
 
 TEST_CASE("dir changes: the flusher sends within its interval, and sleeps while nothing is pending", "[core]") {

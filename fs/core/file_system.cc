@@ -129,7 +129,7 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   return Entry{md.file_id, md, node_private};
 }
 
-Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out) {
+Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out, std::string* path_out) {
   std::string path;
   bool unlinked;
   {
@@ -138,6 +138,7 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
     unlinked = inode->unlinked;
   }
   if (unlinked_out) *unlinked_out = unlinked;
+  if (path_out) *path_out = path;
   Metadata md;
   if (unlinked) {
     std::lock_guard lock(inode->mu);
@@ -188,14 +189,11 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   Count(FsOp::kGetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   bool unlinked = false;
-  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode, &unlinked));
-  if (md.type == FileType::kDirectory) {
-    if (auto path = PathOf(ino)) OverlayDirChange(*path, &md);
-  }
+  std::string path;
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode, &unlinked, &path));
+  if (md.type == FileType::kDirectory && !unlinked) OverlayDirChange(path, &md);
   if (profiles_.active()) {
-    auto path = PathOf(ino);
-    if (path)
-      profiles_.Stat(Profiled(*path), *path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
+    profiles_.Stat(Profiled(path), path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
   }
   Entry e{ino, md, inode->node_private.load(std::memory_order_relaxed)};
   e.unlinked = unlinked;  // read with the path, under the one lock FreshMeta takes

@@ -238,8 +238,10 @@ class FileSystem {
   Result<std::string> PathOf(uint64_t ino) const;
   Result<std::string> ChildPath(uint64_t parent, const std::string& name) const;
   Entry Remember(const std::string& path, const Metadata& md);
-  // `unlinked`, when given, says whether the inode was removed while open here.
-  Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out = nullptr);
+  // `unlinked`, when given, says whether the inode was removed while open here; `path_out`,
+  // its path (both read under the one lock it takes).
+  Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out = nullptr,
+                             std::string* path_out = nullptr);
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
