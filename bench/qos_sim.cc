@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/base/tcp.h"
 #include "qos/client.h"
 #include "qos/controller.h"
 
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
       return std::fprintf(stderr, "bb-qos-sim: client %d: %s\n", i, connected.error().message().c_str()), 1;
     }
     int fd = *connected;
-    bb::qos::SendAll(fd, bb::qos::Frame({{"type", "hello"}, {"node", "sim" + std::to_string(i)}}));
+    (void)bb::SendAll(fd, bb::qos::Frame({{"type", "hello"}, {"node", "sim" + std::to_string(i)}}), 5000);
     fds.push_back({fd, POLLIN, 0});
   }
   uint64_t rates = 0;
@@ -81,8 +82,9 @@ int main(int argc, char** argv) {
         auto m = nlohmann::json::parse(body, nullptr, false);
         if (m.is_discarded()) continue;
         if (m["type"] == "collect") {
-          bb::qos::SendAll(fds[i].fd,
-                           bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}));
+          (void)bb::SendAll(fds[i].fd,
+                            bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}),
+                            5000);
         } else if (m["type"] == "rates") {
           ++rates;
         }

@@ -12,66 +12,28 @@
 #include <cstdio>
 #include <cstring>
 
+#include "fs/base/tcp.h"
 #include "qos/controller.h"
 
 namespace bb::qos {
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMs() { return MonotonicMs(); }
+constexpr int kSendMs = 5000;  // a message to or from the controller is small: 5 s is a stuck link
 
 }  // namespace
 
 Result<int> ConnectController(const std::string& host, uint16_t port, const auth::Key& key, int timeout_ms) {
   std::string where = "the controller at " + host + ":" + std::to_string(port);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) return Status(EINVAL, where + ": not an IPv4 address");
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return Status(errno, where + ": " + std::strerror(errno));
-  auto fail = [&](int err, const std::string& why) {
-    ::close(fd);
-    return Status(err, "no controller answers on " + host + ":" + std::to_string(port) + ": " + why);
-  };
   int64_t deadline = NowMs() + timeout_ms;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && errno != EINPROGRESS) {
-    return fail(errno, std::strerror(errno));
-  }
-  pollfd p{fd, POLLOUT, 0};
-  int err = 0;
-  socklen_t len = sizeof(err);
-  int ready = ::poll(&p, 1, timeout_ms);
-  if (ready != 1) return fail(ready == 0 ? ETIMEDOUT : errno, ready == 0 ? "no answer in time" : std::strerror(errno));
-  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
-    return fail(err ? err : errno, std::strerror(err ? err : errno));
-  }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  auto proved = auth::Dial(fd, key, auth::kNoId, {}, static_cast<int>(std::max<int64_t>(deadline - NowMs(), 1)));
+  auto fd = ConnectTcp(host, port, "", timeout_ms);
+  if (!fd) return fd.error().Annotate("no controller answers");
+  auto proved = auth::Dial(*fd, key, auth::kNoId, {}, static_cast<int>(std::max<int64_t>(deadline - NowMs(), 1)));
   if (!proved) {
-    ::close(fd);
+    ::close(*fd);
     return proved.error().Annotate(where);
   }
-  return fd;
-}
-
-bool SendAll(int fd, const std::string& data) {
-  size_t done = 0;
-  int64_t deadline = NowMs() + 5000;
-  while (done < data.size()) {
-    ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
-    pollfd p{fd, POLLOUT, 0};
-    if (NowMs() > deadline || ::poll(&p, 1, 100) < 0) return false;
-  }
-  return true;
+  return *fd;
 }
 
 Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const auth::Key& key,
@@ -82,7 +44,7 @@ Result<nlohmann::json> AskController(const std::string& host, uint16_t port, con
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  if (!SendAll(fd, Frame(request))) return Status(EIO, "cannot send to the controller at " + address);
+  if (!SendAll(fd, Frame(request), kSendMs).ok()) return Status(EIO, "cannot send to the controller at " + address);
   int64_t deadline = NowMs() + timeout_ms;
   std::string in;
   char buf[65536];
@@ -137,7 +99,7 @@ void QosClient::Loop() {
 }
 
 void QosClient::Serve(int fd) {
-  if (!SendAll(fd, Frame({{"type", "hello"}, {"node", node_}}))) return;
+  if (!SendAll(fd, Frame({{"type", "hello"}, {"node", node_}}), kSendMs).ok()) return;
   (void)stage_->TakeUsage();  // start measuring now
   std::string in;
   for (;;) {
@@ -170,7 +132,7 @@ void QosClient::Serve(int fd) {
         for (const auto& [key, units] : u.units) {
           usage[key.first][ClassName(key.second)] = u.seconds > 0 ? static_cast<double>(units) / u.seconds : 0;
         }
-        if (!SendAll(fd, Frame({{"type", "report"}, {"node", node_}, {"usage", usage}}))) return;
+        if (!SendAll(fd, Frame({{"type", "report"}, {"node", node_}, {"usage", usage}}), kSendMs).ok()) return;
       } else if ((*msg)["type"] == "rates") {
         Apply(*msg);
       }

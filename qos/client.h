@@ -20,13 +20,11 @@
 
 namespace bb::qos {
 
-// The controller link's socket plumbing, for every program that talks to the controller.
-// A non-blocking TCP connection (TCP_NODELAY) to an IPv4 host:port within `timeout_ms` on which
-// this side proved the cluster key and the controller proved it back (fs/base/auth.h); the
-// error (EACCES: refused or not the controller of this key) when there is none.
+// The controller link, for every program that talks to the controller: a TCP connection
+// (fs/base/tcp.h) to an IPv4 host:port within `timeout_ms` on which this side proved the
+// cluster key and the controller proved it back (fs/base/auth.h); the error (EACCES: refused,
+// or not the controller of this key) when there is none. Send on it with bb::SendAll.
 Result<int> ConnectController(const std::string& host, uint16_t port, const auth::Key& key, int timeout_ms);
-// Writes all of `data` to the non-blocking socket `fd`, waiting for room at most 5 s.
-bool SendAll(int fd, const std::string& data);
 // One request and its reply on a connection of its own, within `timeout_ms` (bbctl, tools).
 Result<nlohmann::json> AskController(const std::string& host, uint16_t port, const auth::Key& key,
                                      const nlohmann::json& request, int timeout_ms);

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fs/base/tcp.h"
 #include "transport/ucx_worker.h"
 #include "transport/wire.h"
 
@@ -248,31 +249,12 @@ void Gate::Loop() {
 Result<Admission> DialGate(const std::string& host, uint16_t port, const std::string& bind_host, const auth::Key& key,
                            NodeId self, NodeId expect, const std::string& worker_address, int timeout_ms) {
   std::string where = host + ":" + std::to_string(port);
-  BB_ASSIGN_OR_RETURN(sockaddr_in to, Ipv4(host, port));
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status(errno, "connect to " + where + ": " + std::strerror(errno));
+  int64_t deadline = NowMs() + timeout_ms;
+  BB_ASSIGN_OR_RETURN(int fd, ConnectTcp(host, port, bind_host, timeout_ms));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  if (auto from = Ipv4(bind_host.empty() ? "0.0.0.0" : bind_host, 0); from && !bind_host.empty()) {
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&*from), sizeof *from) != 0) {
-      return Status(errno, "bind to " + bind_host + " to connect to " + where + ": " + std::strerror(errno));
-    }
-  }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  int64_t deadline = NowMs() + timeout_ms;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 && errno != EINPROGRESS) {
-    return Status(errno, "connect to " + where + ": " + std::strerror(errno));
-  }
-  pollfd p{fd, POLLOUT, 0};
-  int err = 0;
-  socklen_t len = sizeof err;
-  if (::poll(&p, 1, timeout_ms) != 1) return Status(ETIMEDOUT, "connect to " + where + ": no answer in time");
-  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
-    return Status(err, "connect to " + where + ": " + std::strerror(err));
-  }
   int left = static_cast<int>(std::max<int64_t>(deadline - NowMs(), 1));
   auto dialed = auth::Dial(fd, key, self, worker_address, left);
   if (!dialed) return dialed.error().Annotate("node at " + where);

@@ -7,11 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+
+#include "fs/base/tcp.h"
 
 namespace bb::auth {
 namespace {
@@ -61,17 +64,12 @@ int HexDigit(char c) {
   return -1;
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Reads until `done(in)` says the message is whole, within the deadline.
 Status ReadUntil(int fd, std::string* in, int64_t deadline, const std::function<Result<bool>(std::string_view)>& done) {
   for (;;) {
     BB_ASSIGN_OR_RETURN(bool whole, done(*in));
     if (whole) return Status::Ok();
-    int64_t left = deadline - NowMs();
+    int64_t left = deadline - MonotonicMs();
     pollfd p{fd, POLLIN, 0};
     if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) == 0) return Status(ETIMEDOUT, "no answer in time");
     char buf[4096];
@@ -80,21 +78,6 @@ Status ReadUntil(int fd, std::string* in, int64_t deadline, const std::function<
     if (n <= 0) return Status(EIO, n == 0 ? "the connection was closed" : std::strerror(errno));
     in->append(buf, static_cast<size_t>(n));
   }
-}
-
-Status WriteAll(int fd, std::string_view data, int64_t deadline) {
-  while (!data.empty()) {
-    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      data.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno != EAGAIN && errno != EINTR) return Status(EIO, std::strerror(errno));
-    int64_t left = deadline - NowMs();
-    pollfd p{fd, POLLOUT, 0};
-    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) == 0) return Status(ETIMEDOUT, "could not send in time");
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -197,7 +180,7 @@ std::string Responder::Refuse(std::string_view reason, bool later) {
 
 Result<Peer> Dial(int fd, const Key& key, uint32_t self_id, std::string_view payload, int timeout_ms) {
   if (payload.size() > kMaxPayload) return Status(EINVAL, "handshake payload too long");
-  int64_t deadline = NowMs() + timeout_ms;
+  int64_t deadline = MonotonicMs() + timeout_ms;
   std::string in;
   auto whole = [](size_t n) { return [n](std::string_view s) -> Result<bool> { return s.size() >= n; }; };
   BB_RETURN_IF_ERROR(ReadUntil(fd, &in, deadline, whole(kChallengeBytes)).Annotate("handshake"));
@@ -209,7 +192,8 @@ Result<Peer> Dial(int fd, const Key& key, uint32_t self_id, std::string_view pay
   PutU32(&body, static_cast<uint32_t>(payload.size()));
   body.append(payload);
   std::string hello = std::string(kMagic) + nonce_c + body + Mac(key, "bb hello", nonce_s, nonce_c, body);
-  BB_RETURN_IF_ERROR(WriteAll(fd, hello, deadline).Annotate("handshake"));
+  int left = static_cast<int>(std::max<int64_t>(deadline - MonotonicMs(), 1));
+  BB_RETURN_IF_ERROR(SendAll(fd, hello, left).Annotate("handshake"));
   in.clear();
   BB_RETURN_IF_ERROR(ReadUntil(fd, &in, deadline, [](std::string_view s) -> Result<bool> {
                        if (s.size() >= 5 && (s.compare(0, 4, kMagic) != 0 || static_cast<uint8_t>(s[4]) > 2)) {
