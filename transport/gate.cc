@@ -126,19 +126,13 @@ void Gate::SetPeer(NodeId id, const std::string& host) {
 }
 
 void Gate::Refused(const std::string& kind, const std::string& message) {
-  auto& [last, suppressed] = log_[kind];
-  int64_t now = NowMs();
-  if (last != 0 && now - last < kLogEveryS * 1000) {
-    ++suppressed;
-    return;
-  }
-  if (suppressed > 0) {
-    spdlog::warn("transport: refused {} ({} more refused like it in the last {} s)", message, suppressed, kLogEveryS);
+  uint64_t held_back = 0;
+  if (!log_.Admit(kind, NowNs(), &held_back)) return;
+  if (held_back > 0) {
+    spdlog::warn("transport: refused {} ({} more refused like it in the last {} s)", message, held_back, kLogEveryS);
   } else {
     spdlog::warn("transport: refused {}", message);
   }
-  last = now;
-  suppressed = 0;
 }
 
 std::string Gate::Admit(const auth::Peer& peer, const std::string& ip, const auth::Responder& r) {

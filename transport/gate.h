@@ -32,6 +32,7 @@
 #include <unordered_map>
 
 #include "fs/base/auth.h"
+#include "fs/base/log_limit.h"
 #include "transport/transport.h"
 
 namespace bb::transport::ucx {
@@ -100,7 +101,7 @@ class Gate {
   std::atomic<bool> stop_{false};
   std::mutex peers_mu_;  // guards peers_
   std::map<NodeId, std::string> peers_;
-  std::map<std::string, std::pair<int64_t, uint64_t>> log_;  // kind -> (last logged, suppressed); gate thread
+  LogLimiter log_{int64_t{kLogEveryS} * 1'000'000'000};  // the gate thread's refusals
   std::thread thread_;
 };
 

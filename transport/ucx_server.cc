@@ -141,14 +141,8 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
 
 // Junk from a peer that never passed the gate, at most one line per interval.
 void Server::Unknown(const ucp_am_recv_param_t* param, const Frame& frame) {
-  int64_t now = NowNs();
-  if (now - last_unknown_log_ns_ < 10'000'000'000LL) {
-    ++unknown_suppressed_;
-  } else {
-    spdlog::warn("transport: refused a request without a session ({} more since the last such warning)",
-                 unknown_suppressed_);
-    last_unknown_log_ns_ = now;
-    unknown_suppressed_ = 0;
+  if (uint64_t held_back = 0; unknown_log_.Admit("no session", NowNs(), &held_back)) {
+    spdlog::warn("transport: refused a request without a session ({} more since the last such warning)", held_back);
   }
   // Tell a caller whose session this side forgot (it then connects again); the answer goes
   // only where the message came from.

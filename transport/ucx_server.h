@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "fs/base/buffer_pool.h"
+#include "fs/base/log_limit.h"
 #include "transport/gate.h"
 #include "transport/transport.h"
 #include "transport/ucx_client.h"
@@ -83,8 +84,7 @@ class Server {
   std::set<ucp_ep_h> server_eps_;
   std::unordered_map<std::string, Caller> callers_;  // by session
   uint64_t callers_generation_ = 0;                  // of sessions_, when callers_ was last pruned
-  int64_t last_unknown_log_ns_ = 0;
-  uint64_t unknown_suppressed_ = 0;
+  LogLimiter unknown_log_{10'000'000'000};           // requests without a session, one line per 10 s
 
   std::mutex jobs_mu_;  // guards jobs_ and jobs_stopping_
   std::condition_variable jobs_cv_;

@@ -26,6 +26,7 @@
 #include <unordered_map>
 
 #include "fs/base/auth.h"
+#include "fs/base/log_limit.h"
 #include "qos/controller.h"
 #include "tools/cli/cli.h"
 #include "tools/config/qos_policy.h"
@@ -120,16 +121,10 @@ class Controller {
 
   // A refusal, logged at most once per 10 s per kind (with the count of the rest).
   void Refused(const std::string& kind, const std::string& message) {
-    auto& [last, suppressed] = refusals_[kind];
-    int64_t now = Now();
-    if (last != 0 && now - last < 10'000'000'000LL) {
-      ++suppressed;
-      return;
-    }
+    uint64_t held_back = 0;
+    if (!refusals_.Admit(kind, Now(), &held_back)) return;
     spdlog::warn("refused {}{}", message,
-                 suppressed ? fmt::format(" ({} more like it in the last 10 s)", suppressed) : "");
-    last = now;
-    suppressed = 0;
+                 held_back ? fmt::format(" ({} more like it in the last 10 s)", held_back) : "");
   }
   void HandshakeOver() { handshaking_--; }
   static constexpr int kMaxHandshakes = 64;
@@ -315,7 +310,7 @@ class Controller {
 
   const bb::auth::Key key_;
   int handshaking_ = 0;
-  std::map<std::string, std::pair<int64_t, uint64_t>> refusals_;  // kind -> (last logged, suppressed)
+  bb::LogLimiter refusals_{10'000'000'000};
   asio::io_context& io_;
   tcp::acceptor acceptor_;
   asio::steady_timer timer_;
