@@ -68,6 +68,11 @@ QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t 
   thread_ = std::thread([this] { Loop(); });
 }
 
+std::string QosClient::last_error() const {
+  std::lock_guard lock(mu_);
+  return last_error_;
+}
+
 QosClient::~QosClient() {
   {
     std::lock_guard lock(mu_);
@@ -84,14 +89,15 @@ void QosClient::Loop() {
       if (stop_) return;
     }
     auto fd = ConnectController(host_, port_, key_, 1000);
+    {
+      std::lock_guard lock(mu_);
+      last_error_ = fd ? "" : fd.error().message();
+    }
     if (fd) {
       connected_ = true;
       Serve(*fd);
       connected_ = false;
       ::close(*fd);
-    } else if (fd.error().code() == EACCES && !refused_logged_) {
-      std::fprintf(stderr, "bbd: %s\n", fd.error().message().c_str());  // once: it says the same every second
-      refused_logged_ = true;
     }
     std::unique_lock lock(mu_);
     cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_; });

@@ -3,7 +3,7 @@
 // it applies the rates the controller then sends. It connects on its own, and again every second after the controller
 // goes away; meanwhile the stage keeps enforcing the last rates it had.
 //
-// Thread-safety: owns one thread; connected() may be called from any thread.
+// Thread-safety: owns one thread; connected() and last_error() may be called from any thread.
 #pragma once
 
 #include <atomic>
@@ -36,6 +36,9 @@ class QosClient {
   ~QosClient();
 
   bool connected() const { return connected_.load(); }
+  // Why the last attempt to connect failed ("" when it did not): a refusal of the key, or
+  // nobody there. bbctl stats shows it; the daemon's stderr may lead nowhere.
+  std::string last_error() const;
 
  private:
   void Loop();
@@ -48,9 +51,9 @@ class QosClient {
   const uint16_t port_;
   const auth::Key key_;
   std::atomic<bool> connected_{false};
-  bool refused_logged_ = false;                      // its thread only
   std::set<std::pair<std::string, Class>> limited_;  // what this client limited (its thread only)
-  std::mutex mu_;
+  mutable std::mutex mu_;                            // guards stop_ and last_error_
+  std::string last_error_;
   std::condition_variable cv_;
   bool stop_ = false;  // guarded by mu_
   std::thread thread_;

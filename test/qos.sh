@@ -263,7 +263,11 @@ try:
         c.sendall(keyed.frame({"type": "rates", "interval_ms": 1000, "rates": {"A": {"metadata": 1}}}))
 except socket.timeout:
     pass
-' "$port" || true
+' "$port" & impostor=$!
+sleep 2.5  # the daemons try again every second
+why=$("$bbctl" stats --root "$tmp/c" --node 0 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["qos"].get("controller_error", ""))')
+wait $impostor || true
+check "bbctl stats says why node 0 has no controller ($why)" sh -c "echo '$why' | grep -q 'does not hold the cluster key'"
 state=$("$bbctl" stats --root "$tmp/c" --json | python3 -c 'import json,sys; print(" ".join(s["qos"]["controller"] for s in json.load(sys.stdin)))')
 l2=$(limit_a)
 check "an impostor on the controller's address is not taken for it (daemons $state, A's limit $l -> $l2)" \

@@ -220,6 +220,7 @@ json Daemon::QosJson() {
   json q = {{"stage", stage_ != nullptr}};
   if (!stage_) return q;
   q["controller"] = qos_client_ ? (qos_client_->connected() ? "connected" : "disconnected") : "none";
+  if (qos_client_ && !qos_client_->connected()) q["controller_error"] = qos_client_->last_error();
   json channels = json::array();
   for (const auto& c : stage_->Stats()) {
     channels.push_back({{"job", c.job},
