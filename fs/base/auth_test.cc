@@ -46,12 +46,24 @@ struct Pair {
   }
 };
 
-TEST_CASE("both sides prove the key and learn each other's id and payload") {
-  Pair p;
+// One handshake over a socket pair: the server (Serve) with `server_key` answering
+// `server_payload`, the client (Dial) as node 3 with `client_key` and `client_payload`.
+struct Outcome {
   Result<std::optional<Peer>> served = Status(EIO, "not run");
-  std::thread server([&] { served = Serve(p.fd[0], KeyOf(1), "token+address"); });
-  auto dialed = Dial(p.fd[1], KeyOf(1), 3, "hello payload", 2000);
+  Result<Peer> dialed = Status(EIO, "not run");
+};
+Outcome Handshake(const Key& server_key, const std::string& server_payload, const Key& client_key,
+                  const std::string& client_payload) {
+  Pair p;
+  Outcome o;
+  std::thread server([&] { o.served = Serve(p.fd[0], server_key, server_payload); });
+  o.dialed = Dial(p.fd[1], client_key, 3, client_payload, 2000);
   server.join();
+  return o;
+}
+
+TEST_CASE("both sides prove the key and learn each other's id and payload") {
+  auto [served, dialed] = Handshake(KeyOf(1), "token+address", KeyOf(1), "hello payload");
   REQUIRE(dialed.has_value());
   CHECK(dialed->id == 7);
   CHECK(dialed->payload == "token+address");
@@ -62,11 +74,7 @@ TEST_CASE("both sides prove the key and learn each other's id and payload") {
 }
 
 TEST_CASE("a client with another key is refused, and learns why") {
-  Pair p;
-  Result<std::optional<Peer>> served = Status(EIO, "not run");
-  std::thread server([&] { served = Serve(p.fd[0], KeyOf(1), "secret"); });
-  auto dialed = Dial(p.fd[1], KeyOf(2), 3, "", 2000);
-  server.join();
+  auto [served, dialed] = Handshake(KeyOf(1), "secret", KeyOf(2), "");
   REQUIRE(!served.has_value());
   CHECK(served.error().code() == EACCES);
   REQUIRE(!dialed.has_value());
