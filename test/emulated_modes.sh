@@ -151,6 +151,24 @@ for m in 2 3 4; do
   check "mode $m: the directory's mtime moved with them, seen on node 0 (${t0[$m]} -> ${t1[$m]})" test "${t0[$m]}" != "${t1[$m]}"
 done
 
+# Hard links in every mode: made on node 0, seen, read and removed from other nodes (mode 1: the
+# same node, its namespace is its own). Nodes that never looked at a name have nothing cached.
+for m in 1 2 3 4; do
+  [ $m = 1 ] && b=0 c=0 || b=2 c=3
+  on 0 cp "$tmp/data1" "$mnt/m$m/hl"
+  on 0 ln "$mnt/m$m/hl" "$mnt/m$m/hl2"
+  want="2 $(on 0 stat -c %i "$mnt/m$m/hl")"
+  seen=$(on $b stat -c '%h %i' "$mnt/m$m/hl2")
+  check "mode $m: a hard link made on node 0 names the same inode with st_nlink 2 on node $b ($seen, want $want)" test "$seen" = "$want"
+  check "mode $m: node $b reads the file through the new name" test "$(on $b cat "$mnt/m$m/hl2" | md5)" = "$(md5 < "$tmp/data1")"
+  on $b rm "$mnt/m$m/hl"
+  left=$(on $c stat -c %h "$mnt/m$m/hl2")
+  check "mode $m: after node $b removed the first name, node $c counts one ($left) and reads the data" \
+    test "$left" = 1 -a "$(on $c cat "$mnt/m$m/hl2" | md5)" = "$(md5 < "$tmp/data1")"
+  on $c rm "$mnt/m$m/hl2"
+  check "mode $m: the last name removed, node 0 lists neither name" test -z "$(on 0 ls "$mnt/m$m" | grep '^hl')"
+done
+
 # Workspaces survive a daemon restart: node 2 comes back routing them the same way.
 "$bbctl" emulate kill --node 2 >/dev/null
 "$bbctl" emulate restart --node 2 >/dev/null

@@ -68,7 +68,8 @@ TEST_CASE("errno cases of names and types", "[mounted]") {
   ::close(fd);
   REQUIRE(::close(::open((d + "/x").c_str(), O_CREAT | O_RDWR, 0644)) == 0);
   CHECK(ERRNO_OF(::rmdir(d.c_str())) == ENOTEMPTY);
-  CHECK(ERRNO_OF(::link(f.c_str(), bb.Path("hard").c_str())) == EPERM);
+  CHECK(ERRNO_OF(::link(d.c_str(), bb.Path("hard").c_str())) == EPERM);  // a directory
+  CHECK(ERRNO_OF(::link(f.c_str(), d.c_str())) == EEXIST);
   CHECK(ERRNO_OF(::setxattr(f.c_str(), "user.a", "b", 1, 0)) == ENOTSUP);
   REQUIRE(::unlink((d + "/x").c_str()) == 0);
   CHECK(::rmdir(d.c_str()) == 0);
@@ -124,6 +125,59 @@ TEST_CASE("a directory counts its subdirectories in st_nlink, and its times move
   REQUIRE(::fstat(fd, &st) == 0);
   CHECK(st.st_nlink == 0);
   ::close(fd);
+}
+
+TEST_CASE("hard links: one file under several names, counted through renames and unlinks", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string a = bb.Path("a"), b = bb.Path("b"), c = bb.Path("c");
+  int fd = ::open(a.c_str(), O_CREAT | O_EXCL | O_RDWR, 0640);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, "first", 5) == 5);
+  REQUIRE(::link(a.c_str(), b.c_str()) == 0);
+  // Written through the first name after the link, while open.
+  REQUIRE(::pwrite(fd, "+more", 5, 5) == 5);
+  ::close(fd);
+  struct stat sa {
+  }, sb{};
+  REQUIRE(::stat(a.c_str(), &sa) == 0);
+  REQUIRE(::stat(b.c_str(), &sb) == 0);
+  CHECK(sa.st_ino == sb.st_ino);
+  CHECK(sa.st_nlink == 2);
+  CHECK(sb.st_nlink == 2);
+  CHECK(sb.st_size == 10);
+  CHECK(ReadFile(b) == "first+more");
+  REQUIRE(::chmod(b.c_str(), 0600) == 0);
+  REQUIRE(::stat(a.c_str(), &sa) == 0);
+  CHECK((sa.st_mode & 07777) == 0600);
+  REQUIRE(::link(b.c_str(), c.c_str()) == 0);
+  REQUIRE(::stat(a.c_str(), &sa) == 0);
+  CHECK(sa.st_nlink == 3);
+  // A rename of one name over another of the same file does nothing; over a name of another
+  // file, that file loses it.
+  REQUIRE(::rename(a.c_str(), c.c_str()) == 0);
+  CHECK(::access(a.c_str(), F_OK) == 0);
+  std::string other = bb.Path("other");
+  REQUIRE(::close(::open(other.c_str(), O_CREAT | O_RDWR, 0644)) == 0);
+  REQUIRE(::rename(other.c_str(), c.c_str()) == 0);
+  REQUIRE(::stat(a.c_str(), &sa) == 0);
+  CHECK(sa.st_nlink == 2);
+  // Truncate through one name; unlink the names one by one.
+  REQUIRE(::truncate(a.c_str(), 3) == 0);
+  REQUIRE(::unlink(a.c_str()) == 0);
+  REQUIRE(::stat(b.c_str(), &sb) == 0);
+  CHECK(sb.st_nlink == 1);
+  CHECK(ReadFile(b) == "fir");
+  fd = ::open(b.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  REQUIRE(::unlink(b.c_str()) == 0);
+  REQUIRE(::fstat(fd, &sb) == 0);
+  CHECK(sb.st_nlink == 0);
+  char buf[8] = {};
+  CHECK(::pread(fd, buf, sizeof buf, 0) == 3);
+  ::close(fd);
+  CHECK(ERRNO_OF(::access(b.c_str(), F_OK)) == ENOENT);
+  REQUIRE(::unlink(c.c_str()) == 0);
 }
 
 TEST_CASE("FIFOs, sockets and device nodes: made, listed, used, devices inert (nodev)", "[mounted]") {
@@ -420,6 +474,7 @@ TEST_CASE("tree, sizes, modes, owners and times survive a restart", "[mounted]")
   struct timespec times[2] = {{1500000000, 0}, {1600000000, 0}};
   REQUIRE(::utimensat(AT_FDCWD, bb.Path("dir/file").c_str(), times, 0) == 0);
   REQUIRE(::symlink("dir/file", bb.Path("link").c_str()) == 0);
+  REQUIRE(::link(bb.Path("dir/file").c_str(), bb.Path("hard").c_str()) == 0);
   bb.Stop();
   CHECK_FALSE(MountedBb::IsMounted(bb.mnt()));
   REQUIRE(bb.Start());
@@ -435,6 +490,12 @@ TEST_CASE("tree, sizes, modes, owners and times survive a restart", "[mounted]")
   CHECK(st.st_atime == 1500000000);
   CHECK(ReadFile(bb.Path("dir/file")) == data);
   CHECK(ReadFile(bb.Path("link")) == data);
+  struct stat hard {};
+  REQUIRE(::stat(bb.Path("hard").c_str(), &hard) == 0);
+  CHECK(hard.st_ino == st.st_ino);
+  CHECK(hard.st_nlink == 2);
+  CHECK(hard.st_uid == 42);
+  CHECK(ReadFile(bb.Path("hard")) == data);
 }
 
 TEST_CASE("after kill -9, everything fsynced before the kill is there", "[mounted]") {

@@ -30,7 +30,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     ApplyUpdate(u, &inode->meta);
     return Status::Ok();
   }
-  auto md = MetaOwner(path)->UpdateMeta(path, u);
+  auto md = UpdateAttributes(inode, path, u);
   std::lock_guard lock(inode->mu);
   if (!md) {
     // Keep the size pending so a later flush tries again.
@@ -62,7 +62,7 @@ Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, 
     inode->size = std::max(inode->size, inode->meta.size);
     return inode->meta.size - length;
   }
-  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->UpdateMeta(path, u));
+  BB_ASSIGN_OR_RETURN(Metadata md, UpdateAttributes(inode, path, u));
   std::lock_guard lock(inode->mu);
   inode->meta = md;
   inode->size = std::max(inode->size, md.size);

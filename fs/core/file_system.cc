@@ -145,6 +145,13 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
     md = inode->meta;
   } else {
     BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->GetMeta(path));
+    if (md.link == LinkRole::kName) {  // linked since this node learnt the path
+      std::string record;
+      BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &record));
+      MoveToRecord(inode, record);
+      path = record;
+      if (path_out) *path_out = path;
+    }
   }
   // Writes of this node not yet published are part of the file.
   std::lock_guard lock(inode->mu);
@@ -167,7 +174,9 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
   if (md.type == FileType::kDirectory) OverlayDirChange(path, &md);
-  Entry e = Remember(path, md);
+  std::string attr_path = path;  // a linked file's: its record
+  BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &attr_path));
+  Entry e = Remember(attr_path, md);
   // An open file of this node may have unpublished writes.
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
   std::lock_guard lock(inode->mu);
@@ -238,7 +247,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     }
   }
   if (!unlinked) {
-    BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->UpdateMeta(path, u));
+    BB_ASSIGN_OR_RETURN(md, UpdateAttributes(inode, path, u));
     std::lock_guard lock(inode->mu);
     inode->meta = md;
     if (inode->size_dirty) md.size = std::max(md.size, inode->size);
@@ -313,6 +322,7 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
   NoteDirChange(path, 0);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
+  if (md.link == LinkRole::kName) return DropName(path, md);
   return DropEntryData(md, path);
 }
 

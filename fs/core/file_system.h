@@ -26,11 +26,14 @@
 // workspace's entries and data from every node; a file operation never removes or renames it
 // (EBUSY), and a rename never moves an entry between workspaces (EXDEV).
 //
+// Hard links (file_links.cc): any non-directory may get more names in its own workspace (EXDEV
+// across workspaces), in every mode; st_nlink counts them.
+//
 // Deviations from POSIX, on purpose: a non-empty directory cannot be renamed (EXDEV; `mv` then
-// copies); hard links are refused (EPERM); FIFOs, sockets and device nodes exist in the
-// namespace, their data is the kernel's (a FIFO works between processes of one node); directories' mtime is not updated
-// when entries come and go; atime is set at create and by utimens only (as with noatime); st_blocks is the size rounded
-// up to 512-byte blocks.
+// copies); FIFOs, sockets and device nodes exist in the namespace, their data is the kernel's (a
+// FIFO works between processes of one node); a directory's mtime, ctime and subdirectory count
+// reach its owner coalesced (dir_changes.h); atime is set at create and by utimens only (as with
+// noatime); st_blocks is the size rounded up to 512-byte blocks.
 //
 // Thread-safety: all methods may be called concurrently from FUSE worker threads. Lock order:
 // table_mu_ before any Inode::mu; neither is held across a NodeService call.
@@ -61,6 +64,9 @@
 #include "fs/core/workspace.h"
 
 namespace bb::fs {
+
+// The most names one file may have (EMLINK past it), as ext4's.
+inline constexpr uint32_t kLinkMax = 65000;
 
 struct FileSystemOptions {
   uint32_t chunk_size = kDefaultChunkSize;
@@ -168,8 +174,12 @@ class FileSystem {
   Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target, const Caller& c);
   // The target of a symlink; EINVAL for any other type.
   Result<std::string> Readlink(uint64_t ino);
-  // ENOENT when absent; EISDIR for a directory (or a workspace's root). An open file's data
-  // stays until its last Release.
+  // Another name `new_name` in `new_parent` for the file `ino`; returns it with one more kernel
+  // reference. EPERM for a directory; EEXIST when the name exists; EXDEV to another workspace;
+  // EMLINK past kLinkMax names; ENOENT when the file was removed.
+  Result<Entry> Link(uint64_t ino, uint64_t new_parent, const std::string& new_name);
+  // Removes one name. ENOENT when absent; EISDIR for a directory (or a workspace's root). The
+  // data of a file whose last name goes stays until its last Release.
   Status Unlink(uint64_t parent, const std::string& name);
   // ENOENT when absent; ENOTDIR for a non-directory; ENOTEMPTY; EBUSY for a workspace's root.
   Status Rmdir(uint64_t parent, const std::string& name);
@@ -248,6 +258,18 @@ class FileSystem {
   void ApplyLayout(Metadata* md, const PathLayout& layout) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   Status DropEntryData(const Metadata& md, const std::string& path);
+  // Hard links (file_links.cc). The path of the link record of a file named at `path`.
+  std::string RecordPathOf(const std::string& path, uint64_t file_id) const;
+  // `md` as read at `name_path`, or when it is a name of a linked file, its record (whose path
+  // goes to `path_out`).
+  Result<Metadata> FollowName(const std::string& name_path, Metadata md, std::string* path_out);
+  void MoveToRecord(const std::shared_ptr<Inode>& inode, const std::string& record);
+  // Applies `u` to the attributes of the file at `path`, following it to its record when it
+  // was linked meanwhile.
+  Result<Metadata> UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path, const MetaUpdate& u);
+  // A name of a linked file was removed: one name fewer in the record; the last frees the file.
+  Status DropName(const std::string& path, const Metadata& name);
+  Result<Metadata> MakeRecord(const std::shared_ptr<Inode>& inode, const std::string& path, const Metadata& md);
   // The nodes that may hold chunks [first, last) of a file placed by `data`.
   std::set<NodeId> ChunkNodes(const DataPlacement& data, uint64_t first, uint64_t last) const;
   Status RemoveChunksOf(const Metadata& md, uint64_t size_hint, const std::string& path);

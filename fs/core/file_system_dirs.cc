@@ -117,12 +117,13 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   {
     std::lock_guard lock(table_mu_);
     auto it = inodes_.find(src.file_id);
-    if (it != inodes_.end()) it->second->path = to;
+    // A linked file's inode keeps its record's path.
+    if (it != inodes_.end() && src.link != LinkRole::kName) it->second->path = to;
   }
   NoteDirChange(from, src_dir ? -1 : 0);
   NoteDirChange(to, (src_dir ? 1 : 0) - (dst_dir ? 1 : 0));
   if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
-  if (dst) return DropEntryData(*dst, to);
+  if (dst) return dst->link == LinkRole::kName ? DropName(to, *dst) : DropEntryData(*dst, to);
   return Status::Ok();
 }
 

@@ -275,6 +275,8 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
     md->ctime_ns = std::max(md->ctime_ns, *u.touch_ns);
   }
   if (u.subdirs) md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + *u.subdirs));
+  if (u.links) md->nlink = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->nlink} + *u.links));
+  if (u.link_role) md->link = *u.link_role;
 }
 
 std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options) {

@@ -48,11 +48,16 @@ struct MetaUpdate {
   std::optional<int64_t> touch_ns;
   // Subdirectories made minus removed; the count never goes below 0.
   std::optional<int32_t> subdirs;
+  // A link record's names made minus removed (never below 0), and a new link role (hard links:
+  // fs/store/metadata.h).
+  std::optional<int32_t> links;
+  std::optional<LinkRole> link_role;
 };
 
 // Applies `u` to `md`, as the metadata owner does: set fields replace; `grow_to` grows the size
 // and never moves mtime/ctime backwards; `append` then adds to the size; `touch_ns` and
-// `subdirs` are a directory's entry changes (fs/core/dir_changes.h).
+// `subdirs` are a directory's entry changes (fs/core/dir_changes.h); `links` and `link_role`
+// a hard link's.
 void ApplyUpdate(const MetaUpdate& u, Metadata* md);
 
 struct DirEntry {

@@ -24,6 +24,7 @@ enum class FsOp : uint8_t {
   kUnlink,
   kRmdir,
   kRename,
+  kLink,
   kCreate,
   kOpen,
   kRead,

@@ -42,6 +42,7 @@ void ReplyError(fuse_req_t req, const Status& s, const char* op) {
     case ENODATA:
     case EOPNOTSUPP:
     case EPERM:
+    case EMLINK:
       spdlog::debug("{}: {}", op, s.ToString());
       break;
     default:
@@ -55,7 +56,10 @@ void FillStat(const Entry& e, struct stat* st) {
   const Metadata& md = e.md;
   st->st_ino = e.ino;
   st->st_mode = FileTypeBits(md.type);
-  st->st_nlink = e.unlinked ? 0 : md.type == FileType::kDirectory ? 2 + md.subdirs : 1;
+  st->st_nlink = e.unlinked                        ? 0
+                 : md.type == FileType::kDirectory ? 2 + md.subdirs
+                 : md.link == LinkRole::kRecord    ? md.nlink
+                                                   : 1;
   st->st_rdev = static_cast<dev_t>(md.rdev);
   st->st_mode |= md.mode & 07777;
   st->st_uid = md.uid;

@@ -114,8 +114,12 @@ void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_
   });
 }
 
-void Link(fuse_req_t req, fuse_ino_t, fuse_ino_t, const char*) {
-  ReplyError(req, Status(EPERM, "hard links are not supported"), "link");
+void Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t new_parent, const char* new_name) {
+  Admit(req, kMeta, 1, [req, ino, new_parent, new_name = std::string(new_name)] {
+    auto e = Ctx(req).fs->Link(ino, new_parent, new_name);
+    if (!e) return ReplyError(req, e.error(), "link");
+    ReplyEntry(req, *e);
+  });
 }
 
 void StatFs(fuse_req_t req, fuse_ino_t) {

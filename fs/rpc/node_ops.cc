@@ -13,7 +13,8 @@ std::string EncodeUpdate(const MetaUpdate& u) {
   uint32_t mask = (u.mode ? kHas(0) : 0) | (u.uid ? kHas(1) : 0) | (u.gid ? kHas(2) : 0) | (u.size ? kHas(3) : 0) |
                   (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) | (u.mtime_ns ? kHas(6) : 0) |
                   (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0) | (u.append ? kHas(9) : 0) |
-                  (u.touch_ns ? kHas(10) : 0) | (u.subdirs ? kHas(11) : 0);
+                  (u.touch_ns ? kHas(10) : 0) | (u.subdirs ? kHas(11) : 0) | (u.links ? kHas(12) : 0) |
+                  (u.link_role ? kHas(13) : 0);
   Writer w;
   w.U32(mask);
   w.U32(u.mode.value_or(0)).U32(u.uid.value_or(0)).U32(u.gid.value_or(0));
@@ -21,6 +22,7 @@ std::string EncodeUpdate(const MetaUpdate& u) {
   w.I64(u.atime_ns.value_or(0)).I64(u.mtime_ns.value_or(0)).I64(u.ctime_ns.value_or(0));
   w.U32(u.data_location.value_or(0)).U64(u.append.value_or(0));
   w.I64(u.touch_ns.value_or(0)).U32(static_cast<uint32_t>(u.subdirs.value_or(0)));
+  w.U32(static_cast<uint32_t>(u.links.value_or(0))).U8(static_cast<uint8_t>(u.link_role.value_or(LinkRole::kNone)));
   return w.Take();
 }
 
@@ -34,6 +36,8 @@ MetaUpdate DecodeUpdate(Reader& r) {
   uint64_t append = r.U64();
   int64_t touch = r.I64();
   auto subdirs = static_cast<int32_t>(r.U32());
+  auto links = static_cast<int32_t>(r.U32());
+  uint8_t role = r.U8();
   if (mask & kHas(0)) u.mode = mode;
   if (mask & kHas(1)) u.uid = uid;
   if (mask & kHas(2)) u.gid = gid;
@@ -46,6 +50,9 @@ MetaUpdate DecodeUpdate(Reader& r) {
   if (mask & kHas(9)) u.append = append;
   if (mask & kHas(10)) u.touch_ns = touch;
   if (mask & kHas(11)) u.subdirs = subdirs;
+  if (mask & kHas(12)) u.links = links;
+  // An unknown role is dropped, never stored: DecodeMetadata would refuse the entry.
+  if (mask & kHas(13) && role <= kMaxLinkRole) u.link_role = static_cast<LinkRole>(role);
   return u;
 }
 

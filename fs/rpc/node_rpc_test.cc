@@ -56,6 +56,18 @@ void RunContract(NodeService& s) {
   u = {};
   u.size = 50;
   CHECK(s.UpdateMeta("/a", u)->size == 50);  // exact
+  // A hard link's fields: the count moves by deltas and never below 0, the role is set.
+  u = {};
+  u.links = 2;
+  u.link_role = LinkRole::kRecord;
+  after = s.UpdateMeta("/a", u);
+  REQUIRE(after.has_value());
+  CHECK(after->nlink == 2);
+  CHECK(after->link == LinkRole::kRecord);
+  u = {};
+  u.links = -3;
+  CHECK(s.UpdateMeta("/a", u)->nlink == 0);
+  CHECK(s.GetMeta("/a")->link == LinkRole::kRecord);
   REQUIRE(s.MoveMeta("/a", "/b").has_value());
   CHECK(s.GetMeta("/a").error().code() == ENOENT);
   REQUIRE(s.PutMeta("/c", md).ok());

@@ -95,6 +95,8 @@ std::string EncodeMetadata(const Metadata& md) {
   PutFixed<uint32_t>(&out, md.data_location);
   PutFixed<uint64_t>(&out, md.rdev);
   PutFixed<uint32_t>(&out, md.subdirs);
+  PutFixed<uint8_t>(&out, static_cast<uint8_t>(md.link));
+  PutFixed<uint32_t>(&out, md.nlink);
   PutFixed<uint16_t>(&out, static_cast<uint16_t>(md.symlink_target.size()));
   out.append(md.symlink_target);
   return out;
@@ -125,11 +127,24 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   md.data_location = r.Get<uint32_t>();
   if (version >= 2) md.rdev = r.Get<uint64_t>();
   if (version >= 3) md.subdirs = r.Get<uint32_t>();
+  if (version >= 4) {
+    uint8_t role = r.Get<uint8_t>();
+    if (role > kMaxLinkRole) return Status(EIO, "metadata value has unknown link role " + std::to_string(role));
+    md.link = static_cast<LinkRole>(role);
+    md.nlink = r.Get<uint32_t>();
+  }
   uint16_t target_len = r.Get<uint16_t>();
   md.symlink_target = std::string(r.Bytes(target_len));
   if (r.truncated()) return Status(EIO, "metadata value is truncated");
   if (r.remaining() != 0) return Status(EIO, "metadata value has trailing bytes");
   return md;
+}
+
+std::string LinkRecordPath(std::string_view root, uint64_t file_id) {
+  std::string path(root == "/" ? std::string_view() : root);
+  path.append("/\0links/", 8);
+  path.append(std::to_string(file_id));
+  return path;
 }
 
 std::string DentryKey(std::string_view path) {

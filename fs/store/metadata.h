@@ -19,10 +19,18 @@
 //   u32 chunk_size   u32 data_location (node holding the data in the hybrid mode, or
 //                                       0xffffffff for none)
 //   u64 rdev (the device number of a device node; 0 for other types)
+//   u32 subdirs (a directory's subdirectories; version 3 on)
+//   u8  link role (0 an ordinary entry, 1 a name of a hard-linked file, 2 a link record)
+//   u32 nlink (a link record's names; version 4 on, with the role)
 //   u16 target length | target bytes (symlink target; 0 for other types)
-// Version 1 is the same without rdev; it is still read (rdev 0), and rewritten as version 2 the
-// next time the entry is written. Decoding rejects unknown versions, unknown types, and values
-// that are short or have trailing bytes.
+// Versions 1 to 3 are still read (1 has no rdev, 2 no subdirs, 3 no link fields: all 0), and
+// rewritten in the current version the next time the entry is written.
+//
+// Hard links: a file's entry holds its attributes until it gets a second name. Then its
+// attributes move to a link record, an entry at LinkRecordPath (the reserved name "\0links" below
+// the workspace's root, which no listing shows and no file name can reach), and every name of
+// the file becomes an entry of role kName: the same type and file id, attributes not used. Decoding rejects unknown
+// versions, unknown types, and values that are short or have trailing bytes.
 //
 // Thread-safety: pure functions over values.
 #pragma once
@@ -50,9 +58,17 @@ inline constexpr uint8_t kMaxFileType = 7;
 uint32_t FileTypeBits(FileType t);
 std::optional<FileType> FileTypeOf(uint32_t mode);
 
-inline constexpr uint8_t kMetadataVersion = 3;
+inline constexpr uint8_t kMetadataVersion = 4;
 inline constexpr uint32_t kNoNode = 0xffffffffu;
 inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
+
+// What an entry is to a hard-linked file (see above).
+enum class LinkRole : uint8_t {
+  kNone = 0,    // an ordinary entry: its attributes are the file's
+  kName = 1,    // one name of a linked file: the attributes are in the link record
+  kRecord = 2,  // the link record: the file's attributes and `nlink`
+};
+inline constexpr uint8_t kMaxLinkRole = 2;
 
 struct Metadata {
   FileType type = FileType::kRegular;
@@ -68,6 +84,8 @@ struct Metadata {
   uint32_t data_location = kNoNode;
   uint64_t rdev = 0;
   uint32_t subdirs = 0;  // a directory's subdirectories (st_nlink = 2 + subdirs); version 3 on
+  LinkRole link = LinkRole::kNone;
+  uint32_t nlink = 0;  // a link record's names (st_nlink); version 4 on
   std::string symlink_target;
 
   bool operator==(const Metadata&) const = default;
@@ -76,6 +94,10 @@ struct Metadata {
 std::string EncodeMetadata(const Metadata& md);
 // Returns EIO with a description of what is wrong when `bytes` is not a valid value.
 Result<Metadata> DecodeMetadata(std::string_view bytes);
+
+// The path of the link record of file `file_id` in the workspace whose root is `root` ("/" outside
+// any workspace).
+std::string LinkRecordPath(std::string_view root, uint64_t file_id);
 
 // REQUIRES: `path` is normalized (see fs/core/path.h).
 std::string DentryKey(std::string_view path);

@@ -49,7 +49,7 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   std::string current = EncodeMetadata(md);
   std::string v1 = current;
   v1[0] = 1;
-  v1.erase(v1.size() - 2 - 12, 12);  // drop rdev and subdirs (before the 2-byte target length)
+  v1.erase(v1.size() - 2 - 17, 17);  // drop rdev, subdirs and link fields (before the target length)
   auto old = DecodeMetadata(v1);
   REQUIRE(old.has_value());
   CHECK(*old == md);
@@ -59,11 +59,27 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   dir.subdirs = 3;
   std::string v2_dir = EncodeMetadata(dir);
   v2_dir[0] = 2;
-  v2_dir.erase(v2_dir.size() - 2 - 4, 4);
+  v2_dir.erase(v2_dir.size() - 2 - 9, 9);
   auto older = DecodeMetadata(v2_dir);
   REQUIRE(older.has_value());
   CHECK(older->subdirs == 0);
   CHECK(DecodeMetadata(EncodeMetadata(dir))->subdirs == 3);
+  // A version-3 value: no link fields; an unknown link role is refused.
+  Metadata rec;
+  rec.link = LinkRole::kRecord;
+  rec.nlink = 3;
+  std::string v4 = EncodeMetadata(rec);
+  CHECK(*DecodeMetadata(v4) == rec);
+  std::string v3 = v4;
+  v3[0] = 3;
+  v3.erase(v3.size() - 2 - 5, 5);
+  auto v3_back = DecodeMetadata(v3);
+  REQUIRE(v3_back.has_value());
+  CHECK(v3_back->link == LinkRole::kNone);
+  CHECK(v3_back->nlink == 0);
+  std::string bad_role = v4;
+  bad_role[bad_role.size() - 2 - 5] = 7;
+  CHECK(DecodeMetadata(bad_role).error().message().find("link role 7") != std::string::npos);
   std::string v1_fifo = v1;
   v1_fifo[1] = static_cast<char>(FileType::kFifo);  // version 1 knew three types only
   CHECK_FALSE(DecodeMetadata(v1_fifo).has_value());
@@ -99,6 +115,17 @@ TEST_CASE("dentry keys group direct children under one prefix", "[store]") {
       std::string p(r.path);
       CHECK(ChildName(key, prefix) == p.substr(p.rfind('/') + 1));
     }
+  }
+}
+
+TEST_CASE("link records sit below their workspace's root where no listing shows them", "[store]") {
+  std::string in_ws = LinkRecordPath("/job", 42);
+  CHECK(in_ws == std::string("/job/\0links/42", 14));
+  CHECK(LinkRecordPath("/", 7) == std::string("/\0links/7", 9));
+  // Neither the workspace's nor the root's listing reaches them (they are one level deeper).
+  for (auto [dir, path] : {std::pair<std::string, std::string>{"/job", in_ws}, {"/", LinkRecordPath("/", 7)}}) {
+    std::string prefix = ChildKeyPrefix(dir);
+    CHECK(DentryKey(path).compare(0, prefix.size(), prefix) != 0);
   }
 }
 

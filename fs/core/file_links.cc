@@ -1,0 +1,157 @@
+// Hard links of the core. A file gets a link record (fs/store/metadata.h) at its second name:
+// from then on its attributes and its count of names live there, every name is an entry of
+// role kName, and the inode's path is the record's, so that attribute reads and updates reach
+// the record without a second look-up. A name is followed to the record by whoever reads it
+// (Lookup, FreshMeta) or updates it (UpdateAttributes); the record outlives the file's last
+// name only while the file is open on some node.
+//
+// Races between nodes, on purpose cheap: a name is made before the count that covers it and
+// removed before the count drops, so a count is never short of the names a reader can find; a
+// file linked from two nodes at once gets one record (the second node's create finds it and
+// counts its name). A first link racing a rename of the same file on another node may leave the
+// old entry where the rename put it, beside the record: both still name the same data.
+#include <algorithm>
+
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+#include "fs/core/path.h"
+
+namespace bb::fs {
+
+std::string FileSystem::RecordPathOf(const std::string& path, uint64_t file_id) const {
+  std::string domain = router_->Resolve(path).domain;
+  return LinkRecordPath(domain.empty() ? "/" : "/" + domain, file_id);
+}
+
+Result<Metadata> FileSystem::FollowName(const std::string& name_path, Metadata md, std::string* path_out) {
+  if (md.link != LinkRole::kName) return md;
+  std::string record = RecordPathOf(name_path, md.file_id);
+  BB_ASSIGN_OR_RETURN(md, MetaOwner(record)->GetMeta(record));
+  if (path_out) *path_out = record;
+  return md;
+}
+
+void FileSystem::MoveToRecord(const std::shared_ptr<Inode>& inode, const std::string& record) {
+  std::lock_guard lock(table_mu_);
+  inode->path = record;
+}
+
+Result<Metadata> FileSystem::UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path,
+                                              const MetaUpdate& u) {
+  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->UpdateMeta(path, u));
+  if (md.link != LinkRole::kName) return md;
+  // The file was linked since this node learnt its path: the update belongs to the record (what
+  // the name took is never read).
+  std::string record = RecordPathOf(path, md.file_id);
+  MoveToRecord(inode, record);
+  return MetaOwner(record)->UpdateMeta(record, u);
+}
+
+Status FileSystem::DropName(const std::string& path, const Metadata& name) {
+  std::string record = RecordPathOf(path, name.file_id);
+  MetaUpdate u;
+  u.links = -1;
+  u.ctime_ns = clock_->WallNs();
+  NodeService* owner = MetaOwner(record);
+  auto md = owner->UpdateMeta(record, u);
+  if (!md) return md.error().code() == ENOENT ? Status::Ok() : md.error();
+  if (md->nlink > 0) {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(md->file_id);
+    if (it != inodes_.end()) {
+      std::lock_guard ilock(it->second->mu);
+      it->second->meta.nlink = md->nlink;
+    }
+    return Status::Ok();
+  }
+  // The last name is gone: the record and the data go as an unlinked file's would.
+  auto removed = owner->RemoveMeta(record);
+  if (!removed) return removed.error().code() == ENOENT ? Status::Ok() : removed.error();
+  return DropEntryData(*removed, record);
+}
+
+// The second name of a file with attributes in its entry at `path`: the record takes them, with
+// two names, and the entry becomes a name. Returns the record.
+Result<Metadata> FileSystem::MakeRecord(const std::shared_ptr<Inode>& inode, const std::string& path,
+                                        const Metadata& md) {
+  std::string record = RecordPathOf(path, md.file_id);
+  Metadata rec = md;
+  rec.link = LinkRole::kRecord;
+  rec.nlink = 2;
+  rec.ctime_ns = clock_->WallNs();
+  NodeService* owner = MetaOwner(record);
+  Status s = owner->CreateMeta(record, rec);
+  if (s.code() == EEXIST) {
+    // Another node linked the file meanwhile: count this name in its record.
+    MetaUpdate more;
+    more.links = 1;
+    more.ctime_ns = rec.ctime_ns;
+    BB_ASSIGN_OR_RETURN(rec, owner->UpdateMeta(record, more));
+  } else if (!s.ok()) {
+    return s;
+  }
+  MetaUpdate flip;
+  flip.link_role = LinkRole::kName;
+  auto old = MetaOwner(path)->UpdateMeta(path, flip);
+  if (!old) {
+    // The first name went away before it could become a name: the record does not count it.
+    MetaUpdate fewer;
+    fewer.links = -1;
+    (void)owner->UpdateMeta(record, fewer);
+    return old.error();
+  }
+  MoveToRecord(inode, record);
+  if (old->size > rec.size || old->mtime_ns > rec.mtime_ns) {
+    // A size published to the entry between the read and the flip.
+    MetaUpdate grow;
+    grow.grow_to = old->size;
+    grow.mtime_ns = old->mtime_ns;
+    BB_ASSIGN_OR_RETURN(rec, owner->UpdateMeta(record, grow));
+  }
+  return rec;
+}
+
+Result<Entry> FileSystem::Link(uint64_t ino, uint64_t new_parent, const std::string& new_name) {
+  Count(FsOp::kLink);
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  bool unlinked = false;
+  std::string path;
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode, &unlinked, &path));
+  if (unlinked) return Status(ENOENT, "link of a removed file");
+  if (md.type == FileType::kDirectory) return Status(EPERM, "hard link of a directory");
+  BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
+  PathLayout layout = router_->Resolve(to);
+  if (layout.replicated) return Status(EEXIST, to);
+  if (router_->Resolve(path).domain != layout.domain) {
+    return Status(EXDEV, "hard link between workspaces: " + to);
+  }
+  if (md.link == LinkRole::kRecord && md.nlink >= kLinkMax) return Status(EMLINK, path);
+  // The name first: it fails alone (EEXIST, ENOENT parent) with nothing to undo.
+  Metadata name = md;
+  name.link = LinkRole::kName;
+  name.nlink = 0;
+  BB_RETURN_IF_ERROR(MetaOwner(layout, to)->CreateMeta(to, name));
+  auto counted = [&]() -> Result<Metadata> {
+    if (md.link != LinkRole::kRecord) return MakeRecord(inode, path, md);
+    MetaUpdate more;
+    more.links = 1;
+    more.ctime_ns = clock_->WallNs();
+    BB_ASSIGN_OR_RETURN(Metadata r, MetaOwner(path)->UpdateMeta(path, more));
+    if (r.nlink <= 1) return Status(ENOENT, "link of a removed file");  // its last name went meanwhile
+    return r;
+  };
+  Result<Metadata> rec = counted();
+  if (!rec) {
+    (void)MetaOwner(layout, to)->RemoveMeta(to);
+    return rec.error();
+  }
+  NoteDirChange(to, 0);
+  std::string record = RecordPathOf(path, md.file_id);
+  Entry e = Remember(record, *rec);
+  std::lock_guard lock(inode->mu);
+  inode->meta = *rec;
+  if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
+  return e;
+}
+
+}  // namespace bb::fs

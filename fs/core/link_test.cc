@@ -1,0 +1,156 @@
+// Hard links on a cluster of in-process nodes (test_cluster.h), in every layout mode.
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <catch2/catch.hpp>
+
+#include "fs/core/file_system.h"
+#include "fs/core/test_cluster.h"
+
+namespace bb::fs {
+namespace {
+
+using testing::Cluster;
+using testing::kChunk;
+using testing::kUser;
+
+constexpr struct {
+  LayoutMode mode;
+  const char* name;
+} kModes[] = {{LayoutMode::kNodeLocal, "mode 1"},
+              {LayoutMode::kCentralizedMeta, "mode 2"},
+              {LayoutMode::kHashed, "mode 3"},
+              {LayoutMode::kHybrid, "mode 4"}};
+
+uint32_t Nlink(const Entry& e) {
+  if (e.unlinked) return 0;
+  return e.md.link == LinkRole::kRecord ? e.md.nlink : 1;
+}
+
+// Node `b` is where the other names are used: the writer's node in mode 1 (its namespace is its
+// own), another node otherwise.
+uint32_t OtherNode(LayoutMode mode) { return mode == LayoutMode::kNodeLocal ? 0 : 2; }
+
+TEST_CASE("a hard link names the same file from every node, and counts right to the last name", "[link]") {
+  for (const auto& m : kModes) {
+    INFO(m.name);
+    Cluster c(4);
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
+    const uint32_t b = OtherNode(m.mode);
+    std::string data(3 * kChunk + 5, 'd');
+    uint64_t ino = c.Write(0, "/ws", "a", data);
+    uint64_t ws0 = c.Walk(0, "/ws"), wsb = c.Walk(b, "/ws");
+    // Node b learns the file before it is linked: its inode must follow to the record later.
+    auto before = c.fs(b).Lookup(wsb, "a");
+    REQUIRE(before.has_value());
+    CHECK(Nlink(*before) == 1);
+
+    auto linked = c.fs(0).Link(ino, ws0, "b");
+    REQUIRE(linked.has_value());
+    CHECK(linked->ino == ino);
+    CHECK(Nlink(*linked) == 2);
+    CHECK(c.fs(b).GetAttr(ino).value().md.nlink == 2);
+    auto via_b = c.fs(b).Lookup(wsb, "b");
+    REQUIRE(via_b.has_value());
+    CHECK(via_b->ino == ino);
+    CHECK(via_b->md.size == data.size());
+    CHECK(c.Read(b, "/ws", "b").value() == data);
+
+    // Attributes changed through one name, on another node, are the file's.
+    SetAttrRequest chmod;
+    chmod.mode = 0600;
+    REQUIRE(c.fs(b).SetAttr(ino, chmod, nullptr).has_value());
+    CHECK(c.fs(0).Lookup(ws0, "a").value().md.mode == 0600);
+    // A write through one name grows the size every name shows.
+    c.Write(b, "/ws", "b", data + "more");
+    CHECK(c.fs(0).Lookup(ws0, "a").value().md.size == data.size() + 4);
+    CHECK(c.Read(0, "/ws", "a").value() == data + "more");
+
+    // A third name, then the names go one by one.
+    REQUIRE(c.fs(b).Link(ino, wsb, "c").has_value());
+    CHECK(Nlink(c.fs(0).GetAttr(ino).value()) == 3);
+    REQUIRE(c.fs(0).Unlink(ws0, "a").ok());
+    CHECK(Nlink(c.fs(b).GetAttr(ino).value()) == 2);
+    CHECK(c.fs(b).Lookup(wsb, "a").error().code() == ENOENT);
+    CHECK(c.Read(b, "/ws", "c").value() == data + "more");
+    // Rename of one name over another of the same file changes nothing.
+    REQUIRE(c.fs(b).Rename(wsb, "b", wsb, "c", 0).ok());
+    CHECK(Nlink(c.fs(b).GetAttr(ino).value()) == 2);
+    // Rename of a name keeps the file.
+    REQUIRE(c.fs(b).Rename(wsb, "b", wsb, "b2", 0).ok());
+    CHECK(c.Read(0, "/ws", "b2").value() == data + "more");
+    REQUIRE(c.fs(b).Unlink(wsb, "b2").ok());
+    CHECK(Nlink(c.fs(0).GetAttr(ino).value()) == 1);
+    REQUIRE(c.fs(0).Unlink(ws0, "c").ok());
+    auto gone = c.fs(0).GetAttr(ino);  // the kernel of node 0 still holds the inode: nlink 0
+    CHECK((!gone || Nlink(*gone) == 0));
+    CHECK(c.fs(b == 0 ? 1 : 3).Lookup(c.Walk(b == 0 ? 1 : 3, "/ws"), "c").error().code() == ENOENT);
+    // No entry is left: the data went with the last name.
+    uint64_t used = 0;
+    for (uint32_t n = 0; n < 4; ++n) {
+      auto page = c.members[n].service->ListDir("/ws", "", 100);
+      REQUIRE(page.has_value());
+      used += page->entries.size();
+      std::string buf(16, '\0');
+      CHECK(c.members[n].service->ReadChunk(ino, kChunk, 0, 0, {buf.data(), buf.size()}).value() == 0);
+      CHECK(c.members[n].service->GetMeta(LinkRecordPath("/ws", ino)).error().code() == ENOENT);
+    }
+    CHECK(used == 0);
+  }
+}
+
+TEST_CASE("link refusals and a renamed-over name", "[link]") {
+  Cluster c(3);
+  REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{LayoutMode::kHashed, 0.25}, kChunk}, kUser).ok());
+  REQUIRE(c.fs(0).CreateWorkspace("other", WorkspaceSpec{{LayoutMode::kHashed, 0.25}, kChunk}, kUser).ok());
+  uint64_t ws = c.Walk(1, "/ws");
+  uint64_t ino = c.Write(1, "/ws", "f", "one");
+  uint64_t other = c.Write(1, "/ws", "g", "two");
+  auto dir = c.fs(1).Mkdir(ws, "d", 0755, kUser);
+  REQUIRE(dir.has_value());
+  CHECK(c.fs(1).Link(dir->ino, ws, "d2").error().code() == EPERM);
+  CHECK(c.fs(1).Link(ino, ws, "g").error().code() == EEXIST);
+  CHECK(c.fs(1).Link(ino, c.Walk(1, "/other"), "f").error().code() == EXDEV);
+  CHECK(c.fs(1).Link(ino, kRootFileId, "ws").error().code() == EEXIST);
+  CHECK(Nlink(c.fs(1).GetAttr(ino).value()) == 1);  // nothing was counted by the refusals
+  // A name renamed over: its file loses a name, the other keeps its data.
+  REQUIRE(c.fs(1).Link(ino, ws, "f2").has_value());
+  REQUIRE(c.fs(2).Rename(c.Walk(2, "/ws"), "g", c.Walk(2, "/ws"), "f2", 0).ok());
+  CHECK(Nlink(c.fs(1).GetAttr(ino).value()) == 1);
+  CHECK(c.Read(0, "/ws", "f2").value() == "two");
+  CHECK(c.Read(0, "/ws", "f").value() == "one");
+  CHECK(c.fs(0).Lookup(c.Walk(0, "/ws"), "f2")->ino == other);
+  // Symlinks and FIFOs are linked as themselves.
+  auto fifo = c.fs(1).Mknod(ws, "p", S_IFIFO | 0644, 0, kUser);
+  REQUIRE(fifo.has_value());
+  auto fifo2 = c.fs(1).Link(fifo->ino, ws, "p2");
+  REQUIRE(fifo2.has_value());
+  CHECK(fifo2->md.type == FileType::kFifo);
+  // The workspace's removal takes the records too.
+  REQUIRE(c.fs(0).RemoveWorkspace("ws", *c.members[0].router, kUser).ok());
+  for (uint32_t n = 0; n < 3; ++n) {
+    auto rec = c.members[n].service->GetMeta(LinkRecordPath("/ws", ino));
+    CHECK(rec.error().code() == ENOENT);
+  }
+}
+
+TEST_CASE("an open file keeps its data after its last name, and nlink reads 0", "[link]") {
+  Cluster c(2);
+  uint64_t ino = c.Write(0, "/", "f", "kept");
+  REQUIRE(c.fs(0).Link(ino, kRootFileId, "g").has_value());
+  auto open = c.fs(1).Open(c.fs(1).Lookup(kRootFileId, "g")->ino, O_RDONLY, kUser);
+  REQUIRE(open.has_value());
+  REQUIRE(c.fs(1).Unlink(kRootFileId, "f").ok());
+  REQUIRE(c.fs(1).Unlink(kRootFileId, "g").ok());
+  auto st = c.fs(1).GetAttr(ino);
+  REQUIRE(st.has_value());
+  CHECK(Nlink(*st) == 0);
+  std::string buf(4, '\0');
+  CHECK(c.fs(1).Read(*open, 0, {buf.data(), buf.size()}).value() == 4);
+  CHECK(buf == "kept");
+  REQUIRE(c.fs(1).Release(*open).ok());
+  CHECK(c.members[0].service->GetMeta(LinkRecordPath("/", ino)).error().code() == ENOENT);
+}
+
+}  // namespace
+}  // namespace bb::fs
