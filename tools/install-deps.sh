@@ -17,6 +17,7 @@ packages=(
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
   python3-yaml python3-matplotlib  # the bench harness and its tests (test/bench_harness.sh)
   python3-prometheus-client  # test/metrics.sh parses the metrics with it
+  slurm-wlm munge  # real Slurm on the emulated cluster (bbctl emulate up --slurm, test/slurm_jobs.sh)
   openmpi-bin libopenmpi-dev gfortran
   libhdf5-openmpi-dev python3-numpy python3-mpi4py  # the mode-selection corpus's HDF5 and Python jobs
 )

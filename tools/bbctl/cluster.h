@@ -22,6 +22,9 @@ struct StartOptions {
   int base_port = 7300;
   std::string link_rate = "1gbit";  // emulated cluster only
   int mtu = 1500;                   // emulated cluster only: of every node's link
+  // Emulated cluster only: Slurm (slurmctld on the host, a slurmd in each node's namespaces)
+  // instead of the cluster's own daemons; jobs start theirs from #BB directives (burst.h).
+  bool slurm = false;
   std::vector<std::string> bbd_args;
 };
 

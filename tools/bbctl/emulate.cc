@@ -22,6 +22,7 @@
 
 #include "fs/base/auth.h"
 #include "tools/bbctl/cluster.h"
+#include "tools/bbctl/emulate_slurm.h"
 #include "tools/bbctl/proc.h"
 
 namespace bb::ctl {
@@ -201,6 +202,7 @@ Status StartDaemons(const State& s) {
 
 Status EmulateDown() {
   BB_RETURN_IF_ERROR(NeedRoot());
+  StopSlurm(kRunDir);  // when up: no new job steps while the nodes go
   // Daemons first, gently (they unmount), then anything else left in the namespaces.
   auto pids = ClusterProcesses();
   for (pid_t p : pids) ::kill(p, SIGTERM);
@@ -277,6 +279,16 @@ Status EmulateUp(const StartOptions& o) {
   if (Status st = RunOk({"ip", "link", "set", kBridge, "up"}, true); !st.ok()) return fail(st);
   for (int i = 0; i < s.nodes; ++i) {
     if (Status st = BuildNode(s, i, o.mtu); !st.ok()) return fail(st);
+  }
+  if (o.slurm) {
+    SlurmEmulation e{kRunDir, kBridge, s.root, s.mount, {}};
+    for (int i = 0; i < s.nodes; ++i) {
+      e.nodes.push_back({"node" + std::to_string(i), Address(i), "/run/netns/" + NsName(i), MntNs(i)});
+    }
+    if (Status st = StartSlurm(e); !st.ok()) return fail(st);
+    std::printf("bbctl: emulated cluster up with Slurm: %d nodes (198.18.0.1..), links %s; export SLURM_CONF=%s\n",
+                s.nodes, s.rate.c_str(), SlurmConfPath(kRunDir).c_str());
+    return Status::Ok();
   }
   if (Status st = StartDaemons(s); !st.ok()) return fail(st);
   std::printf("bbctl: emulated cluster up: %d nodes (198.18.0.1..), links %s, mount %s on every node\n", s.nodes,

@@ -15,6 +15,8 @@
 //   bbctl qos status --key-file FILE [--controller IP:PORT] [--json]
 //   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
 //   bbctl stage in|out SRC DST [--threads N] [--piece-size SIZE] [--manifest F] [--json] [--quiet]
+//   bbctl bb prolog|task-env|epilog|up|down [--state-dir D] [--local-dir D] [--mount-dir D] ...
+//                                     a job's burst buffer under Slurm (#BB directives)
 // Without --root, job and stats talk to the emulated cluster.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -23,6 +25,7 @@
 
 #include "fs/base/auth.h"
 #include "fs/base/units.h"
+#include "tools/bbctl/burst_cmd.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_run.h"
 #include "tools/bbctl/stage_cmd.h"
@@ -75,6 +78,9 @@ int main(int argc, char** argv) {
   up->add_option("--mtu", start.mtu, "MTU of each node's link (default 1500; 9000 for jumbo frames)");
   up->add_option("--root", start.root, "folder for the nodes' roots")->required();
   up->add_option("--mount", start.mount, "mount path, the same on every node")->required();
+  up->add_flag("--slurm", start.slurm,
+               "run Slurm (slurmctld here, a slurmd per node; SLURM_CONF=/run/bb-emu/slurm/slurm.conf) instead of "
+               "daemons: jobs bring their burst buffer up from #BB directives");
   up->add_option("bbd_args", start.bbd_args, "flags passed to every bbd (after --)");
   auto* down = emu->add_subcommand("down", "remove every namespace, link, mount and daemon");
   auto* emu_status = emu->add_subcommand("status", "show the emulated nodes");
@@ -146,10 +152,13 @@ int main(int argc, char** argv) {
   key_new->add_flag("--force", key_force, "replace an existing key");
   StageArgs stage_args;
   AddStageCommands(app, &stage_args);
+  BurstArgs burst_args;
+  AddBurstCommands(app, &burst_args);
   bb::cli::AddVersion(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bbctl"); rc >= 0) return rc;
 
   if (StageChosen(stage_args)) return RunStage(stage_args);
+  if (BurstChosen(burst_args)) return RunBurst(burst_args);
   if (*key_new) return Report(bb::auth::CreateKey(key_path, key_force));
 
   if (*qstatus) return Report(QosStatus(controller, key_file, as_json));

@@ -47,6 +47,40 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::st
   return pid;
 }
 
+Result<std::string> Capture(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Status(errno, "pipe");
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    return Status(rc, "cannot run " + argv[0]);
+  }
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = Wait(pid);
+  if (status != 0) {
+    std::string line;
+    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+    return Status(EIO, "'" + line + "' failed (exit " + std::to_string(status) + ")" + (out.empty() ? "" : ": " + out));
+  }
+  return out;
+}
+
 int Wait(pid_t pid) {
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0) {

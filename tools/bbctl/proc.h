@@ -20,6 +20,9 @@ Status RunOk(const std::vector<std::string>& argv, bool quiet = false);
 // Starts `argv` without waiting; returns its pid. `stdout_to`: a file for its standard output.
 Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
                     bool quiet = false, const std::string& stdout_to = "");
+// Runs `argv` to completion and returns its standard output (stderr inherited); a non-zero exit
+// is an error naming the command and what it printed.
+Result<std::string> Capture(const std::vector<std::string>& argv);
 // Waits for `pid`; returns its exit status or -1.
 int Wait(pid_t pid);
 // Sends SIGTERM, waits up to `seconds`, then SIGKILL. True when the process is gone.

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Jobs under real Slurm (Debian's slurmctld, a slurmd per emulated node, munge) on the 4-node
+# emulated cluster, with the burst buffer's hooks as Prolog, Epilog and TaskProlog: job scripts
+# that ask for their burst buffer with #BB directives only. Checks what comes back byte for byte,
+# and that no daemon, mount, root or hosts file is left on any node after a job that succeeds,
+# fails, is cancelled, or whose burst buffer cannot start. Needs root. Always tears down.
+set -euo pipefail
+bin=${1:?usage: slurm_jobs.sh BUILD_BIN_DIR SOURCE_DIR}
+src=${2:?usage: slurm_jobs.sh BUILD_BIN_DIR SOURCE_DIR}
+bbctl=$bin/bbctl
+source "$(dirname "$0")/lib.sh"
+cluster_test slurm_jobs
+export SLURM_CONF=/run/bb-emu/slurm/slurm.conf
+
+"$bbctl" emulate up --slurm --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" >/dev/null
+check "sinfo: four idle nodes" test "$(sinfo -h -N -o %t | sort | uniq -c | awk '{print $1 $2}')" = "4idle"
+
+sub=$tmp/submit
+mkdir -p "$sub/input/deep/er"
+for i in 1 2 3 4 5; do head -c $((70000 * i + 13)) /dev/urandom > "$sub/input/f$i"; done
+head -c 3000000 /dev/urandom > "$sub/input/deep/er/big"
+printf 'x' > "$sub/input/with space"
+ln -s f1 "$sub/input/link"
+
+# run_job SCRIPT: submits it, waits for it to leave the queue (and its epilog to finish), prints
+# its id. Jobs are short; 120 s is a hang.
+run_job() {
+  local id
+  id=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" "$1")
+  for _ in $(seq 480); do
+    squeue -h -j "$id" 2>/dev/null | grep -q . || break
+    sleep 0.25
+  done
+  echo "$id"
+}
+state() { scontrol show job "$1" | grep -o 'JobState=[A-Z]*' | cut -d= -f2; }
+# Nothing of job ID left: no daemon, no mount in any node's namespace, no root, no state (hosts file).
+left_of() {
+  local id=$1 n what=""
+  pgrep -f -- "bb\.$id( |$)" >/dev/null && what+="daemon "
+  for n in 0 1 2 3; do
+    on $n grep -q " $mnt/bb.$id " /proc/self/mountinfo && what+="mount@node$n "
+    [ -e "$root/local/node$n/bb.$id" ] && what+="root@node$n "
+  done
+  [ -e "$root/bb-jobs/job.$id" ] && what+="state "
+  echo "${what:-nothing}"
+}
+
+# 1. Directives only: stage a directory in, 8 tasks on 4 nodes write, stage the results out.
+cat > "$sub/job.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 8
+#BB mode=3
+#BB stage_in source=input destination=in type=directory
+#BB stage_out source=out destination=$SLURM_SUBMIT_DIR/out.$SLURM_JOB_ID type=directory
+mkdir -p "$BB_WORKSPACE/out"
+(cd "$BB_WORKSPACE/in" && find . -type f | sort | xargs md5sum) > "$BB_WORKSPACE/out/input.md5"
+srun bash -c 'head -c $((100000 + 4099 * SLURM_PROCID)) /dev/zero | tr "\0" "$SLURM_PROCID" > "$BB_WORKSPACE/out/r$SLURM_PROCID"
+              echo "$SLURMD_NODENAME" > "$BB_WORKSPACE/out/node$SLURM_PROCID"'
+EOF
+id=$(run_job "$sub/job.sh")
+out=$sub/out.$id
+check "job $id completed ($(state "$id"))" test "$(state "$id")" = COMPLETED
+check "the job saw BB_WORKSPACE and the staged-in files, byte for byte" \
+  test "$(cat "$out/input.md5" 2>/dev/null)" = "$(cd "$sub/input" && find . -type f | sort | xargs md5sum)"
+good=1
+for r in 0 1 2 3 4 5 6 7; do
+  [ "$(md5sum < "$out/r$r" 2>/dev/null)" = "$(head -c $((100000 + 4099 * r)) /dev/zero | tr '\0' "$r" | md5sum)" ] || good=0
+done
+check "all 8 ranks' files staged out byte for byte" test $good = 1
+check "the tasks wrote on all four nodes ($(cat "$out"/node* 2>/dev/null | sort -u | tr '\n' ' '))" \
+  test "$(cat "$out"/node* 2>/dev/null | sort -u | wc -l)" = 4
+check "the job's output reports the stage-out as verified" grep -q "stage_out .* done, every file verified" "$sub/out-$id.txt"
+check "the job's output reports the start and the teardown" \
+  sh -c "grep -q 'burst buffer up on 4 nodes' '$sub/out-$id.txt' && grep -q 'stopped and removed on every node' '$sub/out-$id.txt'"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 2. The application fails after writing part of its results: they still come back.
+sed 's|^srun .*|srun bash -c '"'"'echo part > "$BB_WORKSPACE/out/r$SLURM_PROCID"'"'"'; exit 3|; /^ *echo "\$SLURMD/d' \
+  "$sub/job.sh" > "$sub/fail.sh"
+id=$(run_job "$sub/fail.sh")
+check "the failing job $id failed ($(state "$id"))" test "$(state "$id")" = FAILED
+check "its partial results were staged out ($(ls "$sub/out.$id" 2>/dev/null | wc -l) files)" \
+  test "$(cat "$sub/out.$id"/r* 2>/dev/null | grep -c part)" = 8
+check "nothing of the failed job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 3. Cancelled while running: what exists comes back, nothing stays.
+cat > "$sub/cancel.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 4
+#BB mode=2
+#BB stage_out source=out destination=$SLURM_SUBMIT_DIR/out.$SLURM_JOB_ID type=directory
+mkdir -p "$BB_WORKSPACE/out"
+srun bash -c 'echo "rank $SLURM_PROCID" > "$BB_WORKSPACE/out/r$SLURM_PROCID"'
+echo written
+sleep 300
+EOF
+id=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" cancel.sh)
+for _ in $(seq 240); do grep -q written "$sub/out-$id.txt" 2>/dev/null && break; sleep 0.25; done
+scancel "$id"
+for _ in $(seq 480); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.25; done
+check "the cancelled job $id is CANCELLED ($(state "$id"))" test "$(state "$id")" = CANCELLED
+check "what it wrote before the cancel was staged out" test "$(cat "$sub/out.$id"/r* 2>/dev/null | wc -l)" = 4
+check "nothing of the cancelled job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 4. A node whose daemon cannot start (its node-local storage is not a folder): the job fails
+# within the deadline, naming the node and why; the node stays in service.
+rmdir "$root/local/node2" 2>/dev/null || true
+touch "$root/local/node2"
+start=$(date +%s)
+id=$(run_job "$sub/job.sh")
+took=$(($(date +%s) - start))
+rm -f "$root/local/node2"
+check "a job whose burst buffer cannot start on node2 fails ($(state "$id"), ${took} s, deadline 60 s)" \
+  test "$(state "$id")" = FAILED -a "$took" -lt 60
+check "its output names node2 and the reason" grep -q "failed on node2: cannot create the root .*Not a directory" "$sub/out-$id.txt"
+check "only node2 is blamed" test "$(grep -c 'failed on' "$sub/out-$id.txt")" = 1
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+check "every node is still in service" test "$(sinfo -h -N -o %t | sort | uniq -c | awk '{print $1 $2}')" = "4idle"
+
+# 5. A job without directives gets no burst buffer and pays nothing for it.
+printf '#!/bin/bash\n#SBATCH -N 2\necho "mount=${BB_MOUNT:-none}"\n' > "$sub/plain.sh"
+id=$(run_job "$sub/plain.sh")
+check "a job without #BB runs as always ($(state "$id"), $(cat "$sub/out-$id.txt"))" \
+  test "$(state "$id")" = COMPLETED -a "$(cat "$sub/out-$id.txt")" = "mount=none"
+
+# 6. A malformed directive fails the job with the file, line and key.
+printf '#!/bin/bash\n#SBATCH -N 2\n#BB mode=9\necho ran\n' > "$sub/bad.sh"
+id=$(run_job "$sub/bad.sh")
+check "a bad #BB line fails the job naming it ($(head -1 "$sub/out-$id.txt"))" \
+  sh -c "grep -q \"script:3: #BB mode: '9' is not auto\" '$sub/out-$id.txt' && ! grep -q ran '$sub/out-$id.txt'"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing

@@ -1,0 +1,121 @@
+// The burst buffer's epilog (burst.h): stage-out of what exists, then nothing left on any node.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fs/base/mounts.h"
+#include "tools/bbctl/burst.h"
+#include "tools/bbctl/burst_job.h"
+#include "tools/bbctl/proc.h"
+
+namespace bb::ctl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits until `done()` or the deadline; true when done.
+template <typename Done>
+bool WaitFor(int seconds, Done done) {
+  auto until = Clock::now() + std::chrono::seconds(seconds);
+  while (!done()) {
+    if (Clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+// The first node, while every daemon is still up: each stage_out directive whose source exists.
+// Returns the report (one line per directive); `ok` false when any copy failed.
+std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
+  *ok = true;
+  std::string report;
+  auto req = LoadRequest(o, j, nullptr);
+  if (!req) {
+    *ok = false;
+    return "bb: stage_out: " + req.error().message() + "\n";
+  }
+  for (const auto& d : req->stage_out) {
+    std::string src = jobs::InsidePath(d.source, j.workspace), dst = jobs::OutsidePath(d.destination, j.slurm.work_dir);
+    if (!Exists(src)) {
+      report += "bb: stage_out " + src + ": nothing there, skipped\n";
+      continue;
+    }
+    std::vector<std::string> argv = {"sh", "-c", "exec \"$0\" \"$@\" 2>&1"};
+    auto cmd = AsUser(j, {Beside("bbctl"), "stage", "out", src, dst, "--quiet"});
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    auto out = Capture(argv);
+    if (out) {
+      report += "bb: stage_out " + src + " -> " + dst + ": done, every file verified\n";
+    } else {
+      *ok = false;
+      report += "bb: stage_out " + src + " -> " + dst + " FAILED: " + out.error().message() + "\n";
+    }
+  }
+  return report;
+}
+
+// This node's daemon stopped (it unmounts), its root and mount point removed.
+void StopNode(const BurstJob& j) {
+  pid_t pid = DaemonPid(j.root);
+  if (pid > 0) Terminate(pid, 15);
+  if (IsMountPoint(j.mount)) {
+    (void)Run({"fusermount3", "-uz", j.mount}, true);
+    if (IsMountPoint(j.mount)) (void)Run({"umount", "-l", j.mount}, true);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(j.root, ec);
+  std::filesystem::remove(j.mount, ec);
+}
+
+}  // namespace
+
+Status BurstEpilog(const BurstOptions& o) {
+  BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
+  if (!Exists(j.state)) return Status::Ok();  // no burst buffer, or already cleaned
+  const bool up = Exists(j.state + "/env");
+  const auto t0 = Clock::now();
+  std::string report;
+  if (j.first) {
+    std::ifstream up_log(j.state + "/up.log");
+    std::getline(up_log, report);
+    if (!report.empty()) report += "\n";
+    bool ok = true;
+    if (up && Alive(DaemonPid(j.root))) report += StageOut(o, j, &ok);
+    std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
+  } else if (up) {
+    // The other daemons hold the data being staged out: wait for it.
+    if (!WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
+      std::fprintf(stderr, "bbctl bb: %s: stage-out not done after %d s; stopping anyway\n", j.node.c_str(),
+                   o.deadline_s * 10);
+    }
+  }
+  StopNode(j);
+  std::ofstream(j.state + "/down." + j.node).flush();
+  if (j.first) {
+    bool all = WaitFor(o.deadline_s, [&] {
+      for (const auto& n : j.nodes) {
+        if (!Exists(j.state + "/down." + n)) return false;
+      }
+      return true;
+    });
+    char line[160];
+    std::snprintf(line, sizeof line, "bb: %s after %.2f s\n",
+                  all ? "stopped and removed on every node" : "NOT every node said it is down",
+                  std::chrono::duration<double>(Clock::now() - t0).count());
+    report += line;
+    std::fputs(report.c_str(), stderr);
+    // The job's output tells its user what came back (written as the user: the file is theirs).
+    if (!j.slurm.std_out.empty()) {
+      (void)Run(AsUser(j, {Beside("bbctl"), "bb", "append", "--file", j.slurm.std_out, "--text", report}), true);
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(j.state, ec);
+  }
+  return Status::Ok();
+}
+
+}  // namespace bb::ctl

@@ -1,0 +1,44 @@
+// Private to burst*.cc: one job's places and its Slurm facts, and the small steps the hooks
+// share.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "fs/base/status.h"
+#include "tools/bbctl/burst.h"
+#include "tools/jobs/bb_directives.h"
+#include "tools/jobs/slurm_info.h"
+
+namespace bb::ctl {
+
+struct BurstJob {
+  jobs::SlurmJob slurm;
+  std::string node;                // this node's name (SLURMD_NODENAME)
+  std::vector<std::string> nodes;  // of the allocation, in Slurm's order (the first runs the batch script)
+  bool first = false;
+  std::string state;      // <state_dir>/job.<id>
+  std::string root;       // this node's root
+  std::string mount;      // the mount, on every node
+  std::string workspace;  // <mount>/job<id>
+};
+
+// From SLURM_JOB_ID, SLURMD_NODENAME and scontrol. EINVAL when not in a Slurm job.
+Result<BurstJob> LoadBurstJob(const BurstOptions& o);
+// The job's directives, from `o.script`, the state folder's copy, or scontrol.
+Result<jobs::BbRequest> LoadRequest(const BurstOptions& o, const BurstJob& j, std::string* script_text);
+// `argv` as the job's user (through setpriv when this process is root and the job is not).
+std::vector<std::string> AsUser(const BurstJob& j, std::vector<std::string> argv);
+// Records why this node's part failed (the job fails on it).
+void RecordFailure(const BurstJob& j, const std::string& why);
+// "node: why" for every node that recorded a failure.
+std::vector<std::string> Failures(const BurstJob& j);
+// The address this node's daemon listens on (scontrol's NodeAddr, resolved).
+Result<std::string> NodeAddress(const std::string& node);
+bool Exists(const std::string& path);
+// The bbctl and bbd beside this binary (else from PATH).
+std::string Beside(const std::string& program);
+
+}  // namespace bb::ctl
