@@ -130,3 +130,30 @@ id=$(run_job "$sub/bad.sh")
 check "a bad #BB line fails the job naming it ($(head -1 "$sub/out-$id.txt"))" \
   sh -c "grep -q \"script:3: #BB mode: '9' is not auto\" '$sub/out-$id.txt' && ! grep -q ran '$sub/out-$id.txt'"
 check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 7. The job-script form, on a Slurm without the hooks: configs/slurm/bb-job.sh (mode=auto, the
+# mode selector decides) with its application replaced, then the same with a failing application.
+"$bbctl" emulate down >/dev/null
+"$bbctl" emulate up --slurm --no-slurm-hooks --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" >/dev/null
+export PATH=$bin:$PATH UCX_TLS=tcp UCX_NET_DEVICES=eth0  # the job's environment (sbatch passes it on)
+export BB_STATE_DIR=$root/bb-jobs BB_LOCAL_DIR=$root/local/%n BB_MOUNT_DIR=$mnt
+mkdir -p "$BB_STATE_DIR"
+app='srun bash -c '"'"'mkdir -p "$BB_WORKSPACE/output"; cmp "$BB_WORKSPACE/input/f3" "$SLURM_SUBMIT_DIR/input/f3" \&\& echo "$SLURMD_NODENAME" > "$BB_WORKSPACE/output/r$SLURM_PROCID"'"'"
+sed "s|^srun ./app.*|$app|; s|--ntasks-per-node=8|--ntasks-per-node=2|" "$src/configs/slurm/bb-job.sh" > "$sub/tjob.sh"
+id=$(run_job "$sub/tjob.sh")
+check "the template job $id completed ($(state "$id"))" test "$(state "$id")" = COMPLETED
+check "its 8 tasks read the staged-in input and their results came back from 4 nodes" \
+  test "$(cat "$sub/output.$id"/r* 2>/dev/null | wc -l)" = 8 -a "$(cat "$sub/output.$id"/r* 2>/dev/null | sort -u | wc -l)" = 4
+check "its output says mode=auto's choice" grep -q "in mode [1-4] (mode=auto" "$sub/out-$id.txt"
+check "nothing of the template job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+sed 's|^\(srun bash .*\)$|\1; exit 4|' "$sub/tjob.sh" > "$sub/tfail.sh"
+id=$(run_job "$sub/tfail.sh")
+check "the failing template job $id failed ($(state "$id")) and still staged out" \
+  test "$(state "$id")" = FAILED -a "$(cat "$sub/output.$id"/r* 2>/dev/null | wc -l)" = 8
+check "nothing of the failing template job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+touch "$root/local/node2.x"; rm -rf "$root/local/node2"; mv "$root/local/node2.x" "$root/local/node2"
+id=$(run_job "$sub/tjob.sh")
+rm -f "$root/local/node2"
+check "a template job whose burst buffer cannot start on node2 fails naming it" \
+  sh -c "test '$(state "$id")' = FAILED && grep -q 'failed on node2: cannot create the root' '$sub/out-$id.txt'"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing

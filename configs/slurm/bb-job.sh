@@ -1,41 +1,24 @@
 #!/bin/bash
-# A Slurm job that runs its application on a burst buffer spanning its nodes: one bbd per node,
-# node-local storage as the root, a hosts file on a shared file system, the mount at the same
-# path everywhere. Stage data in and out with cp (or rsync) from the job script.
+# A Slurm job with a burst buffer, for clusters whose Slurm does not run the burst buffer's hooks
+# (bb-hook.sh as Prolog/Epilog/TaskProlog: there the #BB lines alone do everything, and the two
+# bbctl lines below only pick up what the hooks made). `bbctl bb up` starts one daemon per node
+# of the allocation (whatever the job's task count), waits for every mount with a deadline
+# (naming the node that failed and why), creates the job's workspace and stages in; `bbctl bb
+# down` stages out what exists and removes the daemons, the node-local roots and the hosts
+# file, also when the application failed. A cancelled job runs no more steps: only the hooks
+# clean up after scancel.
 #SBATCH --job-name=bb-job
 #SBATCH --nodes=4
 #SBATCH --ntasks-per-node=8
 #SBATCH --time=01:00:00
+#BB mode=auto
+#BB stage_in source=input destination=input type=directory
+#BB stage_out source=output destination=$SLURM_SUBMIT_DIR/output.$SLURM_JOB_ID type=directory
 set -euo pipefail
+bb=(--state-dir "${BB_STATE_DIR:-$HOME/.bb/jobs}"   # on a file system every node shares
+    --local-dir "${BB_LOCAL_DIR:-/tmp}"            # node-local storage (SSD, tmpfs)
+    --mount-dir "${BB_MOUNT_DIR:-/tmp}")           # the mount: <dir>/bb.$SLURM_JOB_ID on every node
+eval "$(bbctl bb up --script "$0" "${bb[@]}")"      # exports BB_MOUNT and BB_WORKSPACE
+trap 'bbctl bb down --script "$0" "${bb[@]}"' EXIT
 
-BB_ROOT=${BB_ROOT:-/local/$USER/bb.$SLURM_JOB_ID}        # node-local SSD or tmpfs
-BB_MOUNT=${BB_MOUNT:-/tmp/bb.$SLURM_JOB_ID}              # same path on every node
-BB_HOSTS=${BB_HOSTS:-$HOME/.bb/hosts.$SLURM_JOB_ID}      # on a shared file system
-BB_PORT=${BB_PORT:-7070}
-export BB_ROOT BB_MOUNT BB_HOSTS BB_PORT
-mkdir -p -m 0700 "$(dirname "$BB_HOSTS")"
-rm -f "$BB_HOSTS" "$BB_HOSTS.key"
-bbctl key new "$BB_HOSTS.key"   # this job's secret: every connection between its daemons proves it
-
-# One daemon per node, in the foreground of a step that lasts the whole job.
-srun --ntasks-per-node=1 --overlap bash -c '
-  mkdir -p "$BB_MOUNT"
-  exec bbd --foreground --root "$BB_ROOT" --mount "$BB_MOUNT" --hosts-file "$BB_HOSTS" \
-           --node-name "$(hostname -s)" --listen "$(hostname -I | cut -d" " -f1):$BB_PORT" \
-           --nodes "$SLURM_JOB_NUM_NODES"' &
-daemons=$!
-
-# Every node mounted (each daemon mounts once all nodes are in the hosts file).
-srun --ntasks-per-node=1 --overlap bash -c '
-  for i in $(seq 600); do mountpoint -q "$BB_MOUNT" && exit 0; sleep 0.1; done
-  echo "burst buffer not mounted on $(hostname -s)" >&2; exit 1'
-
-cp -r "$SLURM_SUBMIT_DIR/input" "$BB_MOUNT/"                        # stage in
-srun ./app --input "$BB_MOUNT/input" --output "$BB_MOUNT/output"     # the job
-cp -r "$BB_MOUNT/output" "$SLURM_SUBMIT_DIR/output.$SLURM_JOB_ID"   # stage out
-
-# Stop: SIGTERM unmounts cleanly; then free the node-local storage.
-srun --ntasks-per-node=1 --overlap bash -c 'kill -TERM "$(cat "$BB_ROOT/bbd.lock")"'
-wait "$daemons" || true
-srun --ntasks-per-node=1 --overlap rm -rf "$BB_ROOT"
-rm -f "$BB_HOSTS" "$BB_HOSTS.lock" "$BB_HOSTS.key"
+srun ./app --input "$BB_WORKSPACE/input" --output "$BB_WORKSPACE/output"

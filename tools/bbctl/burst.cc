@@ -130,6 +130,19 @@ Result<std::vector<std::pair<std::string, std::string>>> StagePairs(const std::v
   return out;
 }
 
+// "mode 3 (asked)", or "mode 2 (chosen by the mode selector: REASON)" from the mode file.
+std::string ModeSummary(const std::string& mode_file, int asked) {
+  std::ifstream in(mode_file);
+  std::string mode = "?", reason;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("mode: ", 0) == 0) mode = line.substr(6);
+    if (line.rfind("reason: ", 0) == 0) reason = line.substr(8);
+  }
+  if (asked != 0) return "mode " + mode + " (asked)";
+  if (reason.size() > 200) reason = reason.substr(0, 200) + "...";
+  return "mode " + mode + " (mode=auto: " + (reason.empty() ? "the mode selector's choice" : reason) + ")";
+}
+
 // The first node: the mode file, the workspace (the job's user's), stage-in, then `env`.
 Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req) {
   const std::string mode_file = j.state + "/mode.yaml";
@@ -211,9 +224,10 @@ Status BurstProlog(const BurstOptions& o) {
     RecordFailure(j, s.message());
   } else if (j.first) {
     double ready_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    char line[160];
-    std::snprintf(line, sizeof line, "bb: burst buffer up on %zu nodes: mounted after %.2f s, staged in after %.2f s",
-                  j.nodes.size(), mounted_s, ready_s);
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "bb: burst buffer up on %zu nodes in %s: mounted after %.2f s, staged in after %.2f s",
+                  j.nodes.size(), ModeSummary(j.state + "/mode.yaml", req->mode).c_str(), mounted_s, ready_s);
     std::ofstream(j.state + "/up.log") << line << "\n";
   }
   return Status::Ok();
@@ -268,6 +282,8 @@ int BurstUp(const BurstOptions& o) {
     BurstDown(o);
     return 1;
   }
+  std::ifstream up_log(j->state + "/up.log");
+  for (std::string line; std::getline(up_log, line);) std::fprintf(stderr, "%s\n", line.c_str());
   std::ifstream env(j->state + "/env");
   for (std::string line; std::getline(env, line);) {
     if (!line.empty()) std::printf("export %s\n", line.c_str());

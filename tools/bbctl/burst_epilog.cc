@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -16,6 +17,12 @@ namespace bb::ctl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Run by slurmd as the Epilog (not as a step of the job-script form).
+bool FromSlurmEpilog() {
+  const char* context = std::getenv("SLURM_SCRIPT_CONTEXT");
+  return context != nullptr && std::string(context) == "epilog_slurmd";
+}
 
 // Waits until `done()` or the deadline; true when done.
 template <typename Done>
@@ -80,9 +87,11 @@ Status BurstEpilog(const BurstOptions& o) {
   const auto t0 = Clock::now();
   std::string report;
   if (j.first) {
-    std::ifstream up_log(j.state + "/up.log");
-    std::getline(up_log, report);
-    if (!report.empty()) report += "\n";
+    if (FromSlurmEpilog()) {  // a job-script form's `bbctl bb up` printed it already
+      std::ifstream up_log(j.state + "/up.log");
+      std::getline(up_log, report);
+      if (!report.empty()) report += "\n";
+    }
     bool ok = true;
     if (up && Alive(DaemonPid(j.root))) report += StageOut(o, j, &ok);
     std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
@@ -109,7 +118,8 @@ Status BurstEpilog(const BurstOptions& o) {
     report += line;
     std::fputs(report.c_str(), stderr);
     // The job's output tells its user what came back (written as the user: the file is theirs).
-    if (!j.slurm.std_out.empty()) {
+    // A job-script step's stderr is the job's output already.
+    if (!j.slurm.std_out.empty() && FromSlurmEpilog()) {
       (void)Run(AsUser(j, {Beside("bbctl"), "bb", "append", "--file", j.slurm.std_out, "--text", report}), true);
     }
     std::error_code ec;

@@ -25,6 +25,7 @@ struct StartOptions {
   // Emulated cluster only: Slurm (slurmctld on the host, a slurmd in each node's namespaces)
   // instead of the cluster's own daemons; jobs start theirs from #BB directives (burst.h).
   bool slurm = false;
+  bool slurm_hooks = true;  // the burst buffer's Prolog, Epilog and TaskProlog in slurm.conf
   std::vector<std::string> bbd_args;
 };
 

@@ -281,7 +281,7 @@ Status EmulateUp(const StartOptions& o) {
     if (Status st = BuildNode(s, i, o.mtu); !st.ok()) return fail(st);
   }
   if (o.slurm) {
-    SlurmEmulation e{kRunDir, kBridge, s.root, s.mount, {}};
+    SlurmEmulation e{kRunDir, kBridge, s.root, s.mount, {}, o.slurm_hooks};
     for (int i = 0; i < s.nodes; ++i) {
       e.nodes.push_back({"node" + std::to_string(i), Address(i), "/run/netns/" + NsName(i), MntNs(i)});
     }

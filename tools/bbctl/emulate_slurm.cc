@@ -41,9 +41,11 @@ std::string Conf(const SlurmEmulation& e) {
     << "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
     << "SlurmdParameters=config_overrides\nReturnToService=2\n"
     << "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
-    << "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nKillWait=5\nMinJobAge=600\n"
-    << "Prolog=" << d << "/bb-prolog\nEpilog=" << d << "/bb-epilog\nTaskProlog=" << d << "/bb-task-prolog\n"
-    << "PrologFlags=Alloc\n";
+    << "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nKillWait=5\nMinJobAge=600\n";
+  if (e.hooks) {
+    c << "Prolog=" << d << "/bb-prolog\nEpilog=" << d << "/bb-epilog\nTaskProlog=" << d << "/bb-task-prolog\n"
+      << "PrologFlags=Alloc\n";
+  }
   std::string names;
   for (const auto& n : e.nodes) {
     c << "NodeName=" << n.name << " NodeAddr=" << n.address << " CPUs=8 RealMemory=2048 State=UNKNOWN\n";

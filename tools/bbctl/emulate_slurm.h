@@ -25,6 +25,7 @@ struct SlurmEmulation {
   std::string root;     // the cluster's --root (the jobs' state and node-local folders go here)
   std::string mount;    // the cluster's --mount (the jobs' mounts go below it)
   std::vector<SlurmNode> nodes;
+  bool hooks = true;  // the burst buffer's Prolog, Epilog and TaskProlog
 };
 
 // Starts munged (when none runs), slurmctld and every slurmd; OK when every node is idle.

@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   up->add_flag("--slurm", start.slurm,
                "run Slurm (slurmctld here, a slurmd per node; SLURM_CONF=/run/bb-emu/slurm/slurm.conf) instead of "
                "daemons: jobs bring their burst buffer up from #BB directives");
+  up->add_flag("!--no-slurm-hooks", start.slurm_hooks,
+               "with --slurm: leave the burst buffer's hooks out of slurm.conf (jobs use bbctl bb up/down)");
   up->add_option("bbd_args", start.bbd_args, "flags passed to every bbd (after --)");
   auto* down = emu->add_subcommand("down", "remove every namespace, link, mount and daemon");
   auto* emu_status = emu->add_subcommand("status", "show the emulated nodes");
