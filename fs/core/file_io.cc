@@ -147,7 +147,13 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   uint64_t size;
   {
     std::unique_lock lock(inode.mu);
-    WriteBehind::WaitLocked(inode, lock);  // see our writes
+    // See this node's writes of the range (a file's other writes behind keep going).
+    uint64_t chunk = inode.meta.chunk_size;
+    if (chunk == 0 || buf.empty()) {
+      WriteBehind::WaitLocked(inode, lock);
+    } else {
+      WriteBehind::WaitChunksLocked(inode, offset / chunk, (offset + buf.size() - 1) / chunk, lock);
+    }
     md = inode.meta;
     size = std::max(inode.size, md.size);
   }

@@ -64,4 +64,11 @@ void WriteBehind::WaitLocked(Inode& inode, std::unique_lock<std::mutex>& lock) {
   inode.behind.cv.wait(lock, [&] { return inode.behind.chunks.empty(); });
 }
 
+void WriteBehind::WaitChunksLocked(Inode& inode, uint64_t first, uint64_t last, std::unique_lock<std::mutex>& lock) {
+  inode.behind.cv.wait(lock, [&] {
+    auto it = inode.behind.chunks.lower_bound(first);
+    return it == inode.behind.chunks.end() || *it > last;
+  });
+}
+
 }  // namespace bb::fs

@@ -58,6 +58,9 @@ class WriteBehind {
   static Status Wait(Inode& inode, bool take_error);
   // The same, for a caller that holds the inode's lock.
   static void WaitLocked(Inode& inode, std::unique_lock<std::mutex>& lock);
+  // Waits until no write behind of chunks first..last (inclusive) is on its way: a read waits
+  // for the writes it would see, not for the rest of the file's.
+  static void WaitChunksLocked(Inode& inode, uint64_t first, uint64_t last, std::unique_lock<std::mutex>& lock);
 
  private:
   void Finished(const std::shared_ptr<Inode>& inode, const ChunkSpan& span, uint64_t file_id, uint64_t bytes,

@@ -147,6 +147,31 @@ TEST_CASE("the writing node reads its own writes behind", "[core]") {
   REQUIRE(c.fs(0).Release(f).ok());
 }
 
+TEST_CASE("a read waits only for the writes behind of its own chunks", "[core]") {
+  TwoNodes c;
+  OpenFile* f = c.Create("f");
+  std::string data = WriteBehindShut(c, f, 'r');  // node 1's chunks are behind, its store shut
+  std::vector<std::future<std::string>> reads;
+  for (uint64_t i = 0; i < kChunks; ++i) {
+    reads.push_back(std::async(std::launch::async, [&, i] {
+      std::string back(kChunk, '\0');
+      auto n = c.fs(0).Read(f, i * kChunk, {back.data(), back.size()});
+      return n ? back : std::string();
+    }));
+  }
+  // The chunks stored on node 0 read back at once, while node 1's are still on their way.
+  size_t at_once = 0;
+  for (auto& r : reads) at_once += Done(r, 200ms);
+  CHECK(at_once > 0);
+  CHECK(at_once < kChunks);
+  c.gate->Open();
+  for (uint64_t i = 0; i < kChunks; ++i) {
+    REQUIRE(Done(reads[i], 10s));
+    CHECK(reads[i].get() == data.substr(i * kChunk, kChunk));
+  }
+  REQUIRE(c.fs(0).Release(f).ok());
+}
+
 TEST_CASE("the first failure of a write behind comes back at flush, once", "[core]") {
   TwoNodes c;
   OpenFile* f = c.Create("f");

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -81,6 +82,46 @@ void Parallel(size_t n, int threads, const std::function<void(size_t)>& fn) {
   for (auto& t : pool) t.join();
 }
 
+// Runs first(i) for every i < n on `threads` threads and, as each returns true, second(i) on
+// `threads` more: the second stage of some items overlaps the first of others.
+void Pipeline(size_t n, int threads, const std::function<bool(size_t)>& first,
+              const std::function<void(size_t)>& second) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<size_t> ready;
+  size_t firsts = 0;
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  const int t = std::max(1, threads);
+  for (int k = 0; k < t; ++k) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) {
+        bool go = first(i);
+        std::lock_guard lock(mu);
+        if (go) ready.push_back(i);
+        ++firsts;
+        cv.notify_all();
+      }
+    });
+  }
+  for (int k = 0; k < t; ++k) {
+    pool.emplace_back([&] {
+      for (;;) {
+        size_t i;
+        {
+          std::unique_lock lock(mu);
+          cv.wait(lock, [&] { return !ready.empty() || firsts == n; });
+          if (ready.empty()) return;
+          i = ready.front();
+          ready.pop_front();
+        }
+        second(i);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+}
+
 class Stager {
  public:
   Stager(const Options& o, std::vector<Entry> entries, std::map<std::string, ManifestFile> old)
@@ -96,6 +137,7 @@ class Stager {
   void RunPieces(bool check);
   void CopyPiece(FileJob& f, size_t i);
   void CheckPiece(FileJob& f, size_t i);
+  void SyncCopy(FileJob& f);
   void Finish(const Entry& e, FileJob* f);
   void Done(FileJob& f, uint64_t bytes);
   void ProgressLoop(const std::function<void(const Progress&)>& on_progress);
@@ -202,34 +244,35 @@ void Stager::CopyPiece(FileJob& f, size_t i) {
 }
 
 // Every piece of every file that needs it, in parallel: the check of an earlier copy, or the
-// copy; then, per file, the copy's sync and its read-back.
+// copy and its sync on `threads` threads while `threads` more read back the pieces already
+// synced — so that reads back overlap writes, and the link carries both directions at once.
 void Stager::RunPieces(bool check) {
   std::vector<std::pair<FileJob*, size_t>> tasks;
   for (auto& f : files_) {
     if (f->copy == check) continue;  // check: files with a manifest entry; copy: the others
     for (size_t i = 0; i < f->pieces.size(); ++i) tasks.emplace_back(f.get(), i);
   }
-  Parallel(tasks.size(), o_.threads, [&](size_t t) {
-    auto [f, i] = tasks[t];
-    if (check)
-      CheckPiece(*f, i);
-    else
-      CopyPiece(*f, i);
-  });
-  if (check) return;
-  Parallel(files_.size(), o_.threads, [&](size_t k) {
-    FileJob& f = *files_[k];
-    if (!f.copy || f.failed()) return;
-    int fd = ::open(Dst(*f.e).c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ::fdatasync(fd) != 0) f.Fail(std::string("cannot sync the copy: ") + std::strerror(errno));
-    if (fd >= 0 && ::close(fd) != 0) f.Fail(std::string("close of the copy: ") + std::strerror(errno));
-  });
-  tasks.clear();
-  for (auto& f : files_) {
-    if (f->copy && !f->failed())
-      for (size_t i = 0; i < f->pieces.size(); ++i) tasks.emplace_back(f.get(), i);
+  if (check) {
+    Parallel(tasks.size(), o_.threads, [&](size_t t) { CheckPiece(*tasks[t].first, tasks[t].second); });
+    return;
   }
-  Parallel(tasks.size(), o_.threads, [&](size_t t) { CheckPiece(*tasks[t].first, tasks[t].second); });
+  Pipeline(
+      tasks.size(), o_.threads,
+      [&](size_t t) {
+        auto [f, i] = tasks[t];
+        CopyPiece(*f, i);
+        if (!f->failed()) SyncCopy(*f);
+        return !f->failed();
+      },
+      [&](size_t t) { CheckPiece(*tasks[t].first, tasks[t].second); });
+}
+
+// Makes what was written of the copy durable (and, on the burst buffer, every write of it
+// arrived where it is stored) before it is read back.
+void Stager::SyncCopy(FileJob& f) {
+  int fd = ::open(Dst(*f.e).c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || ::fdatasync(fd) != 0) f.Fail(std::string("cannot sync the copy: ") + std::strerror(errno));
+  if (fd >= 0 && ::close(fd) != 0) f.Fail(std::string("close of the copy: ") + std::strerror(errno));
 }
 
 void Stager::Done(FileJob& f, uint64_t bytes) {
