@@ -88,6 +88,42 @@ set +e
 set -e
 [ $rc -eq 2 ] && grep -q 'no-such' "$tmp/stage.err"
 
+step "staging: odd names, 10,000 small files, an interrupted run resumed, a full destination"
+odd=$tmp/odd
+mkdir -p "$odd/many"
+printf 'a' > "$odd/with space"; printf 'b' > "$odd/new
+line"; printf 'c' > "$odd/$(printf 'bad\xff\xfebytes')"; printf 'd' > "$odd/ünïcödé"
+(cd "$odd/many" && seq -f 'f%05g' 10000 | xargs -n 1000 touch && for f in f0000[1-9]; do echo "$f" > "$f"; done)
+"$bbctl" stage in "$odd" "$mnt/odd" --quiet
+diff -r "$odd" "$mnt/odd"
+[ "$(find "$mnt/odd/many" -type f | wc -l)" = 10000 ]
+"$bbctl" stage out "$mnt/odd" "$tmp/odd-back" --quiet
+diff -r "$odd" "$tmp/odd-back"
+# Interrupted: killed once its manifest lists some files, a second run copies only the rest.
+big=$tmp/bigtree
+mkdir -p "$big"
+for i in $(seq 60); do head -c 12000000 /dev/urandom > "$big/f$i"; done
+"$bbctl" stage in "$big" "$mnt/big" --quiet --threads 1 & stager=$!
+for _ in $(seq 300); do
+  [ -s "$mnt/big.bbstage.json" ] && grep -q '"f' "$mnt/big.bbstage.json" && break
+  sleep 0.1
+done
+kill -9 $stager 2>/dev/null || true
+wait $stager 2>/dev/null || true
+out=$("$bbctl" stage in "$big" "$mnt/big" --quiet --json)
+copied=$(echo "$out" | /usr/bin/python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["files_copied"], j["files_verified_already"])')
+echo "resumed: copied, already there: $copied"
+[ "${copied% *}" -gt 0 ] && [ "${copied#* }" -gt 0 ] && [ $((${copied% *} + ${copied#* })) = 60 ]
+diff -r "$big" "$mnt/big"
+# A full destination: the failure names the files that did not fit.
+mkdir "$tmp/small"
+mount -t tmpfs -o size=6m tmpfs "$tmp/small"
+set +e
+"$bbctl" stage out "$mnt/big" "$tmp/small/out" --quiet 2>"$tmp/full.err"; rc=$?
+set -e
+umount "$tmp/small"
+[ $rc -eq 1 ] && grep -q "not staged: f[0-9]*" "$tmp/full.err" && grep -q FAILED "$tmp/full.err"
+
 step "tar round trip"
 tar -C "$mnt" -cf "$tmp/tree.tar" fs test
 mkdir "$mnt/untar"

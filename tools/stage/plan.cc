@@ -99,18 +99,61 @@ uint64_t FileHash(const std::vector<uint64_t>& piece_hashes) {
   return XXH3_64bits(bytes.data(), bytes.size());
 }
 
+namespace {
+
+// Whether `s` is well-formed UTF-8 (JSON strings must be; file names need not be).
+bool IsUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2)) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+// A name as a JSON field: KEY when it is UTF-8, else KEY_hex with its bytes in hex.
+void PutName(json& obj, const std::string& key, const std::string& name) {
+  if (IsUtf8(name)) {
+    obj[key] = name;
+    return;
+  }
+  std::string hex;
+  for (unsigned char c : name) {
+    char b[3];
+    std::snprintf(b, sizeof b, "%02x", c);
+    hex += b;
+  }
+  obj[key + "_hex"] = hex;
+}
+
+std::string GetName(const json& obj, const std::string& key) {
+  if (obj.contains(key)) return obj.at(key).get<std::string>();
+  std::string hex = obj.at(key + "_hex").get<std::string>(), out;
+  if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    throw std::invalid_argument(key + "_hex '" + hex + "' is not hex bytes");
+  }
+  for (size_t i = 0; i < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+}  // namespace
+
 std::string FormatManifest(const Manifest& m) {
   json files = json::array();
   for (const auto& [rel, f] : m.files) {
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(f.hash));
-    files.push_back({{"path", rel}, {"size", f.size}, {"mtime_ns", f.mtime_ns}, {"xxh3_64", hex}});
+    json entry = {{"size", f.size}, {"mtime_ns", f.mtime_ns}, {"xxh3_64", hex}};
+    PutName(entry, "path", rel);
+    files.push_back(std::move(entry));
   }
-  json doc = {{"version", 1},
-              {"source", m.source},
-              {"destination", m.destination},
-              {"piece_bytes", m.piece_bytes},
-              {"files", files}};
+  json doc = {{"version", 1}, {"piece_bytes", m.piece_bytes}, {"files", files}};
+  PutName(doc, "source", m.source);
+  PutName(doc, "destination", m.destination);
   return doc.dump(1) + "\n";
 }
 
@@ -120,8 +163,8 @@ Result<Manifest> ParseManifest(const std::string& text, const std::string& where
   if (doc.value("version", 0) != 1) return Bad(where, "version is not 1");
   Manifest m;
   try {
-    m.source = doc.at("source").get<std::string>();
-    m.destination = doc.at("destination").get<std::string>();
+    m.source = GetName(doc, "source");
+    m.destination = GetName(doc, "destination");
     m.piece_bytes = doc.at("piece_bytes").get<uint64_t>();
     for (const json& f : doc.at("files")) {
       ManifestFile mf;
@@ -131,9 +174,11 @@ Result<Manifest> ParseManifest(const std::string& text, const std::string& where
       char* end = nullptr;
       mf.hash = std::strtoull(hex.c_str(), &end, 16);
       if (hex.size() != 16 || end != hex.c_str() + 16) return Bad(where, "xxh3_64 '" + hex + "' is not 16 hex digits");
-      m.files.emplace_back(f.at("path").get<std::string>(), mf);
+      m.files.emplace_back(GetName(f, "path"), mf);
     }
   } catch (const json::exception& e) {
+    return Bad(where, e.what());
+  } catch (const std::invalid_argument& e) {
     return Bad(where, e.what());
   }
   return m;

@@ -33,8 +33,10 @@ struct FileJob {
   std::vector<uint64_t> src_hash, dst_hash;
   std::once_flag created;
   std::mutex mu;
-  std::string error;  // the first failure
-  bool copy = true;   // false: the destination already held it (checked)
+  std::string error;                  // the first failure
+  bool copy = true;                   // false: the destination already held it (checked)
+  std::atomic<size_t> left{0};        // pieces of the copy not yet read back
+  std::atomic<bool> complete{false};  // compared, finished and counted (Stager::Complete)
 
   void Fail(const std::string& why) {
     std::lock_guard lock(mu);
@@ -138,6 +140,7 @@ class Stager {
   void CopyPiece(FileJob& f, size_t i);
   void CheckPiece(FileJob& f, size_t i);
   void SyncCopy(FileJob& f);
+  void Complete(FileJob& f);
   void Finish(const Entry& e, FileJob* f);
   void Done(FileJob& f, uint64_t bytes);
   void ProgressLoop(const std::function<void(const Progress&)>& on_progress);
@@ -256,6 +259,7 @@ void Stager::RunPieces(bool check) {
     Parallel(tasks.size(), o_.threads, [&](size_t t) { CheckPiece(*tasks[t].first, tasks[t].second); });
     return;
   }
+  for (auto& f : files_) f->left = f->copy ? f->pieces.size() : 0;
   Pipeline(
       tasks.size(), o_.threads,
       [&](size_t t) {
@@ -264,7 +268,20 @@ void Stager::RunPieces(bool check) {
         if (!f->failed()) SyncCopy(*f);
         return !f->failed();
       },
-      [&](size_t t) { CheckPiece(*tasks[t].first, tasks[t].second); });
+      [&](size_t t) {
+        auto [f, i] = tasks[t];
+        CheckPiece(*f, i);
+        // A file's last piece read back: it counts (and the manifest keeps it) now, so that an
+        // interrupted run keeps every file it finished.
+        if (--f->left == 0) Complete(*f);
+      });
+}
+
+void Stager::Complete(FileJob& f) {
+  if (f.complete.exchange(true)) return;
+  if (!f.failed() && f.src_hash != f.dst_hash) f.Fail("the copy does not read back as the source (checksum)");
+  if (!f.failed()) Finish(*f.e, &f);
+  Done(f, 0);
 }
 
 // Makes what was written of the copy durable (and, on the burst buffer, every write of it
@@ -303,7 +320,8 @@ void Stager::ProgressLoop(const std::function<void(const Progress&)>& on_progres
     p.bytes_done = bytes_done_;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (on_progress) on_progress(p);
-    if (++ticks % 5 == 0) WriteManifest();  // an interrupted run keeps what it verified
+    // An interrupted run keeps what it verified: every second, every 5 s past 10,000 files.
+    if (++ticks % (files_done_ < 10000 ? 1 : 5) == 0) WriteManifest();
   }
 }
 
@@ -339,12 +357,9 @@ Report Stager::Run(const std::function<void(const Progress&)>& on_progress) {
     }
   }
   RunPieces(/*check=*/false);
+  // Files with no piece (empty) or a piece that failed to copy were not completed above.
   Parallel(files_.size(), o_.threads, [&](size_t k) {
-    FileJob& f = *files_[k];
-    if (!f.copy) return;
-    if (!f.failed() && f.src_hash != f.dst_hash) f.Fail("the copy does not read back as the source (checksum)");
-    if (!f.failed()) Finish(*f.e, &f);
-    Done(f, 0);
+    if (files_[k]->copy) Complete(*files_[k]);
   });
   for (auto& f : files_) {
     bool copied = f->copy && !f->failed();

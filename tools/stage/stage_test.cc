@@ -182,6 +182,30 @@ TEST_CASE("the manifest: round trip, and each malformed field named", "[stage]")
   REQUIRE(back->files.size() == 2);
   CHECK(back->files[0].second.hash == 0xdeadbeef);
   CHECK(back->files[1].second.mtime_ns == -1);
+  // Names that are not UTF-8 (JSON strings must be) keep their bytes.
+  const std::string odd = "bad\xff\xfe name", utf8 =
+                                                  "\xc3\xbc"
+                                                  "n"
+                                                  "\xc3\xaf"
+                                                  "c"
+                                                  "\xc3\xb6"
+                                                  "d"
+                                                  "\xc3\xa9";
+  Manifest n{"/in/\xff", "/out", 64, {{odd, {1, 2, 3}}, {utf8, {4, 5, 6}}, {"\xc0\x80", {7, 8, 9}}}};
+  std::string text = FormatManifest(n);
+  CHECK(text.find("path_hex") != std::string::npos);
+  CHECK(text.find(utf8) != std::string::npos);  // valid UTF-8 stays readable
+  auto odd_back = ParseManifest(text, "m.json");
+  REQUIRE(odd_back.has_value());
+  CHECK(odd_back->source == "/in/\xff");
+  CHECK(odd_back->files[0].first == odd);
+  CHECK(odd_back->files[1].first == utf8);
+  CHECK(odd_back->files[2].first == "\xc0\x80");  // an overlong form is not UTF-8: hex too
+  CHECK(ParseManifest("{\"version\":1,\"source_hex\":\"zz\",\"destination\":\"b\",\"piece_bytes\":1,\"files\":[]}",
+                      "m.json")
+            .error()
+            .message()
+            .find("source_hex 'zz' is not hex bytes") != std::string::npos);
   for (const char* text : {"", "[]", "{\"version\": 2}", "{\"version\": 1}",
                            "{\"version\":1,\"source\":\"a\",\"destination\":\"b\",\"piece_bytes\":1,"
                            "\"files\":[{\"path\":\"x\",\"size\":1,\"mtime_ns\":0,\"xxh3_64\":\"12\"}]}"}) {
