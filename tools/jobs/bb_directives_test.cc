@@ -41,7 +41,7 @@ TEST_CASE("#BB directives: mode, sizes, staging, variables and quoting", "[bb]")
   CHECK(ModeFileText(*r) == "mode: 2\nchunk_size: 1048576\nmetadata_server_ratio: 0.5\n");
 }
 
-TEST_CASE("#BB: no directive asks for nothing; staging alone asks for mode auto", "[bb]") {
+TEST_CASE("#BB: no directive asks for nothing, staging alone asks for mode auto", "[bb]") {
   CHECK_FALSE(ParseBbDirectives("#!/bin/sh\n#SBATCH -N 2\necho hi\n", "j", kVars)->wanted);
   auto r = ParseBbDirectives("#BB stage_in source=/a destination=b\n", "j", kVars);
   REQUIRE(r.has_value());
