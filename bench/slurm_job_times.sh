@@ -43,7 +43,7 @@ rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 cols = ["prolog: every node mounted", "prolog: workspace ready (nothing to stage)", "epilog: every node stopped and clean",
         "outside: submit to the script's first line", "outside: the script's last line to the job's state gone"]
 lines = ["# Burst buffer start and stop per job under Slurm (4 emulated nodes)", "",
-         f"Recorded {datetime.date.today()} on {platform.node()} ({os.cpu_count()} cores) by "
+         f"Recorded {datetime.date.today()} on a {os.cpu_count()}-core Debian 12 machine by "
          f"`bench/slurm_job_times.sh build/bin {sys.argv[3]}`: Debian's Slurm 22.05 on the 4-node emulated",
          "cluster (1 Gbit/s links), the burst buffer's hooks as Prolog/Epilog/TaskProlog, one mode 3 burst",
          "buffer per job, nothing staged. Seconds, median [range] over the jobs. The outside times include",

@@ -92,7 +92,7 @@ def write(a, sets, results):
     lines = [
         "# Staging throughput into the 4-node emulated cluster",
         "",
-        f"Recorded {datetime.date.today()} on {platform.node()} ({os.cpu_count()} cores), by",
+        f"Recorded {datetime.date.today()} on a {os.cpu_count()}-core Debian 12 machine, by",
         f"`bench/stage_throughput.py build/bin --rounds {a.rounds} --small-mib {a.small_mib} --big-gib {a.big_gib}`:",
         "4 emulated nodes, 1 Gbit/s links, a mode 3 workspace; every tool runs on node 0 and reads",
         "the host's disk. MB/s = 10^6 bytes/s, median [range] of the rounds (tools interleaved,",
