@@ -131,7 +131,32 @@ check "a bad #BB line fails the job naming it ($(head -1 "$sub/out-$id.txt"))" \
   sh -c "grep -q \"script:3: #BB mode: '9' is not auto\" '$sub/out-$id.txt' && ! grep -q ran '$sub/out-$id.txt'"
 check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
 
-# 7. The job-script form, on a Slurm without the hooks: configs/slurm/bb-job.sh (mode=auto, the
+# 7. A job of an unprivileged user: its workspace and everything staged are its own, the mode
+# selector and the staging run as it.
+usub=$tmp/user
+mkdir -p "$usub/input"
+head -c 300000 /dev/urandom > "$usub/input/a"
+cat > "$usub/job.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 4
+#BB mode=auto
+#BB stage_in source=input destination=in
+#BB stage_out source=out destination=$SLURM_SUBMIT_DIR/out.$SLURM_JOB_ID
+stat -c '%U' "$BB_WORKSPACE"
+mkdir -p "$BB_WORKSPACE/out"
+srun bash -c 'cmp "$BB_WORKSPACE/in/a" "$SLURM_SUBMIT_DIR/input/a" && id -un > "$BB_WORKSPACE/out/r$SLURM_PROCID"'
+EOF
+chown -R nobody:nogroup "$usub"
+chmod 755 "$tmp"
+id=$(cd "$usub" && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -o "$usub/out-%j.txt" job.sh)
+for _ in $(seq 480); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.25; done
+check "nobody's job $id completed in a workspace of its own ($(state "$id"), owner $(head -1 "$usub/out-$id.txt"))" \
+  test "$(state "$id")" = COMPLETED -a "$(head -1 "$usub/out-$id.txt")" = nobody
+check "its 4 tasks read the staged-in file and their results came back, owned by nobody" \
+  test "$(cat "$usub/out.$id"/r* 2>/dev/null | sort -u)" = nobody -a "$(stat -c %U "$usub/out.$id/r3" 2>/dev/null)" = nobody
+check "nothing of nobody's job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 8. The job-script form, on a Slurm without the hooks: configs/slurm/bb-job.sh (mode=auto, the
 # mode selector decides) with its application replaced, then the same with a failing application.
 "$bbctl" emulate down >/dev/null
 "$bbctl" emulate up --slurm --no-slurm-hooks --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" >/dev/null

@@ -122,10 +122,14 @@ Result<std::vector<std::pair<std::string, std::string>>> StagePairs(const std::v
       continue;
     }
     std::string list = jobs::OutsidePath(d.source, j.slurm.work_dir);
-    std::ifstream f(list);
-    if (!f) return Status(ENOENT, "stage list " + list + " cannot be read");
-    BB_ASSIGN_OR_RETURN(auto pairs, jobs::ParseStageList(std::string(std::istreambuf_iterator<char>(f), {}), list));
-    for (const auto& [s, t] : pairs) add(s, t);
+    auto text = Capture(AsUser(j, {"cat", "--", list}));  // read as the job's user
+    if (!text) return Status(ENOENT, "stage list " + list + " cannot be read");
+    BB_ASSIGN_OR_RETURN(auto pairs, jobs::ParseStageList(*text, list));
+    for (const auto& [s, t] : pairs) {
+      const std::string& inside = in ? t : s;
+      if (jobs::LeavesWorkspace(inside)) return Status(EINVAL, list + ": '" + inside + "' leaves the workspace");
+      add(s, t);
+    }
   }
   return out;
 }
@@ -148,8 +152,11 @@ Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req) {
   const std::string mode_file = j.state + "/mode.yaml";
   std::string note;
   if (req.mode == 0) {
-    auto chosen = Capture({Beside("bb-modeselect"), "--job", j.state + "/script", "--sources", j.slurm.work_dir,
-                           "--nodes", std::to_string(j.nodes.size()), "--out", mode_file});
+    // The selector reads the user's sources: as the user, into a mode file the user may write.
+    std::ofstream(mode_file).flush();
+    if (::geteuid() == 0) (void)::chown(mode_file.c_str(), j.slurm.uid, j.slurm.gid);
+    auto chosen = Capture(AsUser(j, {Beside("bb-modeselect"), "--job", j.state + "/script", "--sources",
+                                     j.slurm.work_dir, "--nodes", std::to_string(j.nodes.size()), "--out", mode_file}));
     if (!chosen) {
       note = "mode selector failed (" + chosen.error().message() + "): mode 3";
       std::ofstream(mode_file) << jobs::ModeFileText(req);
@@ -215,7 +222,17 @@ Status BurstProlog(const BurstOptions& o) {
     RecordFailure(j, req.error().message());
     return Status::Ok();
   }
-  if (j.first) std::ofstream(j.state + "/script") << text;
+  if (j.first) {
+    // The job's script is its user's alone (the state folder is readable by all).
+    const std::string copy = j.state + "/script";
+    int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      if (fd >= 0) ::close(fd);
+      return Status(errno, "cannot write " + copy);
+    }
+    if (::geteuid() == 0) (void)::fchown(fd, j.slurm.uid, j.slurm.gid);
+    ::close(fd);
+  }
   auto t0 = std::chrono::steady_clock::now();
   Status s = StartNode(o, j);
   double mounted_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -43,6 +43,21 @@ Result<std::string> Expand(const std::string& in, const std::map<std::string, st
   return out;
 }
 
+}  // namespace
+
+bool LeavesWorkspace(const std::string& path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (path.compare(start, end - start, "..") == 0 && end - start == 2) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+namespace {
+
 Result<StageType> ParseType(const std::string& v) {
   if (v == "file") return StageType::kFile;
   if (v == "directory") return StageType::kDirectory;
@@ -122,6 +137,12 @@ Status ApplyLine(const std::vector<std::string>& words, const std::map<std::stri
   }
   if (verb == "stage_in" || verb == "stage_out") {
     BB_ASSIGN_OR_RETURN(StageDirective d, ParseStage(kv, line));
+    // The burst buffer's side stays inside the job's workspace.
+    const std::string& inside = verb == "stage_in" ? d.destination : d.source;
+    if (d.type != StageType::kList && LeavesWorkspace(inside)) {
+      return Status(EINVAL, std::string(verb == "stage_in" ? "destination" : "source") + ": '" + inside +
+                                "' leaves the workspace (a '..' component)");
+    }
     (verb == "stage_in" ? r->stage_in : r->stage_out).push_back(std::move(d));
     return Status::Ok();
   }

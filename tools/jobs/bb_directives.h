@@ -63,6 +63,9 @@ std::string ModeFileText(const BbRequest& r);
 std::string InsidePath(const std::string& path, const std::string& workspace);
 std::string OutsidePath(const std::string& path, const std::string& submit_dir);
 
+// Whether a burst buffer path has a ".." component (it could leave the job's workspace).
+bool LeavesWorkspace(const std::string& path);
+
 // The pairs of a type=list file: one "SOURCE DESTINATION" per line (blank lines and # comments
 // skipped). EINVAL naming `source` and the line.
 Result<std::vector<std::pair<std::string, std::string>>> ParseStageList(const std::string& text,

@@ -69,6 +69,9 @@ TEST_CASE("#BB errors name the file, line and key", "[bb]") {
       {"#BB jobdw capacity=1G", "job.sh:2: #BB unknown directive 'jobdw'"},
       {"#BB stage_in \"source=a", "job.sh:2: #BB "},
       {"#BB", "job.sh:2: #BB an empty directive"},
+      {"#BB stage_in source=a destination=in/../../etc",
+       "job.sh:2: #BB destination: 'in/../../etc' leaves the workspace"},
+      {"#BB stage_out source=.. destination=/p", "job.sh:2: #BB source: '..' leaves the workspace"},
   };
   for (const Row& row : rows) {
     INFO(row.line);
