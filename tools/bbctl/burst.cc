@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -31,26 +30,6 @@ std::string LastLine(const std::string& path) {
     if (!line.empty()) last = line;
   }
   return last;
-}
-
-// The exit status of `pid` once it has exited, else -2 (still running).
-int TryWait(pid_t pid) {
-  int st = 0;
-  pid_t r = ::waitpid(pid, &st, WNOHANG);
-  if (r == 0) return -2;
-  if (r < 0) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-// Runs `argv` with stderr joined to stdout; on failure the error holds its last lines.
-Status RunLogged(const std::vector<std::string>& argv, const std::string& what) {
-  std::vector<std::string> sh = {"sh", "-c", "exec \"$0\" \"$@\" 2>&1"};
-  sh.insert(sh.end(), argv.begin(), argv.end());
-  auto out = Capture(sh);
-  if (out) return Status::Ok();
-  std::string msg = out.error().message();
-  return Status(out.error().code(),
-                what + ": " + msg.substr(msg.find(')') == std::string::npos ? 0 : msg.find(')') + 1));
 }
 
 // This node's root, mount and daemon, mounted once every node of the job has joined.

@@ -51,16 +51,10 @@ std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
       report += "bb: stage_out " + src + ": nothing there, skipped\n";
       continue;
     }
-    std::vector<std::string> argv = {"sh", "-c", "exec \"$0\" \"$@\" 2>&1"};
-    auto cmd = AsUser(j, {Beside("bbctl"), "stage", "out", src, dst, "--quiet"});
-    argv.insert(argv.end(), cmd.begin(), cmd.end());
-    auto out = Capture(argv);
-    if (out) {
-      report += "bb: stage_out " + src + " -> " + dst + ": done, every file verified\n";
-    } else {
-      *ok = false;
-      report += "bb: stage_out " + src + " -> " + dst + " FAILED: " + out.error().message() + "\n";
-    }
+    Status s = RunLogged(AsUser(j, {Beside("bbctl"), "stage", "out", src, dst, "--quiet"}), "FAILED");
+    report +=
+        "bb: stage_out " + src + " -> " + dst + (s.ok() ? ": done, every file verified" : " " + s.message()) + "\n";
+    *ok = *ok && s.ok();
   }
   return report;
 }

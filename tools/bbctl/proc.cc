@@ -81,6 +81,24 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   return out;
 }
 
+Status RunLogged(const std::vector<std::string>& argv, const std::string& what) {
+  std::vector<std::string> sh = {"sh", "-c", "exec \"$0\" \"$@\" 2>&1"};
+  sh.insert(sh.end(), argv.begin(), argv.end());
+  auto out = Capture(sh);
+  if (out) return Status::Ok();
+  std::string msg = out.error().message();
+  return Status(out.error().code(),
+                what + ": " + msg.substr(msg.find(')') == std::string::npos ? 0 : msg.find(')') + 1));
+}
+
+int TryWait(pid_t pid) {
+  int st = 0;
+  pid_t r = ::waitpid(pid, &st, WNOHANG);
+  if (r == 0) return -2;
+  if (r < 0) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int Wait(pid_t pid) {
   int st = 0;
   while (::waitpid(pid, &st, 0) < 0) {

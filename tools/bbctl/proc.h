@@ -23,8 +23,13 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::map<std::st
 // Runs `argv` to completion and returns its standard output (stderr inherited); a non-zero exit
 // is an error naming the command and what it printed.
 Result<std::string> Capture(const std::vector<std::string>& argv);
+// As Capture, with the program's stderr joined to its stdout; the error starts with `what`
+// and holds what the program printed.
+Status RunLogged(const std::vector<std::string>& argv, const std::string& what);
 // Waits for `pid`; returns its exit status or -1.
 int Wait(pid_t pid);
+// The exit status of `pid` once it has exited (-1 when killed), or -2 while it runs.
+int TryWait(pid_t pid);
 // Sends SIGTERM, waits up to `seconds`, then SIGKILL. True when the process is gone.
 bool Terminate(pid_t pid, int seconds);
 bool Alive(pid_t pid);

@@ -219,22 +219,16 @@ Result<std::optional<int>> ParseTimeLimit(const std::string& text) {
 
 Result<BatchOptions> ParseBatchDirectives(const std::string& text, const std::string& source) {
   BatchOptions out;
-  std::istringstream in(text);
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    size_t start = line.find_first_not_of(" \t");
-    if (start == std::string::npos) continue;
-    if (line[start] != '#') break;  // the first command ends the directives
-    if (line.compare(start, 7, "#SBATCH") != 0 || (line.size() > start + 7 && !std::isspace(line[start + 7]))) continue;
-    std::string body = line.substr(start + 7);
-    body = body.substr(0, body.find(" #"));  // a trailing comment
+  Status s = ForEachDirective(text, "#SBATCH", [&](int line_no, const std::string& rest) {
+    std::string body = rest.substr(0, rest.find(" #"));  // a trailing comment
     auto words = SplitWords(body);
     if (!words) return Status(EINVAL, source + ":" + std::to_string(line_no) + ": #SBATCH: " + words.error().message());
-    if (Status s = ApplyLine(*words, &out); !s.ok()) {
-      return Status(EINVAL, source + ":" + std::to_string(line_no) + ": #SBATCH " + s.message());
+    if (Status a = ApplyLine(*words, &out); !a.ok()) {
+      return Status(EINVAL, source + ":" + std::to_string(line_no) + ": #SBATCH " + a.message());
     }
-  }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
   return out;
 }
 

@@ -155,22 +155,17 @@ Result<BbRequest> ParseBbDirectives(const std::string& text, const std::string& 
                                     const std::map<std::string, std::string>& vars) {
   BbRequest r;
   bool had_mode = false;
-  std::istringstream in(text);
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    size_t start = line.find_first_not_of(" \t");
-    if (start == std::string::npos) continue;
-    if (line[start] != '#') break;  // the first command ends the directives
-    if (line.compare(start, 3, "#BB") != 0 || (line.size() > start + 3 && !std::isblank(line[start + 3]))) continue;
+  Status s = ForEachDirective(text, "#BB", [&](int line_no, const std::string& rest) {
     auto where = [&](const std::string& what) {
       return Status(EINVAL, source + ":" + std::to_string(line_no) + ": #BB " + what);
     };
-    auto words = SplitWords(line.substr(start + 3));
+    auto words = SplitWords(rest);
     if (!words) return where(words.error().message());
-    if (Status s = ApplyLine(*words, vars, line_no, &had_mode, &r); !s.ok()) return where(s.message());
+    if (Status a = ApplyLine(*words, vars, line_no, &had_mode, &r); !a.ok()) return where(a.message());
     r.wanted = true;
-  }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
   return r;
 }
 

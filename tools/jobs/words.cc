@@ -1,5 +1,8 @@
 #include "tools/jobs/words.h"
 
+#include <cctype>
+#include <sstream>
+
 namespace bb::jobs {
 
 Result<std::vector<std::string>> SplitWords(const std::string& line) {
@@ -39,6 +42,22 @@ Result<std::vector<std::string>> SplitWords(const std::string& line) {
   }
   if (in_word) words.push_back(std::move(word));
   return words;
+}
+
+Status ForEachDirective(const std::string& text, std::string_view prefix,
+                        const std::function<Status(int, const std::string&)>& fn) {
+  std::istringstream in(text);
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos) continue;
+    if (line[start] != '#') break;  // the first command ends the directives
+    size_t end = start + prefix.size();
+    if (line.compare(start, prefix.size(), prefix) != 0 || (line.size() > end && !std::isblank(line[end]))) continue;
+    BB_RETURN_IF_ERROR(fn(line_no, line.substr(end)));
+  }
+  return Status::Ok();
 }
 
 }  // namespace bb::jobs
