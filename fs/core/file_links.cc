@@ -55,15 +55,8 @@ Status FileSystem::DropName(const std::string& path, const Metadata& name) {
   NodeService* owner = MetaOwner(record);
   auto md = owner->UpdateMeta(record, u);
   if (!md) return md.error().code() == ENOENT ? Status::Ok() : md.error();
-  if (md->nlink > 0) {
-    std::lock_guard lock(table_mu_);
-    auto it = inodes_.find(md->file_id);
-    if (it != inodes_.end()) {
-      std::lock_guard ilock(it->second->mu);
-      it->second->meta.nlink = md->nlink;
-    }
-    return Status::Ok();
-  }
+  // Names left: every node reads the count from the record when it next asks.
+  if (md->nlink > 0) return Status::Ok();
   // The last name is gone: the record and the data go as an unlinked file's would.
   auto removed = owner->RemoveMeta(record);
   if (!removed) return removed.error().code() == ENOENT ? Status::Ok() : removed.error();
