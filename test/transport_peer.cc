@@ -4,7 +4,8 @@
 // tools (callers without a node id) unless `nodes` is given; then only node 3 from 127.0.0.1 and
 // node 4 from 127.0.0.9.
 // op 1: echo payload and bulk; op 2: sleep <payload> ms, then reply; op 3: reply with a bulk
-// part of <payload> bytes (byte i = i * 31 mod 256).
+// part of <payload> bytes (byte i = i * 31 mod 256); op 4: reply with the caller's node id as the
+// gate admitted it (a tool: auth::kNoId).
 #include <signal.h>
 #include <unistd.h>
 
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
   o.listen_host = argv[1];
   o.listen_port = static_cast<uint16_t>(std::stoi(argv[2]));
   o.handler_threads = 8;
-  auto t = StartUcxTransport(o, [](uint16_t op, std::string_view payload, std::string_view bulk) {
+  auto t = StartUcxTransport(o, [](NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk) {
     Response r;
     switch (op) {
       case 1:
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < n; ++i) r.bulk[i] = static_cast<char>(i * 31);
         break;
       }
+      case 4:
+        r.payload = std::to_string(caller);
+        break;
       default:
         r.status = ENOSYS;
     }

@@ -410,6 +410,12 @@ TEST_CASE("a caller with the key speaks only as the node it connects from", "[tr
     // Node 4 claims an address that is not its own: refused. Node 9 is none the server knows:
     // it is told to ask again (a node still joining), until the call's deadline.
     if (!admitted) CHECK((r.error().code() == EACCES || (id == 9 && r.error().code() == ETIMEDOUT)));
+    // The server's handler is told who called.
+    if (admitted) {
+      auto who = (*t)->Call(0, 4, "", {}, {});
+      REQUIRE(who.has_value());
+      CHECK(who->payload == std::to_string(id));
+    }
   }
   auto tool = Client();  // no node id at all
   tool->SetPeer(0, "127.0.0.1", nodes.port());
@@ -423,7 +429,7 @@ TEST_CASE("a server that is not the node the caller asked for is refused", "[tra
   so.key = TestKey();
   so.serve_tools = true;
   so.listen_host = "127.0.0.1";
-  auto server = StartUcxTransport(so, [](uint16_t, std::string_view, std::string_view) { return Response{}; });
+  auto server = StartUcxTransport(so, [](NodeId, uint16_t, std::string_view, std::string_view) { return Response{}; });
   REQUIRE(server.has_value());
   (*server)->SetSelf(5);
   auto client = Client();
@@ -442,7 +448,7 @@ TEST_CASE("a server whose queue is full pushes back, and every call still succee
   so.handler_threads = 1;
   so.max_queued = 2;
   std::atomic<int> served{0};
-  auto server = StartUcxTransport(so, [&](uint16_t, std::string_view payload, std::string_view) {
+  auto server = StartUcxTransport(so, [&](NodeId, uint16_t, std::string_view payload, std::string_view) {
     std::this_thread::sleep_for(milliseconds(10));
     served++;
     return Response{0, std::string(payload), {}};
@@ -479,7 +485,7 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   o.listen_host = "127.0.0.1";
   o.handler_threads = 3;
   o.run_inline = [](uint16_t op) { return op == 7; };
-  auto server = StartUcxTransport(o, [&](uint16_t op, std::string_view payload, std::string_view bulk) {
+  auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view payload, std::string_view bulk) {
     std::lock_guard lock(mu);
     threads[op].insert(std::this_thread::get_id());
     return Response{0, std::string(payload) + "/" + std::to_string(op), std::string(bulk)};
@@ -565,7 +571,7 @@ TEST_CASE("a transport whose callers drive it keeps serving other nodes", "[tran
   o.serve_tools = true;
   o.listen_host = "127.0.0.1";
   o.deadline = milliseconds(3000);
-  auto node = StartUcxTransport(o, [](uint16_t, std::string_view payload, std::string_view) {
+  auto node = StartUcxTransport(o, [](NodeId, uint16_t, std::string_view payload, std::string_view) {
     return Response{0, "node:" + std::string(payload), {}};
   });
   REQUIRE(node.has_value());

@@ -39,9 +39,10 @@ struct Response {
   std::string bulk;
 };
 
-// Serves one request (op, payload, bulk). Runs on a handler thread, where it may block on disk
-// I/O, or for the ops of TransportOptions::run_inline on the progress thread.
-using Handler = std::function<Response(uint16_t op, std::string_view payload, std::string_view bulk)>;
+// Serves one request (op, payload, bulk) from `caller`: the node id the caller proved at its
+// gate (auth::kNoId for a tool). Runs on a handler thread, where it may block on disk I/O, or
+// for the ops of TransportOptions::run_inline on the progress thread.
+using Handler = std::function<Response(NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk)>;
 
 struct TransportOptions {
   std::string listen_host;   // IPv4 address to serve on; empty = client only

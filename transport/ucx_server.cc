@@ -11,6 +11,7 @@ namespace bb::transport::ucx {
 // A request received by the server, on its way to a handler thread.
 struct Job {
   ucp_ep_h ep;
+  NodeId caller = auth::kNoId;
   std::string session;  // echoed in the reply
   uint64_t id;
   uint16_t op;
@@ -164,6 +165,7 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
   self->stats_->CountRequest(caller->id, frame->payload.size() + length);
   auto job = std::make_unique<Job>();
   job->ep = caller->ep;
+  job->caller = caller->id;
   job->session = std::string(frame->session);
   job->id = frame->id;
   job->op = frame->op;
@@ -219,7 +221,7 @@ void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* use
 // On the driving thread (from UCX's receive callbacks).
 void Server::Dispatch(std::unique_ptr<Job> job) {
   if (job->inline_op) {
-    Response r = handler_(job->op, job->payload, job->bulk());
+    Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;
     if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
     return;
@@ -243,7 +245,7 @@ void Server::HandlerLoop() {
       jobs_.pop_front();
       queued_.store(jobs_.size(), std::memory_order_relaxed);
     }
-    Response r = handler_(job->op, job->payload, job->bulk());
+    Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;
     auto* shared = new Response(std::move(r));
     Job* raw = job.release();

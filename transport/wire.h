@@ -25,7 +25,7 @@
 namespace bb::transport {
 
 inline constexpr uint32_t kMagic = 0x50524242;
-inline constexpr uint8_t kWireVersion = 5;  // 5: metadata updates carry hard-link fields
+inline constexpr uint8_t kWireVersion = 6;  // 6: cache invalidations between nodes
 inline constexpr size_t kSessionBytes = 16;
 inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + kSessionBytes;
 inline constexpr uint32_t kNoSender = 0xffffffffu;

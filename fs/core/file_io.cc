@@ -106,7 +106,7 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
 Result<OpenFile*> FileSystem::Open(uint64_t ino, int flags, const Caller& c) {
   Count(FsOp::kOpen);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
-  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  BB_ASSIGN_OR_RETURN(Metadata md, CachedMeta(inode));
   if (md.type == FileType::kDirectory) return Status(EISDIR, "open of a directory as a file");
   if (flags & O_TRUNC && (flags & O_ACCMODE) != O_RDONLY && md.size > 0) {
     SetAttrRequest req;
@@ -158,8 +158,9 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
     size = std::max(inode.size, md.size);
   }
   if (offset + buf.size() > size) {
-    // Another node may have published a larger size since this file was opened.
-    BB_ASSIGN_OR_RETURN(md, FreshMeta(file->inode));
+    // Another node may have published a larger size since this file was opened (it would
+    // have told this node, which then reads it again).
+    BB_ASSIGN_OR_RETURN(md, CachedMeta(file->inode));
     size = md.size;
   }
   if (offset >= size) return size_t{0};
@@ -328,7 +329,10 @@ Status FileSystem::Release(OpenFile* file) {
     inode.open_count--;
     if (inode.open_count == 0) {
       free_data = inode.unlinked;
-      if (inode.nlookup == 0) inodes_.erase(inode.ino);
+      if (inode.nlookup == 0) {
+        ErasePathLocked(inode);
+        inodes_.erase(inode.ino);
+      }
     }
   }
   if (free_data) {

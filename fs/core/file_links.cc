@@ -33,7 +33,7 @@ Result<Metadata> FileSystem::FollowName(const std::string& name_path, Metadata m
 
 void FileSystem::MoveToRecord(const std::shared_ptr<Inode>& inode, const std::string& record) {
   std::lock_guard lock(table_mu_);
-  inode->path = record;
+  SetPathLocked(*inode, record);
 }
 
 Result<Metadata> FileSystem::UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path,
@@ -54,6 +54,7 @@ Status FileSystem::DropName(const std::string& path, const Metadata& name) {
   u.ctime_ns = clock_->WallNs();
   NodeService* owner = MetaOwner(record);
   auto md = owner->UpdateMeta(record, u);
+  Stale(record);  // its count moved: not what this node cached
   if (!md) return md.error().code() == ENOENT ? Status::Ok() : md.error();
   // Names left: every node reads the count from the record when it next asks.
   if (md->nlink > 0) return Status::Ok();

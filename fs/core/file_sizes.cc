@@ -30,14 +30,18 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     ApplyUpdate(u, &inode->meta);
     return Status::Ok();
   }
+  int64_t asked_ns = clock_->MonotonicNs();
+  uint64_t since = ToldSeq();
   auto md = UpdateAttributes(inode, path, u);
+  bool told = ToldSince(path, since);
   std::lock_guard lock(inode->mu);
   if (!md) {
     // Keep the size pending so a later flush tries again.
     inode->size_dirty = true;
     return md.error();
   }
-  inode->meta = *md;
+  inode->meta = *md;  // the entry as its owner holds it after the update
+  if (options_.attr_cache_ns > 0 && !told) inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
   return Status::Ok();
 }
 

@@ -29,8 +29,8 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
   // Writes behind are sent by the fan-out's helpers: none without them.
   behind_ = std::make_unique<WriteBehind>(options.io_threads > 0 ? options.write_behind_bytes : 0, fan_out_.get());
   auto root = std::make_shared<Inode>(kRootFileId);
-  root->path = "/";
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten
+  SetPathLocked(*root, "/");
   inodes_.emplace(kRootFileId, std::move(root));
   if (options_.prefault_write_behind) behind_->Prefault(options_.chunk_size);
   dir_changes_ = std::make_unique<DirChanges>(
@@ -121,7 +121,7 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   std::lock_guard lock(table_mu_);
   auto& slot = inodes_[md.file_id];
   if (!slot) slot = std::make_shared<Inode>(md.file_id);
-  slot->path = path;
+  SetPathLocked(*slot, path);
   slot->unlinked = false;
   slot->nlookup++;
   bool node_private = router_->Resolve(path).node_private();
@@ -139,6 +139,8 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   }
   if (unlinked_out) *unlinked_out = unlinked;
   if (path_out) *path_out = path;
+  int64_t asked_ns = clock_->MonotonicNs();
+  uint64_t since = ToldSeq();
   Metadata md;
   if (unlinked) {
     std::lock_guard lock(inode->mu);
@@ -160,7 +162,12 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
     md.mtime_ns = std::max(md.mtime_ns, inode->dirty_mtime_ns);
     md.ctime_ns = std::max(md.ctime_ns, inode->dirty_mtime_ns);
   }
-  if (!unlinked) inode->meta = md;
+  if (!unlinked) {
+    inode->meta = md;
+    // Fresh only when nothing was told meanwhile (a change may have raced the read).
+    if (options_.attr_cache_ns > 0 && !ToldSince(path, since))
+      inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
+  }
   return md;
 }
 
@@ -169,6 +176,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
   std::string profiled = Profiled(path);
   if (!profiled.empty()) profiles_.Lookup(profiled, std::string(ParentPath(path)), clock_->WallNs());
+  uint64_t since = ToldSeq();
   BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
@@ -177,6 +185,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   std::string attr_path = path;  // a linked file's: its record
   BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &attr_path));
   Entry e = Remember(attr_path, md);
+  e.told = ToldSince(path, since) || ToldSince(attr_path, since);
   // An open file of this node may have unpublished writes.
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
   std::lock_guard lock(inode->mu);
@@ -191,7 +200,10 @@ void FileSystem::Forget(uint64_t ino, uint64_t n) {
   if (it == inodes_.end()) return;
   Inode& inode = *it->second;
   inode.nlookup = inode.nlookup > n ? inode.nlookup - n : 0;
-  if (inode.nlookup == 0 && inode.open_count == 0) inodes_.erase(it);
+  if (inode.nlookup == 0 && inode.open_count == 0) {
+    ErasePathLocked(inode);
+    inodes_.erase(it);
+  }
 }
 
 Result<Entry> FileSystem::GetAttr(uint64_t ino) {
@@ -199,13 +211,15 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   bool unlinked = false;
   std::string path;
-  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode, &unlinked, &path));
+  uint64_t since = ToldSeq();
+  BB_ASSIGN_OR_RETURN(Metadata md, CachedMeta(inode, &unlinked, &path));
   if (md.type == FileType::kDirectory && !unlinked) OverlayDirChange(path, &md);
   if (profiles_.active()) {
     profiles_.Stat(Profiled(path), path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
   }
   Entry e{ino, md, inode->node_private.load(std::memory_order_relaxed)};
   e.unlinked = unlinked;  // read with the path, under the one lock FreshMeta takes
+  e.told = ToldSince(path, since);
   return e;
 }
 
@@ -263,12 +277,20 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
   PathLayout layout = router_->Resolve(path);
   ApplyLayout(&md, layout);
+  int64_t asked_ns = clock_->MonotonicNs();
+  uint64_t since = ToldSeq();
   BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
   NoteDirChange(path, md.type == FileType::kDirectory ? 1 : 0);
   if (profiles_.active()) {
     profiles_.Created(layout.domain, path, md.file_id, md.type == FileType::kDirectory, 0, clock_->WallNs());
   }
-  return Remember(path, md);
+  Entry e = Remember(path, md);
+  e.told = ToldSince(path, since);
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
+  std::lock_guard lock(inode->mu);
+  inode->meta = md;  // what its owner holds now
+  if (options_.attr_cache_ns > 0 && !e.told) inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
+  return e;
 }
 
 Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t mode, dev_t rdev, const Caller& c) {

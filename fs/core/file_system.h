@@ -41,8 +41,10 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -89,6 +91,10 @@ struct FileSystemOptions {
   // sent to its owner together (fs/core/dir_changes.h); 0: only when this node reads the
   // directory's attributes, and at stop.
   uint32_t dir_change_ms = 20;
+  // How long an entry's attributes read from its owner may answer getattr and open here
+  // without asking again, unless the owner tells this node it changed (fs/core/coherence.h:
+  // set only where the owners tell, and to no more than their callback hold). 0: always ask.
+  int64_t attr_cache_ns = 0;
 };
 
 // Who is asking (from the FUSE request).
@@ -103,6 +109,16 @@ struct Entry {
   Metadata md;
   bool node_private = false;  // only this node sees it: the kernel may cache it (Router::NodePrivate)
   bool unlinked = false;      // removed while open here: no name links to it (st_nlink 0)
+  // Its owner told this node of a change while this was read: the kernel must not cache it
+  // (it may be the state from before the change).
+  bool told = false;
+};
+
+// The inodes a kernel may know for one path: the path's own and its parent directory's (0 when
+// this node's kernel was never given them).
+struct KernelInodes {
+  uint64_t parent = 0;
+  uint64_t ino = 0;
 };
 
 struct SetAttrRequest {
@@ -126,10 +142,7 @@ struct DirHandle;
 class FanOut;
 class WriteBehind;
 
-// Resolves a node id to the service that reaches it. Must return non-null for every node the
-// router names.
-using NodeResolver = std::function<NodeService*(NodeId)>;
-
+// `nodes` (NodeResolver, node_service.h) must return non-null for every node the router names.
 class FileSystem {
  public:
   // `router`, `ids`, `clock` and `stats` (may be null) must outlive this; `nodes` must stay
@@ -240,11 +253,20 @@ class FileSystem {
   // True when the kernel may keep `file`'s pages cached across opens (node-private data).
   static bool KeepCache(const OpenFile* file);
 
+  // The inodes this node's kernel may hold for `path` (cache invalidation, coherence.h).
+  KernelInodes KernelInodesOf(const std::string& path) const;
+  // The owner of each item's path told this node it changed: attributes cached here are read
+  // again (call before the kernel is told, so that what it asks next is fresh).
+  void Invalidated(const std::vector<Invalidation>& items);
+
   // Number of inodes the kernel holds references to (for tests and statistics).
   size_t KnownInodes() const;
 
  private:
   Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;
+  // REQUIRES table_mu_: sets the inode's path, keeping by_path_ in step.
+  void SetPathLocked(Inode& inode, const std::string& path);
+  void ErasePathLocked(const Inode& inode);
   Result<std::string> PathOf(uint64_t ino) const;
   Result<std::string> ChildPath(uint64_t parent, const std::string& name) const;
   Entry Remember(const std::string& path, const Metadata& md);
@@ -252,6 +274,14 @@ class FileSystem {
   // its path (both read under the one lock it takes).
   Result<Metadata> FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out = nullptr,
                              std::string* path_out = nullptr);
+  // FreshMeta, or the attributes it read within attr_cache_ns when nothing was told since.
+  Result<Metadata> CachedMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out = nullptr,
+                              std::string* path_out = nullptr);
+  // This node's cached attributes of `path` are stale (told by its owner, or changed here).
+  void Stale(const std::string& path);
+  // Invalidations told so far (take it before a read), and whether one named `path` since.
+  uint64_t ToldSeq() const { return told_seq_.load(std::memory_order_acquire); }
+  bool ToldSince(const std::string& path, uint64_t since) const;
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
@@ -315,8 +345,17 @@ class FileSystem {
 
   Profiles profiles_;
 
-  mutable std::mutex table_mu_;  // guards inodes_ and every Inode's path/nlookup/open_count
+  mutable std::mutex table_mu_;  // guards inodes_, by_path_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;
+  // The inode last known at each path (several may share one for a moment: a file recreated
+  // while the old one is still known).
+  std::unordered_map<std::string, uint64_t> by_path_;
+
+  // The last invalidations told (sequence, path), for ToldSince; a read older than the window
+  // counts as told.
+  mutable std::mutex told_mu_;
+  std::deque<std::pair<uint64_t, std::string>> told_;
+  std::atomic<uint64_t> told_seq_{0};
 
   // Last: its destructor sends what is pending, through everything above.
   std::unique_ptr<DirChanges> dir_changes_;

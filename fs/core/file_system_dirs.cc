@@ -65,6 +65,7 @@ void FileSystem::SendDirChange(const std::string& dir, const DirChanges::Change&
   } else {
     (void)MetaOwner(layout, dir)->UpdateMeta(dir, u);
   }
+  Stale(dir);  // the change is its owner's now, no longer in the overlay: read it again
 }
 
 Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
@@ -118,7 +119,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     std::lock_guard lock(table_mu_);
     auto it = inodes_.find(src.file_id);
     // A linked file's inode keeps its record's path.
-    if (it != inodes_.end() && src.link != LinkRole::kName) it->second->path = to;
+    if (it != inodes_.end() && src.link != LinkRole::kName) SetPathLocked(*it->second, to);
   }
   NoteDirChange(from, src_dir ? -1 : 0);
   NoteDirChange(to, (src_dir ? 1 : 0) - (dst_dir ? 1 : 0));

@@ -35,6 +35,8 @@ struct Inode {
   bool size_dirty = false;
   int64_t dirty_mtime_ns = 0;
   int64_t last_publish_ns = 0;
+  // `meta` answers getattr and open until then (FileSystemOptions::attr_cache_ns).
+  int64_t fresh_until_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync
   BehindState behind;              // writes of this file on their way to other nodes (write_behind.h)
 };

@@ -210,6 +210,9 @@ class LocalNodeService final : public NodeService {
     return page;
   }
 
+  // No kernel here: a CoherentView in front of this service passes invalidations to its own.
+  Status Invalidate(const std::vector<Invalidation>&) override { return Status::Ok(); }
+
   Status RemoveFiles(const std::vector<uint64_t>& file_ids) override {
     Status first;
     for (uint64_t id : file_ids) {

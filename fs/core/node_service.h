@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -78,6 +79,14 @@ struct PurgePage {
   bool more = false;               // entries below the directory remain
 };
 
+// What another node's kernel is to drop of `path` (fs/core/coherence.h): its name (`entry`: the
+// name was removed, replaced or moved away), or its attributes and cached pages.
+struct Invalidation {
+  std::string path;
+  bool entry = false;
+  bool operator==(const Invalidation&) const = default;
+};
+
 struct SpaceStats {
   uint64_t block_size = 4096;
   uint64_t total_blocks = 0;
@@ -130,7 +139,15 @@ class NodeService {
   virtual Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) = 0;
   // Removes whatever chunks this node holds of each file.
   virtual Status RemoveFiles(const std::vector<uint64_t>& file_ids) = 0;
+
+  // Cache coherence (fs/core/coherence.h): this node's kernel drops `items`, and the call
+  // returns once it did. The bare local service holds no kernel (OK, nothing done); a
+  // CoherentView passes them to its node's kernel.
+  virtual Status Invalidate(const std::vector<Invalidation>& items) = 0;
 };
+
+// Reaches node n's service.
+using NodeResolver = std::function<NodeService*(NodeId)>;
 
 struct LocalNodeOptions {
   std::string root;                       // backing directory (for statfs); may be empty for tests

@@ -137,7 +137,16 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
             {"write_bytes", sv.write_bytes.load()}}},
           {"peers", peers},
           {"workspaces", router_->List().size()},
+          {"invalidations", CoherenceJson()},
           {"qos", QosJson()}};
+}
+
+json Daemon::CoherenceJson() {
+  const CoherenceStats& c = coherence_->stats();
+  return {{"sent", c.sent.load()},
+          {"failed", c.failed.load()},
+          {"received", c.received.load()},
+          {"callbacks", coherence_->table().size()}};
 }
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {

@@ -40,6 +40,8 @@ Daemon::~Daemon() {
   fs_.reset();
   transport_.reset();  // stops serving before the stores go
   remotes_.clear();
+  local_view_.reset();
+  coherence_.reset();
   local_.reset();
   chunks_.reset();
   meta_.reset();
@@ -102,15 +104,26 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   BB_RETURN_IF_ERROR(LoadWorkspaces(meta_.get(), router_.get()).Annotate("cannot read the workspace table"));
   stats_ = std::make_unique<NodeStats>(view.nodes);
   local_ = NewLocalNodeService(meta_.get(), chunks_.get(), {cfg.root, cfg.reserve_bytes, router_.get(), stats_.get()});
-  server_.Attach(local_.get());
+  // Kernels cache entries and attributes for the timeout; in a cluster each node tells the
+  // others of what changed (fs/core/coherence.h), and remembers who read a path for a second
+  // longer than the timeout (a reply may take that long to reach the kernel).
+  double timeout = cfg.EffectiveCacheTimeout();
+  int64_t hold_ns = cfg.cluster() && timeout > 0 ? static_cast<int64_t>((timeout + 1) * 1e9) : 0;
+  coherence_ = std::make_unique<Coherence>(
+      view, hold_ns, &clock_, [this](NodeId n) { return n < remotes_.size() ? remotes_[n].get() : nullptr; });
+  local_view_ = std::make_unique<CoherentView>(local_.get(), coherence_.get(), view.self);
+  server_.Attach(local_.get(), coherence_.get());
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), view.self);
   std::vector<NodeService*> services(view.nodes);
-  for (NodeId i = 0; i < view.nodes; ++i) services[i] = i == view.self ? local_.get() : remotes_[i].get();
+  for (NodeId i = 0; i < view.nodes; ++i) services[i] = i == view.self ? local_view_.get() : remotes_[i].get();
   FileSystemOptions fo;
   fo.chunk_size = static_cast<uint32_t>(cfg.chunk_size);
   fo.write_behind_bytes = cfg.write_behind_bytes;
   fo.io_threads = cfg.io_threads;
   fo.prefault_write_behind = view.nodes > 1;
+  // Attributes read from an owner answer here for the kernel's timeout, as the owner tells
+  // this node of every change within its hold.
+  fo.attr_cache_ns = hold_ns > 0 ? static_cast<int64_t>(timeout * 1e9) : 0;
   fs_ = std::make_unique<FileSystem>(
       fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());
   // Another node may still be starting: retry creating the root for a while.

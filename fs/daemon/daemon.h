@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "fs/core/coherence.h"
 #include "fs/core/file_system.h"
 #include "fs/core/stats.h"
 #include "fs/core/workspace.h"
@@ -43,6 +44,7 @@ class Daemon {
   // is off.
   qos::Stage* stage() { return stage_.get(); }
   NodeStats* stats() { return stats_.get(); }
+  Coherence* coherence() { return coherence_.get(); }
   qos::ChannelCache* channels() { return channels_.get(); }
   // Stops the QoS stage and its controller link: requests still waiting for tokens run now.
   // Call while the FUSE session still exists (they answer their requests through it).
@@ -70,6 +72,7 @@ class Daemon {
   nlohmann::json ProfileStartCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json ProfileStopCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json QosJson();
+  nlohmann::json CoherenceJson();  // invalidations sent, failed and received; callbacks held
 
   int lock_fd_ = -1;
   std::unique_ptr<MetaStore> meta_;
@@ -78,6 +81,8 @@ class Daemon {
   std::unique_ptr<transport::Transport> transport_;
   std::vector<std::unique_ptr<NodeService>> remotes_;  // by node id; null for this node
   std::unique_ptr<NodeService> local_;
+  std::unique_ptr<Coherence> coherence_;
+  std::unique_ptr<CoherentView> local_view_;  // the local store as this node (the core's)
   std::unique_ptr<WorkspaceRouter> router_;
   std::unique_ptr<NodeStats> stats_;
   std::unique_ptr<FileIdAllocator> ids_;

@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
+
+#include "fs/core/path.h"
 
 namespace bb::fs {
 namespace adapter {
@@ -75,6 +78,7 @@ void FillStat(const Entry& e, struct stat* st) {
 
 double CacheTimeout(fuse_req_t req, const Entry& e) {
   const AdapterOptions& o = Ctx(req).options;
+  if (e.told) return 0;  // may be from before a change another node made meanwhile
   return e.node_private ? o.private_cache_timeout : o.cache_timeout;
 }
 
@@ -154,6 +158,17 @@ fuse_lowlevel_ops MakeOps() {
 
 }  // namespace
 }  // namespace adapter
+
+void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items) {
+  for (const Invalidation& item : items) {
+    KernelInodes k = fs.KernelInodesOf(item.path);
+    if (item.entry && k.parent != 0) {
+      std::string name(BaseName(item.path));
+      (void)fuse_lowlevel_notify_inval_entry(session, k.parent, name.data(), name.size());
+    }
+    if (k.ino != 0) (void)fuse_lowlevel_notify_inval_inode(session, k.ino, 0, 0);
+  }
+}
 
 const fuse_lowlevel_ops& FuseOperations() {
   static const fuse_lowlevel_ops ops = adapter::MakeOps();

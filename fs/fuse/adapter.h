@@ -46,6 +46,11 @@ struct AdapterContext {
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.
 const fuse_lowlevel_ops& FuseOperations();
 
+// Drops what `session`'s kernel holds of each item's path (fs/core/coherence.h): its name from
+// its parent directory for an entry, the attributes and pages of the inode at the path. Paths
+// the kernel was never given are skipped. Returns once the kernel did it.
+void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items);
+
 // Internal helpers shared by the adapter's translation units.
 namespace adapter {
 AdapterContext& Ctx(fuse_req_t req);

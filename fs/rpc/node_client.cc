@@ -63,6 +63,7 @@ class RemoteNodeService final : public NodeService {
     return rpc::PurgeTree::DecodeReply(r.payload, limit);
   }
   Status RemoveFiles(const std::vector<uint64_t>& ids) override { return Call<rpc::RemoveFiles>({ids}).status(); }
+  Status Invalidate(const std::vector<Invalidation>& items) override { return Call<rpc::Invalidate>({items}).status(); }
 
  private:
   // The reply of `Op` when its status is 0; the remote error (or the transport's) otherwise.

@@ -172,4 +172,27 @@ RemoveFiles::Request RemoveFiles::Decode(Reader& r) {
   return q;
 }
 
+// u32 count, then per item its path and a byte: 1 = the entry, 0 = the attributes.
+void Invalidate::Encode(Writer& w, const Request& q) {
+  w.U32(static_cast<uint32_t>(q.items.size()));
+  for (const Invalidation& i : q.items) w.Str(i.path).U8(i.entry ? 1 : 0);
+}
+
+Invalidate::Request Invalidate::Decode(Reader& r) {
+  Request q;
+  uint32_t n = r.U32();
+  if (n > r.remaining() / 5) {  // each item takes at least a length and a byte
+    r.Fail();
+    return q;
+  }
+  q.items.resize(n);
+  for (auto& i : q.items) {
+    i.path = r.Str();
+    uint8_t kind = r.U8();
+    if (kind > 1) r.Fail();
+    i.entry = kind == 1;
+  }
+  return q;
+}
+
 }  // namespace bb::fs::rpc

@@ -274,4 +274,17 @@ struct RemoveFiles {  // file ids -> status
   }
 };
 
+struct Invalidate {  // invalidations -> status, once this node's kernel dropped them
+  static constexpr NodeOp kOp = NodeOp::kInvalidate;
+  static constexpr const char* kName = "invalidate";
+  struct Request {
+    std::vector<Invalidation> items;
+  };
+  static void Encode(Writer& w, const Request& q);
+  static Request Decode(Reader& r);
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    return FromStatus(s.Invalidate(q.items));
+  }
+};
+
 }  // namespace bb::fs::rpc

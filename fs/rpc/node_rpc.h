@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "fs/core/coherence.h"
 #include "fs/core/node_service.h"
 #include "transport/transport.h"
 
@@ -43,6 +44,7 @@ enum class NodeOp : uint16_t {
   kDropWorkspace,
   kPurgeTree,
   kRemoveFiles,
+  kInvalidate,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.
@@ -62,17 +64,22 @@ transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::strin
 
 // The server side of a daemon: the transport's Handler, serving the local node once it is
 // attached. Requests that come before Attach (the node is still being assembled) are answered
-// EIO "node is starting"; callers retry.
+// EIO "node is starting"; callers retry. With `coherence`, each request reaches `local`
+// through a CoherentView as the node that sent it (fs/core/coherence.h).
 class NodeServer {
  public:
   // The handler to start the transport with. This object must outlive the transport.
   transport::Handler Handler();
-  // REQUIRES: `local` outlives the transport.
-  void Attach(NodeService* local) { local_.store(local, std::memory_order_release); }
+  // REQUIRES: `local` and `coherence` (may be null) outlive the transport.
+  void Attach(NodeService* local, Coherence* coherence = nullptr) {
+    coherence_.store(coherence, std::memory_order_relaxed);
+    local_.store(local, std::memory_order_release);
+  }
   static bool Inline(uint16_t op) { return ServeInline(op); }
 
  private:
   std::atomic<NodeService*> local_{nullptr};
+  std::atomic<Coherence*> coherence_{nullptr};
 };
 
 }  // namespace bb::fs

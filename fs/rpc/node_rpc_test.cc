@@ -204,13 +204,39 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
 TEST_CASE("only reads of one entry and the probe are answered on the progress thread", "[rpc]") {
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(ServeInline(static_cast<uint16_t>(op)));
   // Writes may wait for the store, scans and chunk I/O for the disk: never inline.
-  for (NodeOp op : {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta,
-                    NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk, NodeOp::kAllocateChunk,
-                    NodeOp::kTruncateChunks, NodeOp::kRemoveChunks, NodeOp::kSync, NodeOp::kStatSpace,
-                    NodeOp::kPutWorkspace, NodeOp::kDropWorkspace, NodeOp::kPurgeTree, NodeOp::kRemoveFiles}) {
+  for (NodeOp op :
+       {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta,
+        NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks,
+        NodeOp::kRemoveChunks, NodeOp::kSync, NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace,
+        NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate}) {
     CHECK_FALSE(ServeInline(static_cast<uint16_t>(op)));
   }
   CHECK_FALSE(ServeInline(999));
+}
+
+TEST_CASE("invalidations reach the other node's kernel through its view, and malformed ones are refused", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  ManualClock clock;
+  Coherence coherence(NodeView{2, 1}, 1'000'000'000, &clock, nullptr);
+  std::vector<Invalidation> told;
+  coherence.SetKernel([&](const std::vector<Invalidation>& items) { told = items; });
+  CoherentView view(local.get(), &coherence, 0);
+  LoopbackTransport t(&view);
+  auto remote = NewRemoteNodeService(&t, 1, std::chrono::milliseconds(1000));
+  std::vector<Invalidation> items = {{"/ws/a", true}, {"/ws/dir/b", false}};
+  REQUIRE(remote->Invalidate(items).ok());
+  CHECK(told == items);
+  told.clear();
+  auto op = static_cast<uint16_t>(NodeOp::kInvalidate);
+  // A count larger than the message holds, a kind that is neither 0 nor 1, a short item.
+  for (const std::string& bad :
+       {transport::Writer().U32(1000).Take(), transport::Writer().U32(1).Str("/x").U8(7).Take(),
+        transport::Writer().U32(2).Str("/x").U8(1).Take()}) {
+    CHECK(ServeNodeRequest(view, op, bad, "").status == EPROTO);
+  }
+  CHECK(told.empty());
 }
 
 }  // namespace

@@ -45,8 +45,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kDropWorkspace, false, Serve<rpc::DropWorkspace>},
     {NodeOp::kPurgeTree, false, Serve<rpc::PurgeTree>},
     {NodeOp::kRemoveFiles, false, Serve<rpc::RemoveFiles>},
+    {NodeOp::kInvalidate, false, Serve<rpc::Invalidate>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kRemoveFiles), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kInvalidate), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;
@@ -68,10 +69,13 @@ transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::strin
 }
 
 transport::Handler NodeServer::Handler() {
-  return [this](uint16_t op, std::string_view payload, std::string_view bulk) {
+  return [this](transport::NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk) {
     NodeService* local = local_.load(std::memory_order_acquire);
     if (local == nullptr) return transport::Response{EIO, "node is starting", {}};
-    return ServeNodeRequest(*local, op, payload, bulk);
+    Coherence* coherence = coherence_.load(std::memory_order_relaxed);
+    if (coherence == nullptr) return ServeNodeRequest(*local, op, payload, bulk);
+    CoherentView as_caller(local, coherence, caller);
+    return ServeNodeRequest(as_caller, op, payload, bulk);
   };
 }
 

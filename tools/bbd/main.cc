@@ -198,6 +198,11 @@ int main(int argc, char** argv) {
     fuse_session_destroy(se);
     return Fail(launcher, Status(EIO, "cannot mount on " + cfg.mount + " (is /dev/fuse available?)"));
   }
+  bb::fs::FileSystem* fs = &(*daemon)->fs();
+  (*daemon)->coherence()->SetKernel([se, fs](const std::vector<bb::fs::Invalidation>& items) {
+    fs->Invalidated(items);  // first: what the kernel asks next is read afresh
+    bb::fs::InvalidateInKernel(se, *fs, items);
+  });
   spdlog::info("mounted {} (root {}, chunk size {}, {} FUSE threads)", cfg.mount, cfg.root, cfg.chunk_size,
                cfg.fuse_threads);
   launcher.Ready("bbd: mounted " + cfg.mount + " (root " + cfg.root + ", pid " + std::to_string(::getpid()) + ")\n");
@@ -212,7 +217,8 @@ int main(int argc, char** argv) {
   fuse_loop_cfg_set_idle_threads(loop, UINT_MAX);
   int rc = fuse_session_loop_mt(se, loop);
   fuse_loop_cfg_destroy(loop);
-  (*daemon)->StopQos();  // answers what waits for QoS tokens while the session is there
+  (*daemon)->StopQos();                        // answers what waits for QoS tokens while the session is there
+  (*daemon)->coherence()->SetKernel(nullptr);  // no more invalidations into the session
   fuse_session_unmount(se);
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);

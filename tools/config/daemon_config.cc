@@ -99,8 +99,10 @@ const DaemonField kFields[] = {
        return OneOf(s, n, v, {"file", "syslog"}, "file or syslog", &c->log_to);
      }},
     {"fuse_threads", "most FUSE worker threads", "16", true, Int<&DaemonConfig::fuse_threads, 1, 1024>},
-    {"cache_timeout", "seconds the kernel caches attributes and entries", "1.0 (0 in a cluster)", true,
-     Seconds<&DaemonConfig::cache_timeout>},
+    {"cache_timeout",
+     "seconds the kernel caches attributes and entries (in a cluster kept coherent by invalidations: see "
+     "\"Consistency\" below)",
+     "1.0 (10 in a cluster)", true, Seconds<&DaemonConfig::cache_timeout>},
     {"private_cache_timeout",
      "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
      "treat them like shared files",

@@ -1,0 +1,162 @@
+// Coherence of the kernels' caches across nodes: callbacks, as AFS keeps them.
+//
+// Every node's kernel may cache entries and attributes for `cache_timeout` seconds. The
+// metadata owner of a path remembers which nodes read it lately (CallbackTable: a node that
+// read it within the hold, which is at least the kernel's timeout). When an entry changes, the
+// owner tells each of those nodes, except the one that made the change, and waits for them
+// before the change is acknowledged; a told node invalidates what its kernel holds
+// (fuse_lowlevel_notify_inval_entry / _inode) and forgets nothing else. So once a call that
+// changed a name or an attribute returns on one node, no other node's kernel answers from the
+// old state.
+//
+// What is told (see CoherentView): a removed, replaced or moved name (the entry: the kernel
+// drops the name, and below it for a directory), and changed attributes of an entry (the
+// inode: the kernel drops its attributes and cached pages). What is not: a new name (the kernel
+// caches no negative entries), and a directory's times and link count moved by entries made or
+// removed in it (DirChanges): those are seen within the timeout.
+//
+// The requests of one caller reach the owner's store through a CoherentView, which registers
+// the caller for what it reads and tells the others of what it changes; the owner's own file
+// system uses a view as itself, the node server one per request as the caller the transport
+// names.
+//
+// Thread-safety: every method may be called concurrently.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fs/base/clock.h"
+#include "fs/core/node_service.h"
+
+namespace bb::fs {
+
+// Which nodes read a path lately. A registration lives at least `hold_ns` (two generations of
+// that length: memory stays bounded by the paths read within the last two holds). A hold of 0
+// keeps nothing (the kernels cache nothing).
+class CallbackTable {
+ public:
+  CallbackTable(int64_t hold_ns, const Clock* clock)
+      : hold_ns_(hold_ns), clock_(clock), rotated_ns_(clock->MonotonicNs()) {}
+  void Register(const std::string& path, NodeId holder);
+  // The nodes registered for `path` other than `except`; their registrations end (they are
+  // about to be told). `except`'s stays.
+  std::vector<NodeId> Take(const std::string& path, NodeId except);
+  size_t size() const;
+  bool active() const { return hold_ns_ > 0; }
+
+ private:
+  using Generation = std::unordered_map<std::string, std::vector<NodeId>>;
+  void RotateLocked(int64_t now);
+
+  const int64_t hold_ns_;
+  const Clock* const clock_;
+  mutable std::mutex mu_;
+  Generation current_;
+  Generation previous_;
+  int64_t rotated_ns_;
+};
+
+// What a node's kernel is told to drop (the adapter resolves the path to its inodes).
+using KernelInvalidator = std::function<void(const std::vector<Invalidation>&)>;
+
+struct CoherenceStats {
+  std::atomic<uint64_t> sent{0};      // invalidations sent to other nodes
+  std::atomic<uint64_t> failed{0};    // of those, not confirmed (the node did not answer in time)
+  std::atomic<uint64_t> received{0};  // invalidations this node's kernel was told
+};
+
+// One per daemon: the callback table of the paths it owns, how to reach the other nodes, and
+// its own kernel.
+class Coherence {
+ public:
+  // `peers(n)` reaches node n (n != self) without a view; `hold_ns` as in CallbackTable.
+  Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers)
+      : view_(view), table_(hold_ns, clock), peers_(std::move(peers)) {}
+  // The adapter's, once the FUSE session is up (before: nothing is cached to drop); empty
+  // before the session goes. Returns once no call of the previous one runs.
+  void SetKernel(KernelInvalidator kernel);
+  // Drops `items` from this node's kernel.
+  void ToKernel(const std::vector<Invalidation>& items);
+  // Tells every node registered for the items' paths except `caller`; returns once each
+  // answered or failed.
+  void Tell(const std::vector<Invalidation>& items, NodeId caller);
+  CallbackTable& table() { return table_; }
+  NodeId self() const { return view_.self; }
+  // A node of the cluster (a tool's requests register nothing).
+  bool IsNode(NodeId n) const { return n < view_.nodes; }
+  const CoherenceStats& stats() const { return stats_; }
+
+ private:
+  const NodeView view_;
+  CallbackTable table_;
+  const NodeResolver peers_;
+  std::shared_mutex kernel_mu_;  // shared while the kernel is told
+  KernelInvalidator kernel_;
+  CoherenceStats stats_;
+};
+
+// The local node's store as seen by one caller (see the file comment). `local` and
+// `coherence` must outlive the view.
+class CoherentView final : public NodeService {
+ public:
+  CoherentView(NodeService* local, Coherence* coherence, NodeId caller)
+      : local_(local), c_(coherence), caller_(caller) {}
+
+  Result<Metadata> GetMeta(const std::string& path) override;
+  Status CreateMeta(const std::string& path, const Metadata& md) override;
+  Status PutMeta(const std::string& path, const Metadata& md) override;
+  Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override;
+  Result<Metadata> RemoveMeta(const std::string& path) override;
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override;
+  Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
+    return local_->ListDir(dir, start_after, limit);
+  }
+  Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                    std::span<const char> data) override {
+    return local_->WriteChunk(file_id, chunk_size, index, offset, data);
+  }
+  Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                           std::span<char> buf) override {
+    return local_->ReadChunk(file_id, chunk_size, index, offset, buf);
+  }
+  Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                       uint64_t length) override {
+    return local_->AllocateChunk(file_id, chunk_size, index, offset, length);
+  }
+  Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
+    return local_->TruncateChunks(file_id, size, chunk_size);
+  }
+  Status RemoveChunks(uint64_t file_id) override { return local_->RemoveChunks(file_id); }
+  Status Sync(uint64_t file_id) override { return local_->Sync(file_id); }
+  Result<SpaceStats> StatSpace() override { return local_->StatSpace(); }
+  Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {
+    return local_->PutWorkspace(name, spec, root);
+  }
+  Status DropWorkspace(const std::string& name) override;
+  Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) override { return local_->PurgeTree(dir, limit); }
+  Status RemoveFiles(const std::vector<uint64_t>& file_ids) override { return local_->RemoveFiles(file_ids); }
+  Status Invalidate(const std::vector<Invalidation>& items) override;
+
+ private:
+  void Register(const std::string& path) {
+    if (c_->IsNode(caller_)) c_->table().Register(path, caller_);
+  }
+
+  NodeService* const local_;
+  Coherence* const c_;
+  const NodeId caller_;
+};
+
+// Whether an update changes what a kernel may hold of the entry (anything but a directory's
+// entry changes: DirChanges' times and counts).
+bool ChangesCachedAttributes(const MetaUpdate& u);
+
+}  // namespace bb::fs

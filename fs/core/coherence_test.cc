@@ -1,0 +1,143 @@
+// Callbacks and the coherent view: who is told of what, on two in-process nodes whose "kernels"
+// record what they are told.
+#include "fs/core/coherence.h"
+
+#include <catch2/catch.hpp>
+#include <mutex>
+
+#include "fs/store/chunk_store.h"
+#include "fs/store/meta_store.h"
+
+namespace bb::fs {
+namespace {
+
+constexpr int64_t kHold = 2'000'000'000;
+
+TEST_CASE("a callback names the nodes that read a path, except the one changing it, once", "[coherence]") {
+  ManualClock clock;
+  CallbackTable t(kHold, &clock);
+  t.Register("/a", 1);
+  t.Register("/a", 2);
+  t.Register("/a", 1);  // once per node
+  CHECK(t.Take("/a", 2) == std::vector<NodeId>{1});
+  // Node 1 was told: its registration ended. Node 2 made the change and caches it: it stays.
+  CHECK(t.Take("/a", 9) == std::vector<NodeId>{2});
+  CHECK(t.Take("/a", 9).empty());
+  t.Register("/b", 3);
+  clock.Advance(kHold + 1);  // one rotation: still held
+  t.Register("/c", 3);
+  CHECK(t.Take("/b", 9) == std::vector<NodeId>{3});
+  clock.Advance(2 * kHold + 1);  // two holds later: every registration has gone
+  CHECK(t.Take("/c", 9).empty());
+  CHECK(t.size() == 0);
+}
+
+TEST_CASE("a hold of 0 keeps nothing", "[coherence]") {
+  ManualClock clock;
+  CallbackTable t(0, &clock);
+  t.Register("/a", 1);
+  CHECK(t.size() == 0);
+  CHECK(t.Take("/a", 0).empty());
+}
+
+// Node 0 owns the entries; node 1 and node 2 read them through node 0's views as themselves, and
+// record what their kernels are told.
+struct TwoReaders {
+  ManualClock clock;
+  std::unique_ptr<MetaStore> meta = NewMemoryMetaStore();
+  std::unique_ptr<ChunkStore> chunks = NewMemoryChunkStore();
+  std::unique_ptr<NodeService> local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  std::unique_ptr<MetaStore> meta1 = NewMemoryMetaStore();
+  std::unique_ptr<NodeService> local1 = NewLocalNodeService(meta1.get(), chunks.get(), {});
+  Coherence c1{NodeView{3, 1}, kHold, &clock, nullptr};
+  CoherentView node1{local1.get(), &c1, 0};  // how node 1 serves node 0's invalidations
+  bool node2_down = false;
+  Coherence c0{NodeView{3, 0}, kHold, &clock, [this](NodeId n) -> NodeService* {
+                 return n == 1 ? &node1 : nullptr;  // node 2 cannot be reached
+               }};
+  std::mutex mu;
+  std::vector<Invalidation> told1, told0;
+
+  TwoReaders() {
+    c1.SetKernel([this](const std::vector<Invalidation>& items) {
+      std::lock_guard lock(mu);
+      told1.insert(told1.end(), items.begin(), items.end());
+    });
+    c0.SetKernel([this](const std::vector<Invalidation>& items) {
+      std::lock_guard lock(mu);
+      told0.insert(told0.end(), items.begin(), items.end());
+    });
+  }
+  CoherentView As(NodeId caller) { return CoherentView(local.get(), &c0, caller); }
+  void Put(const std::string& path) {
+    Metadata md;
+    md.file_id = std::hash<std::string>()(path);
+    REQUIRE(local->PutMeta(path, md).ok());
+  }
+};
+
+TEST_CASE("a change is told to every node that read the entry, and to no other", "[coherence]") {
+  TwoReaders t;
+  t.Put("/a");
+  t.Put("/b");
+  REQUIRE(t.As(1).GetMeta("/a").has_value());
+  REQUIRE(t.As(0).GetMeta("/a").has_value());  // the owner's own kernel reads it too
+  MetaUpdate chmod;
+  chmod.mode = 0600;
+  SECTION("another node changes it: the readers' kernels are told") {
+    REQUIRE(t.As(2).UpdateMeta("/a", chmod).has_value());
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", false}});
+    CHECK(t.told0 == std::vector<Invalidation>{{"/a", false}});
+    CHECK(t.c0.stats().sent == 1);
+    // The changing node now holds the new attributes: a change by node 1 tells it (it cannot
+    // be reached here: counted as failed, and the change still succeeds).
+    REQUIRE(t.As(1).UpdateMeta("/a", chmod).has_value());
+    CHECK(t.c0.stats().failed == 1);
+    CHECK(t.told1.size() == 1);  // node 1 made that change: not told of its own
+  }
+  SECTION("a removed name is told as an entry; a name never read is told to nobody") {
+    REQUIRE(t.As(2).RemoveMeta("/a").has_value());
+    REQUIRE(t.As(2).RemoveMeta("/b").has_value());
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", true}});
+  }
+  SECTION("a move tells the readers of both names") {
+    REQUIRE(t.As(1).GetMeta("/b").has_value());
+    REQUIRE(t.As(0).MoveMeta("/a", "/b").has_value());
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", true}, {"/b", true}});
+    CHECK(t.told0.empty());  // node 0 made it
+  }
+  SECTION("a directory's entry changes are told to nobody") {
+    MetaUpdate touch;
+    touch.touch_ns = 5;
+    touch.subdirs = 1;
+    REQUIRE(t.As(2).UpdateMeta("/a", touch).has_value());
+    CHECK(t.told1.empty());
+    CHECK(t.c0.table().size() == 1);  // node 1's registration stays
+  }
+  SECTION("a failed change tells nobody") {
+    CHECK(t.As(2).RemoveMeta("/none").error().code() == ENOENT);
+    CHECK(t.told1.empty());
+  }
+  SECTION("a tool (no node id) registers nothing") {
+    REQUIRE(t.As(NodeId{0xffffffffu}).GetMeta("/b").has_value());
+    REQUIRE(t.As(1).RemoveMeta("/b").has_value());
+    CHECK(t.c0.stats().sent == 0);
+  }
+  SECTION("a workspace dropped on a node leaves its kernel") {
+    CHECK(t.As(2).DropWorkspace("ws").ok());
+    CHECK(t.told0 == std::vector<Invalidation>{{"/ws", true}});
+  }
+}
+
+TEST_CASE("a reader registered before the change is told even when its read raced the change", "[coherence]") {
+  // The view registers before it reads: a change applied between the two still finds the
+  // registration, so no reader caches what it read then without being told.
+  TwoReaders t;
+  t.Put("/a");
+  t.c0.table().Register("/a", 1);  // node 1's read has registered and not yet read
+  REQUIRE(t.As(2).RemoveMeta("/a").has_value());
+  CHECK(t.told1 == std::vector<Invalidation>{{"/a", true}});
+}
+
+}  // namespace
+}  // namespace bb::fs

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Kernel caches stay coherent across nodes: on a 4-node emulated cluster with the cluster's
+# default caching (entries and attributes for 10 s), in a workspace of every mode, what one node
+# changes is seen on another as soon as the change returned — rename, unlink, chmod, truncate,
+# write-then-close, a name removed and made again by a third node, a name made after another node
+# looked for it, and a directory's mode. Every check first makes the other node's kernel cache
+# the old state (stat, ls, cat), so a missed invalidation shows as the old state for 10 s. Needs
+# root. Always tears the cluster down.
+set -euo pipefail
+bin=${1:?usage: emulated_coherence.sh BUILD_BIN_DIR SOURCE_DIR}
+src=${2:?usage: emulated_coherence.sh BUILD_BIN_DIR SOURCE_DIR}
+bbctl=$bin/bbctl
+source "$(dirname "$0")/lib.sh"
+cluster_test emulated_coherence
+
+# stat NODE PYTHON-EXPRESSION: evaluates the expression over node NODE's statistics `s`.
+stat_of() { "$bbctl" stats --node "$1" --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($2)"; }
+# What node N's `stat` says of a path (format %F %a %s %i), or "none".
+st() { on "$1" stat -c '%F %a %s %i' "$2" 2>/dev/null || echo none; }
+
+"$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 3000 >/dev/null
+check "the cluster caches entries for 10 s by default" \
+  test "$("$bbctl" stats --node 0 --json | python3 -c 'import json, sys; print("invalidations" in json.load(sys.stdin))')" = True
+for m in 1 2 3 4; do "$bbctl" job start --name "c$m" --mode-file "$src/configs/modes/mode$m.yaml" >/dev/null; done
+
+for m in 1 2 3 4; do
+  ws=$mnt/c$m
+  if [ $m = 1 ]; then
+    # Node-private: no other node sees the files; on the node itself the kernel's own cache
+    # follows its own changes.
+    on 1 sh -c "echo one > $ws/f && stat $ws/f >/dev/null && mv $ws/f $ws/g"
+    check "mode 1: a rename on the node is seen there at once" test "$(st 1 $ws/f)" = none -a "$(st 1 $ws/g)" != none
+    check "mode 1: another node does not see it" test "$(st 2 $ws/g)" = none
+    continue
+  fi
+  a=1 b=2 c=3
+  on $a sh -c "echo one > $ws/f"
+  check "mode $m: a file written on node $a reads back on node $b" test "$(on $b cat $ws/f)" = one
+  on $b ls "$ws" >/dev/null
+  on $a mv "$ws/f" "$ws/g"
+  check "mode $m: rename on node $a: node $b sees the old name gone" test "$(st $b $ws/f)" = none
+  check "mode $m: rename on node $a: node $b sees the new name" test "$(on $b cat $ws/g)" = one
+  check "mode $m: rename on node $a: node $b lists the new name only" test "$(on $b ls $ws | tr '\n' ' ')" = "g "
+
+  on $a rm "$ws/g"
+  check "mode $m: unlink on node $a: node $b's stat says it is gone" test "$(st $b $ws/g)" = none
+  check "mode $m: unlink on node $a: node $b cannot open it" sh -c "! '$bbctl' exec --node $b -- cat $ws/g 2>/dev/null"
+
+  on $a sh -c "printf 0123456789 > $ws/h && chmod 644 $ws/h"
+  check "mode $m: node $b caches h as 644, 10 bytes" test "$(st $b $ws/h | cut -d' ' -f3-4)" = "644 10"
+  on $a chmod 600 "$ws/h"
+  check "mode $m: chmod on node $a is seen on node $b" test "$(st $b $ws/h | cut -d' ' -f3)" = 600
+  on $a truncate -s 3 "$ws/h"
+  check "mode $m: truncate on node $a: node $b sees the size" test "$(st $b $ws/h | cut -d' ' -f4)" = 3
+  check "mode $m: truncate on node $a: node $b reads the cut file" test "$(on $b cat $ws/h)" = 012
+  on $a python3 -c "import sys; f = open(sys.argv[1], 'ab'); f.write(b'abcdef'); f.close()" "$ws/h"
+  check "mode $m: write-then-close on node $a: node $b sees the size" test "$(st $b $ws/h | cut -d' ' -f4)" = 9
+  check "mode $m: write-then-close on node $a: node $b reads the data" test "$(on $b cat $ws/h)" = 012abcdef
+
+  on $a sh -c "echo old > $ws/r"
+  old=$(st $b "$ws/r")
+  on $a rm "$ws/r"
+  on $c sh -c "echo newer > $ws/r"
+  new=$(st $b "$ws/r")
+  check "mode $m: a name removed on node $a and made again on node $c is the new file on node $b ($old / $new)" \
+    test "$(echo "$new" | cut -d' ' -f5)" != "$(echo "$old" | cut -d' ' -f5)" -a "$(on $b cat $ws/r)" = newer
+
+  check "mode $m: node $b looks for a name that is not there" test "$(st $b $ws/n)" = none
+  on $a sh -c "echo here > $ws/n"
+  check "mode $m: made on node $a, node $b sees it at once (no negative entry hides it)" test "$(on $b cat $ws/n)" = here
+
+  on $a mkdir -m 755 "$ws/d"
+  check "mode $m: node $b caches directory d as 755" test "$(st $b $ws/d | cut -d' ' -f2)" = 755
+  on $a chmod 700 "$ws/d"
+  check "mode $m: chmod of a directory on node $a is seen on node $b" test "$(st $b $ws/d | cut -d' ' -f2)" = 700
+  on $a rmdir "$ws/d"
+  check "mode $m: rmdir on node $a is seen on node $b" test "$(st $b $ws/d)" = none
+done
+
+received=$(stat_of 2 's["invalidations"]["received"]')
+failed=$(for n in 0 1 2 3; do stat_of $n 's["invalidations"]["failed"]'; done | awk "{s += \$1} END {print s}")
+check "node 2's kernel was told of the changes ($received invalidations), none failed ($failed)" \
+  test "$received" -ge 20 -a "$failed" = 0
