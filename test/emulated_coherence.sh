@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Kernel caches stay coherent across nodes: on a 4-node emulated cluster with the cluster's
-# default caching (entries and attributes for 10 s), in a workspace of every mode, what one node
+# default caching (entries and attributes for 30 s), in a workspace of every mode, what one node
 # changes is seen on another as soon as the change returned — rename, unlink, chmod, truncate,
 # write-then-close, a name removed and made again by a third node, a name made after another node
 # looked for it, and a directory's mode. Every check first makes the other node's kernel cache
-# the old state (stat, ls, cat), so a missed invalidation shows as the old state for 10 s. Needs
+# the old state (stat, ls, cat), so a missed invalidation shows as the old state for 30 s. Needs
 # root. Always tears the cluster down.
 set -euo pipefail
 bin=${1:?usage: emulated_coherence.sh BUILD_BIN_DIR SOURCE_DIR}
@@ -19,7 +19,7 @@ stat_of() { "$bbctl" stats --node "$1" --json | python3 -c "import json, sys; s 
 st() { on "$1" stat -c '%F %a %s %i' "$2" 2>/dev/null || echo none; }
 
 "$bbctl" emulate up --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" -- --rpc-timeout 3000 >/dev/null
-check "the cluster caches entries for 10 s by default" \
+check "the daemons count the invalidations they send and receive" \
   test "$("$bbctl" stats --node 0 --json | python3 -c 'import json, sys; print("invalidations" in json.load(sys.stdin))')" = True
 for m in 1 2 3 4; do "$bbctl" job start --name "c$m" --mode-file "$src/configs/modes/mode$m.yaml" >/dev/null; done
 

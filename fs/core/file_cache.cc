@@ -47,6 +47,22 @@ void FileSystem::Stale(const std::string& path) {
   inode->fresh_until_ns = 0;
 }
 
+std::optional<FileType> FileSystem::FreshType(const std::string& path) const {
+  if (options_.attr_cache_ns <= 0) return std::nullopt;
+  std::shared_ptr<Inode> inode;
+  {
+    std::lock_guard lock(table_mu_);
+    auto it = by_path_.find(path);
+    if (it == by_path_.end()) return std::nullopt;
+    auto in = inodes_.find(it->second);
+    if (in == inodes_.end() || in->second->unlinked || in->second->path != path) return std::nullopt;
+    inode = in->second;
+  }
+  std::lock_guard lock(inode->mu);
+  if (clock_->MonotonicNs() >= inode->fresh_until_ns) return std::nullopt;
+  return inode->meta.type;
+}
+
 void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
   constexpr size_t kToldWindow = 4096;
   {

@@ -176,6 +176,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
   std::string profiled = Profiled(path);
   if (!profiled.empty()) profiles_.Lookup(profiled, std::string(ParentPath(path)), clock_->WallNs());
+  int64_t asked_ns = clock_->MonotonicNs();
   uint64_t since = ToldSeq();
   BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
   if (!profiled.empty()) {
@@ -189,6 +190,10 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   // An open file of this node may have unpublished writes.
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
   std::lock_guard lock(inode->mu);
+  if (inode->open_count == 0 && !e.told) {  // an open file's meta is its own (sizes, appends)
+    inode->meta = md;
+    if (options_.attr_cache_ns > 0) inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
+  }
   if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
   return e;
 }
@@ -339,9 +344,15 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   PathLayout layout = router_->Resolve(path);
   if (layout.replicated) return Status(EISDIR, path);
   NodeService* owner = MetaOwner(layout, path);
-  BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
-  if (md.type == FileType::kDirectory) return Status(EISDIR, path);
-  BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  // The type decides whether unlink may remove it: known here while fresh (a directory made at
+  // the name since would have been told), else read from the owner.
+  std::optional<FileType> type = FreshType(path);
+  if (!type) {
+    BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
+    type = md.type;
+  }
+  if (*type == FileType::kDirectory) return Status(EISDIR, path);
+  BB_ASSIGN_OR_RETURN(Metadata md, owner->RemoveMeta(path));
   NoteDirChange(path, 0);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
   if (md.link == LinkRole::kName) return DropName(path, md);

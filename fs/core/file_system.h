@@ -279,6 +279,8 @@ class FileSystem {
                               std::string* path_out = nullptr);
   // This node's cached attributes of `path` are stale (told by its owner, or changed here).
   void Stale(const std::string& path);
+  // The type of the entry at `path` while this node's attributes of it are fresh.
+  std::optional<FileType> FreshType(const std::string& path) const;
   // Invalidations told so far (take it before a read), and whether one named `path` since.
   uint64_t ToldSeq() const { return told_seq_.load(std::memory_order_acquire); }
   bool ToldSince(const std::string& path, uint64_t since) const;
