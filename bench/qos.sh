@@ -69,14 +69,17 @@ YAML
   echo
   echo "Full cycle: from the controller sending \"collect\" to having sent every daemon its rates — it"
   echo "includes every daemon's report round trip (here all answered by one process sharing the 2 cores)."
-  echo "Compute + enforce: from the last report in to the last rates sent. The controller's clock."
+  echo "Compute + enforce: from the last report in to the last shares sent. The controller's clock."
+  echo "Controller CPU per cycle: the controller process's own CPU time (CLOCK_PROCESS_CPUTIME_ID) from"
+  echo "one cycle's end to the next: reading the reports, the policy, framing the one shares message"
+  echo "and writing it to every daemon. The simulated daemons' CPU is not in it."
   echo
   echo "Floor: what this machine's TCP costs with no controller at all (\`bb-tcp-fanout\`, 200-byte"
   echo "messages to N loopback peers in another process, mean of 200 rounds): one message to each peer"
   echo "(the enforce phase's sends), and one request and reply with each (a collect phase)."
   echo
-  echo "| daemons | cycles | full cycle, mean | full cycle, max | compute + enforce, mean | compute + enforce, max | policy alone, mean | floor: a message to each | floor: a round trip with each |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| daemons | cycles | full cycle, mean | full cycle, max | compute + enforce, mean | compute + enforce, max | policy alone, mean | controller CPU per cycle | floor: a message to each | floor: a round trip with each |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
 } >> "$res"
 declare -A floor_send floor_rt
 while IFS=, read -r peers _ _ send rt; do
@@ -88,8 +91,8 @@ for n in 1 10 100 1000; do
   line=$("$bin/bb-qos-sim" --key-file "$key" --controller "127.0.0.1:$port" --clients "$n" --seconds 8)
   kill $ctl; wait $ctl 2>/dev/null || true
   echo "cycle latency, $n daemons: $line"
-  IFS=, read -r clients jobs rates mean max cmean cmax pmean <<< "$line"
-  echo "| $clients | $((rates / clients)) | $(printf '%.0f' "$mean") µs | $(printf '%.0f' "$max") µs | $(printf '%.0f' "$cmean") µs | $(printf '%.0f' "$cmax") µs | $(printf '%.0f' "$pmean") µs | $(printf '%.0f' "${floor_send[$n]}") µs | $(printf '%.0f' "${floor_rt[$n]}") µs |" >> "$res"
+  IFS=, read -r clients jobs rates mean max cmean cmax pmean cpu <<< "$line"
+  echo "| $clients | $((rates / clients)) | $(printf '%.0f' "$mean") µs | $(printf '%.0f' "$max") µs | $(printf '%.0f' "$cmean") µs | $(printf '%.0f' "$cmax") µs | $(printf '%.0f' "$pmean") µs | $(printf '%.0f' "$cpu") µs | $(printf '%.0f' "${floor_send[$n]}") µs | $(printf '%.0f' "${floor_rt[$n]}") µs |" >> "$res"
 done
 echo >> "$res"
 

@@ -1,9 +1,10 @@
 // bb-qos-sim: N simulated daemons in one process, connected to a real bb-controller; each
-// answers every collect with a report of J jobs' usage and takes its rates. After the run it
-// prints, from the controller's own account: clients, jobs, rate messages received, the mean
-// and max full cycle (collect sent -> every daemon's rates sent), the mean and max of its
-// compute + enforce part (every report in -> every daemon's rates sent), and the mean of the
-// policy computation alone, in microseconds.
+// answers every collect with a report of J jobs' usage and takes its own rates from the shares
+// message, as a daemon does. After the run it prints, from the controller's own account:
+// clients, jobs, shares messages taken, the mean and max full cycle (collect sent -> every
+// daemon's shares sent), the mean and max of its compute + enforce part (every report in ->
+// every daemon's shares sent), the mean of the policy computation alone, and the controller
+// process's own CPU time per cycle (apart from the simulated daemons'), in microseconds.
 //   bb-qos-sim --controller IP:PORT --clients N [--jobs J] [--seconds S]
 #include <poll.h>
 #include <sys/resource.h>
@@ -58,7 +59,11 @@ int main(int argc, char** argv) {
   std::vector<pollfd> fds;
   std::vector<std::string> in(static_cast<size_t>(clients));
   nlohmann::json usage = nlohmann::json::object();
-  for (int j = 0; j < jobs; ++j) usage["job" + std::to_string(j)] = {{"metadata", 100.0 + j}, {"data", 1e6}};
+  bb::qos::NodeUsage own;
+  for (int j = 0; j < jobs; ++j) {
+    usage["job" + std::to_string(j)] = {{"metadata", 100.0 + j}, {"data", 1e6}};
+    own["job" + std::to_string(j)] = {100.0 + j, 1e6};
+  }
   for (int i = 0; i < clients; ++i) {
     auto connected = bb::qos::ConnectController(host, static_cast<uint16_t>(port), *key, 5000);
     if (!connected) {
@@ -85,8 +90,9 @@ int main(int argc, char** argv) {
           (void)bb::SendAll(fds[i].fd,
                             bb::qos::Frame({{"type", "report"}, {"node", "sim" + std::to_string(i)}, {"usage", usage}}),
                             5000);
-        } else if (m["type"] == "rates") {
-          ++rates;
+        } else if (m["type"] == "shares") {
+          // As a daemon does: its own limits from the one message every daemon gets.
+          if (bb::qos::LimitsFromShares(m, &own)) ++rates;
         }
       }
     }
@@ -94,10 +100,10 @@ int main(int argc, char** argv) {
   // The controller's own account of its cycles.
   auto st = bb::qos::AskController(host, static_cast<uint16_t>(port), *key, {{"type", "status"}}, 5000);
   if (!st) return std::fprintf(stderr, "bb-qos-sim: %s\n", st.error().ToString().c_str()), 1;
-  std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
+  std::printf("%d,%d,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", clients, jobs, static_cast<unsigned long long>(rates),
               (*st)["cycle_us_mean"].get<double>(), (*st)["cycle_us_max"].get<double>(),
               (*st)["compute_us_mean"].get<double>(), (*st)["compute_us_max"].get<double>(),
-              (*st)["policy_us_mean"].get<double>());
+              (*st)["policy_us_mean"].get<double>(), (*st)["cpu_us_mean"].get<double>());
   for (auto& p : fds) ::close(p.fd);
   return 0;
 }

@@ -135,11 +135,15 @@ void QosClient::Serve(int fd) {
         // The controller's collect phase: usage since the last report, per job and class.
         Stage::Usage u = stage_->TakeUsage();
         nlohmann::json usage = nlohmann::json::object();
+        reported_.emplace();
         for (const auto& [key, units] : u.units) {
-          usage[key.first][ClassName(key.second)] = u.seconds > 0 ? static_cast<double>(units) / u.seconds : 0;
+          double rate = u.seconds > 0 ? static_cast<double>(units) / u.seconds : 0;
+          usage[key.first][ClassName(key.second)] = rate;
+          auto& mine = (*reported_)[key.first];
+          (key.second == Class::kMetadata ? mine.first : mine.second) = rate;
         }
         if (!SendAll(fd, Frame({{"type", "report"}, {"node", node_}, {"usage", usage}}), kSendMs).ok()) return;
-      } else if ((*msg)["type"] == "rates") {
+      } else if ((*msg)["type"] == "shares") {
         Apply(*msg);
       }
     }
@@ -147,17 +151,17 @@ void QosClient::Serve(int fd) {
 }
 
 void QosClient::Apply(const nlohmann::json& msg) {
-  if (!msg.contains("rates") || !msg["rates"].is_object()) return;  // ignored
+  auto limits = LimitsFromShares(msg, reported_ ? &*reported_ : nullptr);
+  reported_.reset();
+  if (!limits) return;  // ignored
   std::set<std::pair<std::string, Class>> now_limited;
-  for (const auto& [job, r] : msg["rates"].items()) {
-    if (!r.is_object()) continue;
+  for (const auto& [job, rates] : *limits) {
     for (Class cls : {Class::kMetadata, Class::kData}) {
-      auto it = r.find(ClassName(cls));
-      if (it == r.end() || !it->is_number()) continue;
-      double rate = it->get<double>();
+      const std::optional<double>& rate = cls == Class::kMetadata ? rates.first : rates.second;
+      if (!rate) continue;
       // A rate of 0 would stop the job on this node for good (no usage, so no share next
       // cycle): a trickle of one unit per second keeps it visible.
-      stage_->SetLimit(job, cls, Limit{std::max(rate, 1.0), 0});
+      stage_->SetLimit(job, cls, Limit{std::max(*rate, 1.0), 0});
       now_limited.insert({job, cls});
     }
   }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "fs/base/auth.h"
 #include "fs/base/status.h"
+#include "qos/controller.h"
 #include "qos/stage.h"
 
 namespace bb::qos {
@@ -44,7 +46,8 @@ class QosClient {
   void Loop();
   // One connection's life: hello, then reports and rates until it breaks.
   void Serve(int fd);
-  void Apply(const nlohmann::json& rates_message);
+  // Takes this node's limits from the controller's shares message (qos/controller.h).
+  void Apply(const nlohmann::json& shares_message);
 
   Stage* const stage_;
   const std::string node_, host_;
@@ -52,6 +55,8 @@ class QosClient {
   const auth::Key key_;
   std::atomic<bool> connected_{false};
   std::set<std::pair<std::string, Class>> limited_;  // what this client limited (its thread only)
+  // The usage this client reported for the cycle whose shares are due (its thread only).
+  std::optional<NodeUsage> reported_;
   mutable std::mutex mu_;                            // guards stop_ and last_error_
   std::string last_error_;
   std::condition_variable cv_;

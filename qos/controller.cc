@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+
+#include <fmt/format.h>
 
 #include "qos/policy.h"
 
@@ -65,7 +68,7 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
     for (size_t j = 0; j < jobs; ++j) {
       state[j]->rate[cls] = rates[j];
       for (size_t node = 0; node < nodes; ++node) node_usage[node] = use[node * jobs + j][cls];
-      std::vector<double> split = SplitByUsage(rates[j], node_usage, 0.05);
+      std::vector<double> split = SplitByUsage(rates[j], node_usage, kEvenShare);
       for (size_t node = 0; node < nodes; ++node) {
         auto& slot = out.node_rates[node * jobs + j];
         (cls == 0 ? slot.first : slot.second) = split[node];
@@ -125,6 +128,61 @@ Result<nlohmann::json> ParseMessage(std::string_view body) {
   if (j.is_discarded() || !j.is_object()) return Status(EPROTO, "message is not a JSON object");
   if (!j.contains("type") || !j["type"].is_string()) return Status(EPROTO, "message has no 'type'");
   return j;
+}
+
+std::string SharesBody(const CycleResult& r, int interval_ms) {
+  std::string body;
+  fmt::format_to(std::back_inserter(body), R"({{"type":"shares","interval_ms":{},"nodes":{},"even_share":{},"jobs":{{)",
+                 interval_ms, r.nodes.size(), kEvenShare);
+  bool first = true;
+  for (const auto& [job, s] : r.jobs) {
+    if (s.demand[0] <= 0 && s.demand[1] <= 0) continue;  // not limited in either class
+    body += first ? "" : ",";
+    first = false;
+    body += nlohmann::json(job).dump();
+    body += ":{";
+    for (int c = 0; c < 2; ++c) {
+      if (s.demand[c] <= 0) continue;
+      bool second = c == 1 && s.demand[0] > 0;
+      fmt::format_to(std::back_inserter(body), R"({}"{}":{{"rate":{},"usage":{}}})", second ? "," : "",
+                     c == 0 ? "metadata" : "data", s.rate[c], s.usage[c]);
+    }
+    body += '}';
+  }
+  body += "}}";
+  return body;
+}
+
+Result<NodeLimits> LimitsFromShares(const nlohmann::json& msg, const NodeUsage* reported) {
+  auto number = [&](const nlohmann::json& o, const char* key) -> Result<double> {
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
+      return Status(EPROTO, std::string("shares message: field '") + key + "' is not a number >= 0");
+    }
+    return it->get<double>();
+  };
+  if (!msg.is_object() || !msg.contains("jobs") || !msg["jobs"].is_object()) {
+    return Status(EPROTO, "shares message without a jobs object");
+  }
+  BB_ASSIGN_OR_RETURN(double nodes, number(msg, "nodes"));
+  BB_ASSIGN_OR_RETURN(double even, number(msg, "even_share"));
+  NodeLimits out;
+  for (const auto& [job, classes] : msg["jobs"].items()) {
+    if (!classes.is_object()) return Status(EPROTO, "shares message: job " + job + " is not an object");
+    auto mine = reported ? reported->find(job) : NodeUsage::const_iterator();
+    for (int c = 0; c < 2; ++c) {
+      auto it = classes.find(c == 0 ? "metadata" : "data");
+      if (it == classes.end()) continue;
+      if (!it->is_object()) return Status(EPROTO, "shares message: a class of job " + job + " is not an object");
+      BB_ASSIGN_OR_RETURN(double rate, number(*it, "rate"));
+      BB_ASSIGN_OR_RETURN(double total, number(*it, "usage"));
+      double own = 0;
+      if (reported && mine != reported->end()) own = c == 0 ? mine->second.first : mine->second.second;
+      double share = reported ? ShareOf(rate, own, total, nodes, even) : rate / std::max(nodes, 1.0);
+      (c == 0 ? out[job].first : out[job].second) = share;
+    }
+  }
+  return out;
 }
 
 }  // namespace bb::qos

@@ -18,11 +18,15 @@
 //   daemon -> controller  {"type":"hello","node":N}                          (on connecting)
 //   controller -> daemon  {"type":"collect"}                                  (each cycle)
 //   daemon -> controller  {"type":"report","node":N,"usage":{JOB:{"metadata":ops/s,"data":B/s}}}
-//   controller -> daemon  {"type":"rates","interval_ms":I,"rates":{JOB:{"metadata":r,"data":r}}}
+//   controller -> daemon  {"type":"shares","interval_ms":I,"nodes":N,"even_share":E,
+//                          "jobs":{JOB:{"metadata":{"rate":R,"usage":U},"data":{...}}}}
 //   bbctl -> controller   {"type":"status"}  ->  {"type":"status", ...}
 // A cycle: collect (wait for every daemon's report, at most a quarter of the interval), compute,
-// enforce (send the rates), sleep. A job or class missing from "rates" is not limited by that
-// daemon.
+// enforce (send the shares), sleep. The shares message is one and the same for every daemon:
+// each job's cluster-wide rate R and usage U per class; each daemon takes its own part of R
+// from the usage it reported (ShareOf, qos/policy.h: E of R evenly over the N reporting nodes,
+// the rest by usage), so the controller's work and message per cycle do not grow with the
+// nodes. A job or class missing from "jobs" is not limited by that daemon.
 //
 // Thread-safety: pure functions and value types.
 #pragma once
@@ -85,6 +89,19 @@ struct CycleResult {
 // 95 % by where the job's usage is.
 CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeUsage>& usage,
                          const CycleResult* previous);
+
+// The fraction of a job's rate split evenly over its nodes (ComputeCycle, ShareOf).
+inline constexpr double kEvenShare = 0.05;
+
+// The cycle's shares message (see the file comment): only the classes a job has a demand for.
+std::string SharesBody(const CycleResult& r, int interval_ms);
+
+// A daemon's limits from a shares message: job -> (metadata, data) rate on this node, unset for
+// a class the job is not limited in. `reported`: the usage this daemon reported for the cycle;
+// null when it reported none (it connected meanwhile): then an even share. EPROTO naming the
+// field when the message is not a shares message.
+using NodeLimits = std::map<std::string, std::pair<std::optional<double>, std::optional<double>>>;
+Result<NodeLimits> LimitsFromShares(const nlohmann::json& msg, const NodeUsage* reported);
 
 // Framing.
 inline constexpr uint32_t kMaxMessage = 16u << 20;

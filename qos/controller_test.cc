@@ -119,5 +119,57 @@ TEST_CASE("every algorithm of the controller keeps the sum at or under Max_R", "
   }
 }
 
+TEST_CASE("one shares message gives every daemon the rate the cycle computed for its node", "[qos][controller]") {
+  std::map<std::string, NodeUsage> usage;
+  usage["n0"]["A"] = {3000, 100.0 * 1048576};
+  usage["n1"]["A"] = {1000, 0};
+  usage["n1"]["B"] = {2500, 0};
+  usage["n2"]["C"] = {10, 0};
+  CycleResult r = ComputeCycle(TestPolicy(), usage, nullptr);
+  auto msg = nlohmann::json::parse(SharesBody(r, 500));
+  CHECK(msg["type"] == "shares");
+  CHECK(msg["interval_ms"] == 500);
+  CHECK(msg["nodes"] == 3);
+  CHECK_FALSE(msg["jobs"]["B"].contains("data"));  // no demand: not limited
+  for (const auto& [node, u] : usage) {
+    auto limits = LimitsFromShares(msg, &u);
+    REQUIRE(limits.has_value());
+    for (const std::string job : {"A", "B", "C"}) {
+      INFO(node << " " << job);
+      auto want = r.Rate(node, job);
+      CHECK(limits->at(job).first.value() == Approx(want.first));
+      CHECK(limits->at(job).second.has_value() == (job == "A"));
+      if (job == "A") CHECK(limits->at(job).second.value() == Approx(want.second));
+    }
+  }
+  // A daemon that reported nothing this cycle (it connected meanwhile) takes an even share.
+  auto fresh = LimitsFromShares(msg, nullptr);
+  REQUIRE(fresh.has_value());
+  CHECK(fresh->at("A").first.value() == Approx(r.jobs.at("A").rate[0] / 3));
+  // The message is the same for all, whatever the number of nodes: its size is per job.
+  for (int n = 3; n < 1000; ++n) usage["x" + std::to_string(n)]["A"] = {1, 0};
+  CHECK(SharesBody(ComputeCycle(TestPolicy(), usage, nullptr), 500).size() < 2 * SharesBody(r, 500).size());
+}
+
+TEST_CASE("a malformed shares message is refused with the reason", "[qos][controller]") {
+  NodeUsage none;
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"type": "shares"})", "without a jobs object"},
+      {R"({"type": "shares", "jobs": {}, "even_share": 0.05})", "'nodes'"},
+      {R"({"type": "shares", "jobs": {"A": 1}, "nodes": 2, "even_share": 0.05})", "job A is not an object"},
+      {R"({"type": "shares", "jobs": {"A": {"metadata": 5}}, "nodes": 2, "even_share": 0.05})", "not an object"},
+      {R"({"type": "shares", "jobs": {"A": {"metadata": {"rate": -1, "usage": 0}}}, "nodes": 2, "even_share": 0})",
+       "'rate'"},
+      {R"({"type": "shares", "jobs": {"A": {"data": {"rate": 1}}}, "nodes": 2, "even_share": 0})", "'usage'"},
+  };
+  for (const auto& [text, why] : bad) {
+    INFO(text);
+    auto r = LimitsFromShares(nlohmann::json::parse(text), &none);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == EPROTO);
+    CHECK_THAT(r.error().message(), Catch::Contains(why));
+  }
+}
+
 }  // namespace
 }  // namespace bb::qos

@@ -138,10 +138,17 @@ std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_us
   double total = 0;
   for (double u : node_usage) total += Clean(u);
   double n = static_cast<double>(out.size());
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = total > 0 ? rate * (even_share / n + (1 - even_share) * Clean(node_usage[i]) / total) : rate / n;
-  }
+  for (size_t i = 0; i < out.size(); ++i) out[i] = ShareOf(rate, node_usage[i], total, n, even_share);
   return out;
+}
+
+double ShareOf(double rate, double node_usage, double total_usage, double nodes, double even_share) {
+  rate = Clean(rate);
+  even_share = std::clamp(Clean(even_share), 0.0, 1.0);
+  nodes = std::max(Clean(nodes), 1.0);
+  total_usage = Clean(total_usage);
+  if (total_usage <= 0) return rate / nodes;
+  return rate * (even_share / nodes + (1 - even_share) * std::min(Clean(node_usage), total_usage) / total_usage);
 }
 
 }  // namespace bb::qos

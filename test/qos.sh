@@ -266,7 +266,7 @@ try:
         c, _ = srv.accept()
         c.sendall(b"BBA1" + os.urandom(32)); c.recv(4096)
         c.sendall(b"BBA1\0" + struct.pack("<II", 0xffffffff, 0) + os.urandom(32))  # an answer without the key
-        c.sendall(keyed.frame({"type": "rates", "interval_ms": 1000, "rates": {"A": {"metadata": 1}}}))
+        c.sendall(keyed.frame({"type": "shares", "interval_ms": 1000, "nodes": 1, "even_share": 0.05, "jobs": {"A": {"metadata": {"rate": 1, "usage": 0}}}}))
 except socket.timeout:
     pass
 ' "$port" & impostor=$!

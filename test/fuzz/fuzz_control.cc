@@ -1,5 +1,6 @@
 // Fuzz target: a control-socket request line as the daemon reads it (JSON, then a job_start's
-// layout fields), and a controller frame stream (length-prefixed JSON messages and reports).
+// layout fields), and a controller frame stream (length-prefixed JSON messages, reports and
+// shares messages).
 #include <cstdint>
 #include <string>
 
@@ -15,6 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!body || !body->has_value()) break;
     auto message = bb::qos::ParseMessage(**body);
     if (message && message->contains("usage")) (void)bb::qos::ParseUsage((*message)["usage"]);
+    if (message) {  // as a daemon takes a shares message, with and without its own report
+      bb::qos::NodeUsage mine{{"A", {1, 2}}};
+      (void)bb::qos::LimitsFromShares(*message, &mine);
+      (void)bb::qos::LimitsFromShares(*message, nullptr);
+    }
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 // bb-controller: the QoS controller (DESIGN.md §7). Daemons connect over TCP and report each
 // job's usage every interval; each cycle the controller computes every job's rate with the
 // policy's algorithm (collect -> compute -> enforce -> sleep), splits it over the nodes where
-// the job runs, and sends every daemon its rates. `bbctl qos status` asks it what it decided.
+// the job runs, and sends every daemon the cycle's shares message (each takes its own rates). `bbctl qos status` asks it what it decided.
 //
 //   bb-controller --policy FILE --key-file FILE [--listen IP:PORT]
 //
@@ -140,6 +140,11 @@ class Controller {
   }
 
  private:
+  static double ProcessCpuUs() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+  }
   static int64_t Now() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
@@ -218,39 +223,10 @@ class Controller {
     int64_t policy_start = Now();
     CycleResult r = bb::qos::ComputeCycle(policy_, usage_, have_last_ ? &last_ : nullptr);
     policy_us_sum_ += static_cast<double>(Now() - policy_start) / 1e3;
-    // Each daemon's message is written straight into a string (no JSON tree per node): the
-    // enforce step is most of a cycle's work at a thousand daemons.
-    std::unordered_map<std::string_view, size_t> index;
-    for (size_t i = 0; i < r.nodes.size(); ++i) index.emplace(r.nodes[i], i);
-    std::vector<const JobState*> states;
-    std::vector<std::string> quoted;  // job names as JSON strings, escaped once per cycle
-    for (const auto& name : r.job_names) {
-      states.push_back(&r.jobs.at(name));
-      quoted.push_back(json(name).dump());
-    }
-    double share = 1.0 / static_cast<double>(std::max<size_t>(daemons_.size(), 1));
-    std::string body;
-    for (const auto& c : daemons_) {
-      auto it = index.find(c->node);
-      body.clear();
-      fmt::format_to(std::back_inserter(body), R"({{"type":"rates","interval_ms":{},"rates":{{)", policy_.interval_ms);
-      bool first = true;
-      for (size_t j = 0; j < r.job_names.size(); ++j) {
-        const JobState& s = *states[j];
-        // A node that has not reported yet gets an even share.
-        auto rr = it != index.end() ? r.Rate(it->second, j) : std::pair{s.rate[0] * share, s.rate[1] * share};
-        // Only the classes a job has a demand for are limited; the others stay unlimited.
-        if (s.demand[0] <= 0 && s.demand[1] <= 0) continue;
-        fmt::format_to(std::back_inserter(body), R"({}{}:{{)", first ? "" : ",", quoted[j]);
-        first = false;
-        if (s.demand[0] > 0) fmt::format_to(std::back_inserter(body), R"("metadata":{})", rr.first);
-        if (s.demand[1] > 0)
-          fmt::format_to(std::back_inserter(body), R"({}"data":{})", s.demand[0] > 0 ? "," : "", rr.second);
-        body += '}';
-      }
-      body += "}}";
-      c->Send(bb::qos::FrameBody(body));
-    }
+    // One message for every daemon, framed once: each takes its own share from it, so this
+    // step costs one write per daemon and nothing else per node.
+    const std::string framed = bb::qos::FrameBody(bb::qos::SharesBody(r, policy_.interval_ms));
+    for (const auto& c : daemons_) c->Send(framed);
     last_ = std::move(r);
     have_last_ = true;
     Record(start, compute_start);
@@ -264,6 +240,11 @@ class Controller {
     history_.push_back({{"cycle", cycles_ + 1}, {"start_s", static_cast<double>(start) / 1e9}, {"metadata", rates}});
     if (history_.size() > 16) history_.pop_front();
     cycle_us_ = static_cast<double>(Now() - start) / 1e3;
+    // The controller's own CPU time since the last cycle ended: parsing reports, the policy,
+    // framing and sending (its one thread does all of it).
+    double cpu = ProcessCpuUs();
+    if (cycles_ > 0) cpu_us_sum_ += cpu - last_cpu_us_;
+    last_cpu_us_ = cpu;
     compute_us_ = static_cast<double>(Now() - compute_start) / 1e3;
     compute_us_sum_ += compute_us_;
     compute_us_max_ = std::max(compute_us_max_, compute_us_);
@@ -303,6 +284,7 @@ class Controller {
             {"compute_us_max", compute_us_max_},
             {"compute_us_mean", cycles_ ? compute_us_sum_ / static_cast<double>(cycles_) : 0.0},
             {"policy_us_mean", cycles_ ? policy_us_sum_ / static_cast<double>(cycles_) : 0.0},
+            {"cpu_us_mean", cycles_ > 1 ? cpu_us_sum_ / static_cast<double>(cycles_ - 1) : 0.0},
             {"jobs", jobs},
             {"history", json(history_)},
             {"unmanaged", unmanaged}};
@@ -336,6 +318,8 @@ class Controller {
   double compute_us_sum_ = 0;
   double compute_us_max_ = 0;
   double policy_us_sum_ = 0;  // the policy computation alone (ComputeCycle)
+  double cpu_us_sum_ = 0;     // the controller's CPU time per cycle, summed from the second cycle
+  double last_cpu_us_ = 0;
   uint64_t cycles_ = 0;
 };
 
