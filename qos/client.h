@@ -9,8 +9,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -57,7 +57,7 @@ class QosClient {
   std::set<std::pair<std::string, Class>> limited_;  // what this client limited (its thread only)
   // The usage this client reported for the cycle whose shares are due (its thread only).
   std::optional<NodeUsage> reported_;
-  mutable std::mutex mu_;                            // guards stop_ and last_error_
+  mutable std::mutex mu_;  // guards stop_ and last_error_
   std::string last_error_;
   std::condition_variable cv_;
   bool stop_ = false;  // guarded by mu_

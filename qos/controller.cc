@@ -1,10 +1,10 @@
 #include "qos/controller.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "qos/policy.h"
 
