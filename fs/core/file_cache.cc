@@ -33,30 +33,35 @@ Result<Metadata> FileSystem::CachedMeta(const std::shared_ptr<Inode>& inode, boo
   return FreshMeta(inode, unlinked_out, path_out);
 }
 
+std::shared_ptr<Inode> FileSystem::InodeAt(const std::string& path) const {
+  std::lock_guard lock(table_mu_);
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return nullptr;
+  auto in = inodes_.find(it->second);
+  return in == inodes_.end() ? nullptr : in->second;
+}
+
 void FileSystem::Stale(const std::string& path) {
-  std::shared_ptr<Inode> inode;
-  {
-    std::lock_guard lock(table_mu_);
-    auto it = by_path_.find(path);
-    if (it == by_path_.end()) return;
-    auto in = inodes_.find(it->second);
-    if (in == inodes_.end()) return;
-    inode = in->second;
-  }
+  std::shared_ptr<Inode> inode = InodeAt(path);
+  if (!inode) return;
   std::lock_guard lock(inode->mu);
   inode->fresh_until_ns = 0;
 }
 
+void FileSystem::AppliedToCached(const std::string& path, const MetaUpdate& u) {
+  std::shared_ptr<Inode> inode = InodeAt(path);
+  if (!inode) return;
+  std::lock_guard lock(inode->mu);
+  if (clock_->MonotonicNs() < inode->fresh_until_ns) ApplyUpdate(u, &inode->meta);
+}
+
 std::optional<FileType> FileSystem::FreshType(const std::string& path) const {
   if (options_.attr_cache_ns <= 0) return std::nullopt;
-  std::shared_ptr<Inode> inode;
+  std::shared_ptr<Inode> inode = InodeAt(path);
+  if (!inode) return std::nullopt;
   {
     std::lock_guard lock(table_mu_);
-    auto it = by_path_.find(path);
-    if (it == by_path_.end()) return std::nullopt;
-    auto in = inodes_.find(it->second);
-    if (in == inodes_.end() || in->second->unlinked || in->second->path != path) return std::nullopt;
-    inode = in->second;
+    if (inode->unlinked || inode->path != path) return std::nullopt;
   }
   std::lock_guard lock(inode->mu);
   if (clock_->MonotonicNs() >= inode->fresh_until_ns) return std::nullopt;

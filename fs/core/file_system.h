@@ -267,6 +267,8 @@ class FileSystem {
   // REQUIRES table_mu_: sets the inode's path, keeping by_path_ in step.
   void SetPathLocked(Inode& inode, const std::string& path);
   void ErasePathLocked(const Inode& inode);
+  // The inode last known at `path`, or null.
+  std::shared_ptr<Inode> InodeAt(const std::string& path) const;
   Result<std::string> PathOf(uint64_t ino) const;
   Result<std::string> ChildPath(uint64_t parent, const std::string& name) const;
   Entry Remember(const std::string& path, const Metadata& md);
@@ -279,6 +281,9 @@ class FileSystem {
                               std::string* path_out = nullptr);
   // This node's cached attributes of `path` are stale (told by its owner, or changed here).
   void Stale(const std::string& path);
+  // An update this node sent for `path`: its cached attributes, when fresh, take it as the
+  // owner did (so they stay fresh).
+  void AppliedToCached(const std::string& path, const MetaUpdate& u);
   // The type of the entry at `path` while this node's attributes of it are fresh.
   std::optional<FileType> FreshType(const std::string& path) const;
   // Invalidations told so far (take it before a read), and whether one named `path` since.

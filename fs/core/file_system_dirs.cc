@@ -60,12 +60,20 @@ void FileSystem::SendDirChange(const std::string& dir, const DirChanges::Change&
   // Every copy of a replicated directory (the root, a workspace root) takes the change. A
   // directory removed meanwhile (ENOENT) needs none; other failures lose this one change of
   // times and count, never an entry.
+  auto count = [&](NodeId n) {
+    if (stats_ && n != self_) stats_->CountDirUpdate();
+  };
   if (layout.replicated) {
-    for (NodeId n : AllNodes(*router_)) (void)nodes_(n)->UpdateMeta(dir, u);
+    for (NodeId n : AllNodes(*router_)) {
+      count(n);
+      (void)nodes_(n)->UpdateMeta(dir, u);
+    }
   } else {
+    count(layout.MetaNode(dir));
     (void)MetaOwner(layout, dir)->UpdateMeta(dir, u);
   }
-  Stale(dir);  // the change is its owner's now, no longer in the overlay: read it again
+  // The change is its owner's now, no longer in the overlay: this node's copy takes it too.
+  AppliedToCached(dir, u);
 }
 
 Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,

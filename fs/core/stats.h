@@ -63,6 +63,9 @@ class NodeStats {
   void Count(FsOp op) { ops_[static_cast<size_t>(op)].fetch_add(1, std::memory_order_relaxed); }
   // Entries read locally because every node keeps them (the root, workspace roots).
   void CountReplicated() { replicated_reads_.fetch_add(1, std::memory_order_relaxed); }
+  // A directory's batched entry changes sent to another node (DirChanges: their number follows
+  // the timing, one batch per directory per interval).
+  void CountDirUpdate() { dir_updates_.fetch_add(1, std::memory_order_relaxed); }
   void Meta(uint32_t node) {
     if (node < nodes_) to_[node].meta_requests.fetch_add(1, std::memory_order_relaxed);
   }
@@ -84,6 +87,7 @@ class NodeStats {
 
   uint64_t ops(FsOp op) const { return ops_[static_cast<size_t>(op)].load(std::memory_order_relaxed); }
   uint64_t replicated_reads() const { return replicated_reads_.load(std::memory_order_relaxed); }
+  uint64_t dir_updates() const { return dir_updates_.load(std::memory_order_relaxed); }
   uint32_t nodes() const { return nodes_; }
   const Target& to(uint32_t node) const { return to_[node]; }
   Served& served() { return served_; }
@@ -93,6 +97,7 @@ class NodeStats {
   const uint32_t nodes_;
   std::array<std::atomic<uint64_t>, kFsOpCount> ops_{};
   std::atomic<uint64_t> replicated_reads_{0};
+  std::atomic<uint64_t> dir_updates_{0};
   std::array<std::atomic<uint64_t>, kErrnos> errors_{};
   std::unique_ptr<Target[]> to_;
   Served served_;

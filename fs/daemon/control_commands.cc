@@ -129,6 +129,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
           {"nodes", nodes()},
           {"ops", ops},
           {"replicated_reads", stats_->replicated_reads()},
+          {"dir_updates_sent", stats_->dir_updates()},
           {"to", to},
           {"served",
            {{"meta_ops", sv.meta_ops.load()},
