@@ -3,12 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "qos/policy.h"
 
 namespace bb::qos {
+
+std::pair<double, double> CycleResult::Rate(size_t node, size_t job) const {
+  const JobState& s = jobs.at(job_names[job]);
+  const auto& u = node_usage[node * job_names.size() + job];
+  double n = static_cast<double>(nodes.size());
+  return {ShareOf(s.rate[0], u.first, s.usage[0], n, kEvenShare),
+          ShareOf(s.rate[1], u.second, s.usage[1], n, kEvenShare)};
+}
+
 std::pair<double, double> CycleResult::Rate(const std::string& node, const std::string& job) const {
   auto n = std::find(nodes.begin(), nodes.end(), node);
   auto j = std::find(job_names.begin(), job_names.end(), job);
@@ -23,14 +31,14 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
   for (const auto& [node, u] : usage) out.nodes.push_back(node);
   for (const auto& [job, jp] : policy.jobs) out.job_names.push_back(job);
   const size_t nodes = out.nodes.size();
-  // use[node][job] = (metadata, data) usage there.
-  std::vector<std::array<double, 2>> use(nodes * jobs, {0, 0});
+  std::vector<std::pair<double, double>>& use = out.node_usage;
+  use.assign(nodes * jobs, {0, 0});
   size_t n = 0;
   for (const auto& [node, u] : usage) {
     size_t j = 0;
     for (const auto& [job, jp] : policy.jobs) {
       auto it = u.find(job);
-      if (it != u.end()) use[n * jobs + j] = {it->second.first, it->second.second};
+      if (it != u.end()) use[n * jobs + j] = it->second;
       ++j;
     }
     ++n;
@@ -45,11 +53,10 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
   }
   for (size_t node = 0; node < nodes; ++node) {
     for (size_t j = 0; j < jobs; ++j) {
-      state[j]->usage[0] += use[node * jobs + j][0];
-      state[j]->usage[1] += use[node * jobs + j][1];
+      state[j]->usage[0] += use[node * jobs + j].first;
+      state[j]->usage[1] += use[node * jobs + j].second;
     }
   }
-  out.node_rates.assign(nodes * jobs, {0, 0});
   for (int cls = 0; cls < 2; ++cls) {
     std::vector<JobLoad> loads;
     std::vector<double> prev;
@@ -62,18 +69,7 @@ CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeU
     }
     double max_rate = cls == 0 ? policy.max_metadata : policy.max_data;
     std::vector<double> rates = AlgorithmOf(policy.algorithm).rates(loads, max_rate, prev);
-    // Each job's rate over the nodes: 5 % evenly, so a node where the job is just starting is
-    // never stuck at zero, 95 % by where its usage is.
-    std::vector<double> node_usage(nodes);
-    for (size_t j = 0; j < jobs; ++j) {
-      state[j]->rate[cls] = rates[j];
-      for (size_t node = 0; node < nodes; ++node) node_usage[node] = use[node * jobs + j][cls];
-      std::vector<double> split = SplitByUsage(rates[j], node_usage, kEvenShare);
-      for (size_t node = 0; node < nodes; ++node) {
-        auto& slot = out.node_rates[node * jobs + j];
-        (cls == 0 ? slot.first : slot.second) = split[node];
-      }
-    }
+    for (size_t j = 0; j < jobs; ++j) state[j]->rate[cls] = rates[j];
   }
   return out;
 }

@@ -63,6 +63,9 @@ using NodeUsage = std::map<std::string, std::pair<double, double>>;
 // EPROTO naming the job and field when it is not that, or a rate is not a number >= 0.
 Result<NodeUsage> ParseUsage(const nlohmann::json& usage);
 
+// The fraction of a job's rate split evenly over its nodes (CycleResult::Rate, ShareOf).
+inline constexpr double kEvenShare = 0.05;
+
 struct JobState {
   double demand[2] = {0, 0};
   double weight = 1;
@@ -72,26 +75,24 @@ struct JobState {
 
 struct CycleResult {
   std::map<std::string, JobState> jobs;
-  // Per node (in `nodes` order) and managed job (in `job_names` order): that node's share of
-  // the job's (metadata, data) rate. Flat, so a cycle over 1,000 nodes does no map work per
-  // node.
+  // Per node (in `nodes` order) and managed job (in `job_names` order): the (metadata, data)
+  // usage that node reported. Flat, so a cycle over 1,000 nodes does no map work per node.
   std::vector<std::string> nodes;
   std::vector<std::string> job_names;
-  std::vector<std::pair<double, double>> node_rates;  // node * job_names.size() + job
-  std::pair<double, double> Rate(size_t node, size_t job) const { return node_rates[node * job_names.size() + job]; }
-  // (metadata, data) rate of `job` on `node`; (0, 0) when either is unknown.
+  std::vector<std::pair<double, double>> node_usage;  // node * job_names.size() + job
+  // That node's share of the job's (metadata, data) rate, as the node computes it from the
+  // shares message (ShareOf with kEvenShare).
+  std::pair<double, double> Rate(size_t node, size_t job) const;
+  // The same by name; (0, 0) when either is unknown.
   std::pair<double, double> Rate(const std::string& node, const std::string& job) const;
 };
 
 // One cycle: per class, the policy's per-job rates from demands, weights and the usage summed
-// over nodes (`previous`: the last cycle's result, for PSFA's hysteresis), each split over the
-// nodes — 5 % evenly, so a node where the job is just starting is never stuck at zero, and
-// 95 % by where the job's usage is.
+// over nodes (`previous`: the last cycle's result, for PSFA's hysteresis). Each node takes its
+// own share of them (Rate): 5 % evenly, so a node where the job is just starting is never
+// stuck at zero, and 95 % by where the job's usage is.
 CycleResult ComputeCycle(const Policy& policy, const std::map<std::string, NodeUsage>& usage,
                          const CycleResult* previous);
-
-// The fraction of a job's rate split evenly over its nodes (ComputeCycle, ShareOf).
-inline constexpr double kEvenShare = 0.05;
 
 // The cycle's shares message (see the file comment): only the classes a job has a demand for.
 std::string SharesBody(const CycleResult& r, int interval_ms);

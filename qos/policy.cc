@@ -130,18 +130,6 @@ std::vector<double> PsfaRates(const std::vector<JobLoad>& jobs, double max_rate,
   return rates;
 }
 
-std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage, double even_share) {
-  std::vector<double> out(node_usage.size(), 0);
-  if (node_usage.empty()) return out;
-  rate = Clean(rate);
-  even_share = std::clamp(Clean(even_share), 0.0, 1.0);
-  double total = 0;
-  for (double u : node_usage) total += Clean(u);
-  double n = static_cast<double>(out.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = ShareOf(rate, node_usage[i], total, n, even_share);
-  return out;
-}
-
 double ShareOf(double rate, double node_usage, double total_usage, double nodes, double even_share) {
   rate = Clean(rate);
   even_share = std::clamp(Clean(even_share), 0.0, 1.0);

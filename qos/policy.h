@@ -59,12 +59,10 @@ const AlgorithmInfo* FindAlgorithm(std::string_view name);
 // "static, priority, proportional or psfa", for error messages.
 std::string AlgorithmNames();
 
-// Splits a job's rate over its nodes: `even_share` of it equally, the rest in proportion to
-// each node's share of its usage (all of it equally when it has no usage yet). An even share
-// above 0 keeps a node where the job is just starting off zero.
-std::vector<double> SplitByUsage(double rate, const std::vector<double>& node_usage, double even_share = 0);
-// One node's part of SplitByUsage: its share of `rate` among `nodes` nodes from its own usage
-// and the job's total (so a daemon can compute it from one message the controller sends all).
+// One node's share of a job's rate among `nodes` nodes: `even_share` of it equally, the rest
+// in proportion to the node's share of the job's total usage (all of it equally when the job
+// has no usage yet). An even share above 0 keeps a node where the job is just starting off
+// zero. A daemon computes it for itself from the one message the controller sends all.
 double ShareOf(double rate, double node_usage, double total_usage, double nodes, double even_share);
 
 }  // namespace bb::qos

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -108,17 +109,27 @@ TEST_CASE("every policy keeps its invariants on random input", "[qos]") {
 }
 
 TEST_CASE("a job's rate is split over its nodes by where its load is", "[qos]") {
-  auto s = SplitByUsage(1000, {300, 100, 0, 600});
-  CHECK(s == std::vector<double>{300, 100, 0, 600});
-  s = SplitByUsage(1000, {0, 0});
-  CHECK(s == std::vector<double>{500, 500});
-  CHECK(SplitByUsage(-5, {1, 1}) == std::vector<double>{0, 0});
+  // Four nodes with usage 300, 100, 0 and 600 of a total 1000.
+  auto split = [](double rate, const std::vector<double>& usage, double even) {
+    double total = 0;
+    for (double u : usage) total += u;
+    std::vector<double> out;
+    for (double u : usage) out.push_back(ShareOf(rate, u, total, static_cast<double>(usage.size()), even));
+    return out;
+  };
+  CHECK(split(1000, {300, 100, 0, 600}, 0) == std::vector<double>{300, 100, 0, 600});
+  CHECK(split(1000, {0, 0}, 0) == std::vector<double>{500, 500});
+  CHECK(split(-5, {1, 1}, 0) == std::vector<double>{0, 0});
   // 10 % evenly over the 4 nodes (25 each), 90 % by usage.
-  s = SplitByUsage(1000, {300, 100, 0, 600}, 0.1);
+  auto s = split(1000, {300, 100, 0, 600}, 0.1);
   CHECK(s[0] == Approx(25 + 270));
   CHECK(s[1] == Approx(25 + 90));
   CHECK(s[2] == Approx(25));
   CHECK(s[3] == Approx(25 + 540));
+  // Garbage in (a usage above the total, NaN, a node count of 0) gives a share within the rate.
+  CHECK(ShareOf(1000, 5000, 1000, 4, 0.1) == Approx(25 + 900));
+  CHECK(ShareOf(1000, std::nan(""), 1000, 4, 0.1) == Approx(25));
+  CHECK(ShareOf(1000, 0, 0, 0, 0.1) == Approx(1000));
 }
 
 }  // namespace
