@@ -92,8 +92,10 @@ void Coherence::Tell(const std::vector<Invalidation>& items, NodeId caller) {
 // ---- CoherentView ----
 
 bool ChangesCachedAttributes(const MetaUpdate& u) {
-  return u.mode || u.uid || u.gid || u.size || u.grow_to || u.atime_ns || u.mtime_ns || u.ctime_ns || u.data_location ||
-         u.append || u.links || u.link_role;
+  MetaUpdate rest = u;
+  rest.touch_ns.reset();
+  rest.subdirs.reset();
+  return rest != MetaUpdate{};
 }
 
 Result<Metadata> CoherentView::GetMeta(const std::string& path) {

@@ -22,15 +22,22 @@ Result<Metadata> FileSystem::CachedMeta(const std::shared_ptr<Inode>& inode, boo
       if (unlinked_out) *unlinked_out = false;
       if (path_out) *path_out = path;
       Metadata md = inode->meta;
-      if (inode->size_dirty) {
-        md.size = std::max(md.size, inode->size);
-        md.mtime_ns = std::max(md.mtime_ns, inode->dirty_mtime_ns);
-        md.ctime_ns = std::max(md.ctime_ns, inode->dirty_mtime_ns);
-      }
+      OverlayUnpublished(*inode, &md);
       return md;
     }
   }
   return FreshMeta(inode, unlinked_out, path_out);
+}
+
+void FileSystem::OverlayUnpublished(const Inode& inode, Metadata* md) {
+  if (!inode.size_dirty) return;
+  md->size = std::max(md->size, inode.size);
+  md->mtime_ns = std::max(md->mtime_ns, inode.dirty_mtime_ns);
+  md->ctime_ns = std::max(md->ctime_ns, inode.dirty_mtime_ns);
+}
+
+void FileSystem::MarkFresh(Inode& inode, int64_t asked_ns, bool told) const {
+  if (options_.attr_cache_ns > 0 && !told) inode.fresh_until_ns = asked_ns + options_.attr_cache_ns;
 }
 
 std::shared_ptr<Inode> FileSystem::InodeAt(const std::string& path) const {
@@ -57,11 +64,11 @@ void FileSystem::AppliedToCached(const std::string& path, const MetaUpdate& u) {
 
 std::optional<FileType> FileSystem::FreshType(const std::string& path) const {
   if (options_.attr_cache_ns <= 0) return std::nullopt;
-  std::shared_ptr<Inode> inode = InodeAt(path);
+  std::shared_ptr<Inode> inode = InodeAt(path);  // by_path_ names only inodes still at `path`
   if (!inode) return std::nullopt;
   {
     std::lock_guard lock(table_mu_);
-    if (inode->unlinked || inode->path != path) return std::nullopt;
+    if (inode->unlinked) return std::nullopt;
   }
   std::lock_guard lock(inode->mu);
   if (clock_->MonotonicNs() >= inode->fresh_until_ns) return std::nullopt;

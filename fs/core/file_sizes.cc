@@ -41,7 +41,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     return md.error();
   }
   inode->meta = *md;  // the entry as its owner holds it after the update
-  if (options_.attr_cache_ns > 0 && !told) inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
+  MarkFresh(*inode, asked_ns, told);
   return Status::Ok();
 }
 

@@ -157,16 +157,10 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   }
   // Writes of this node not yet published are part of the file.
   std::lock_guard lock(inode->mu);
-  if (inode->size_dirty) {
-    md.size = std::max(md.size, inode->size);
-    md.mtime_ns = std::max(md.mtime_ns, inode->dirty_mtime_ns);
-    md.ctime_ns = std::max(md.ctime_ns, inode->dirty_mtime_ns);
-  }
+  OverlayUnpublished(*inode, &md);
   if (!unlinked) {
     inode->meta = md;
-    // Fresh only when nothing was told meanwhile (a change may have raced the read).
-    if (options_.attr_cache_ns > 0 && !ToldSince(path, since))
-      inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
+    MarkFresh(*inode, asked_ns, ToldSince(path, since));  // a change may have raced the read
   }
   return md;
 }
@@ -190,10 +184,8 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   // An open file of this node may have unpublished writes.
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
   std::lock_guard lock(inode->mu);
-  if (inode->open_count == 0 && !e.told) {  // an open file's meta is its own (sizes, appends)
-    inode->meta = md;
-    if (options_.attr_cache_ns > 0) inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
-  }
+  inode->meta = md;  // as FreshMeta keeps what it read
+  MarkFresh(*inode, asked_ns, e.told);
   if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
   return e;
 }
@@ -294,7 +286,7 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
   std::lock_guard lock(inode->mu);
   inode->meta = md;  // what its owner holds now
-  if (options_.attr_cache_ns > 0 && !e.told) inode->fresh_until_ns = asked_ns + options_.attr_cache_ns;
+  MarkFresh(*inode, asked_ns, e.told);
   return e;
 }
 

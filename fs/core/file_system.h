@@ -281,6 +281,12 @@ class FileSystem {
                               std::string* path_out = nullptr);
   // This node's cached attributes of `path` are stale (told by its owner, or changed here).
   void Stale(const std::string& path);
+  // REQUIRES inode.mu. `md` with this node's writes not yet published (size, times).
+  static void OverlayUnpublished(const Inode& inode, Metadata* md);
+  // REQUIRES inode.mu. The attributes in inode.meta, read from the owner by a request sent at
+  // `asked_ns`, answer here for attr_cache_ns from then, unless this node was `told` of a change
+  // meanwhile.
+  void MarkFresh(Inode& inode, int64_t asked_ns, bool told) const;
   // An update this node sent for `path`: its cached attributes, when fresh, take it as the
   // owner did (so they stay fresh).
   void AppliedToCached(const std::string& path, const MetaUpdate& u);

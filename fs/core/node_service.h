@@ -53,6 +53,7 @@ struct MetaUpdate {
   // fs/store/metadata.h).
   std::optional<int32_t> links;
   std::optional<LinkRole> link_role;
+  bool operator==(const MetaUpdate&) const = default;
 };
 
 // Applies `u` to `md`, as the metadata owner does: set fields replace; `grow_to` grows the size
