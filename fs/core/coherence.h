@@ -78,8 +78,11 @@ struct CoherenceStats {
 class Coherence {
  public:
   // `peers(n)` reaches node n (n != self) without a view; `hold_ns` as in CallbackTable.
-  Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers)
-      : view_(view), table_(hold_ns, clock), peers_(std::move(peers)) {}
+  // `node_private(path)`: no other node can reach the path (mode 1), so nobody registers for
+  // it; null: every path is shared.
+  using PathTest = std::function<bool(const std::string&)>;
+  Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private = nullptr)
+      : view_(view), table_(hold_ns, clock), peers_(std::move(peers)), node_private_(std::move(node_private)) {}
   // The adapter's, once the FUSE session is up (before: nothing is cached to drop); empty
   // before the session goes. Returns once no call of the previous one runs.
   void SetKernel(KernelInvalidator kernel);
@@ -90,14 +93,18 @@ class Coherence {
   void Tell(const std::vector<Invalidation>& items, NodeId caller);
   CallbackTable& table() { return table_; }
   NodeId self() const { return view_.self; }
-  // A node of the cluster (a tool's requests register nothing).
-  bool IsNode(NodeId n) const { return n < view_.nodes; }
+  // Whether a read of `path` by `caller` is registered: callers that are nodes of the cluster
+  // (a tool's requests register nothing), paths other nodes can reach.
+  bool Tracks(NodeId caller, const std::string& path) const {
+    return table_.active() && caller < view_.nodes && !(node_private_ && node_private_(path));
+  }
   const CoherenceStats& stats() const { return stats_; }
 
  private:
   const NodeView view_;
   CallbackTable table_;
   const NodeResolver peers_;
+  const PathTest node_private_;
   std::shared_mutex kernel_mu_;  // shared while the kernel is told
   KernelInvalidator kernel_;
   CoherenceStats stats_;
@@ -147,7 +154,7 @@ class CoherentView final : public NodeService {
 
  private:
   void Register(const std::string& path) {
-    if (c_->IsNode(caller_)) c_->table().Register(path, caller_);
+    if (c_->Tracks(caller_, path)) c_->table().Register(path, caller_);
   }
 
   NodeService* const local_;

@@ -139,5 +139,20 @@ TEST_CASE("a reader registered before the change is told even when its read race
   CHECK(t.told1 == std::vector<Invalidation>{{"/a", true}});
 }
 
+TEST_CASE("reads of a path no other node can reach register nobody", "[coherence]") {
+  ManualClock clock;
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  Coherence c(NodeView{2, 0}, kHold, &clock, nullptr, [](const std::string& p) { return p.rfind("/priv/", 0) == 0; });
+  CoherentView self(local.get(), &c, 0);
+  REQUIRE(local->PutMeta("/priv/a", Metadata{}).ok());
+  REQUIRE(local->PutMeta("/a", Metadata{}).ok());
+  REQUIRE(self.GetMeta("/priv/a").has_value());
+  CHECK(c.table().size() == 0);
+  REQUIRE(self.GetMeta("/a").has_value());
+  CHECK(c.table().size() == 1);
+}
+
 }  // namespace
 }  // namespace bb::fs

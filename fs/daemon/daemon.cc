@@ -110,7 +110,8 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   double timeout = cfg.EffectiveCacheTimeout();
   int64_t hold_ns = cfg.cluster() && timeout > 0 ? static_cast<int64_t>((timeout + 1) * 1e9) : 0;
   coherence_ = std::make_unique<Coherence>(
-      view, hold_ns, &clock_, [this](NodeId n) { return n < remotes_.size() ? remotes_[n].get() : nullptr; });
+      view, hold_ns, &clock_, [this](NodeId n) { return n < remotes_.size() ? remotes_[n].get() : nullptr; },
+      [router = router_.get()](const std::string& path) { return router->Resolve(path).node_private(); });
   local_view_ = std::make_unique<CoherentView>(local_.get(), coherence_.get(), view.self);
   server_.Attach(local_.get(), coherence_.get());
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), view.self);
