@@ -188,7 +188,7 @@ def run_phase(cluster, base, sub, command, parse, pids, bbfs):
     return value, after[1] - before[1], (after[0][0] - before[0][0], after[0][1] - before[0][1])
 
 
-def part1(a, bbctl, pt_bin, out):
+def part1(a, bbctl, pt_bin):
     results = {}  # (variant, phase) -> list of (value, cpu per op, fuse per op, remote per op)
     variants = ["passthrough_ll", "mode 1", "mode 2", "mode 3", "mode 4", "mode 3, no caching"]
     for r in range(a.rounds):
@@ -276,7 +276,7 @@ def main():
              f"{a.rounds} --files {a.files} --scale-files {a.scale_files} --segments {a.segments}` "
              "(method in the script's header). Median over rounds [range].\n"]
     if "1" in a.parts:
-        variants, res = part1(a, bbctl, pt_bin, a.out)
+        variants, res = part1(a, bbctl, pt_bin)
         names = [p[0] for p in phases(a.files, a.segments)]
         lines.append("## IO500-style phases, 4 nodes, 2 ranks per node\n")
         lines.append("| phase | " + " | ".join(variants) + " |")

@@ -99,13 +99,11 @@ bool FileSystem::ToldSince(const std::string& path, uint64_t since) const {
 }
 
 void FileSystem::SetPathLocked(Inode& inode, const std::string& path) {
-  if (inode.path == path && !path.empty()) {
-    by_path_[path] = inode.ino;
-    return;
+  if (inode.path != path) {
+    ErasePathLocked(inode);
+    inode.path = path;
   }
-  ErasePathLocked(inode);
-  inode.path = path;
-  by_path_[path] = inode.ino;
+  by_path_[path] = inode.ino;  // also when another inode had the path since
 }
 
 void FileSystem::ErasePathLocked(const Inode& inode) {
