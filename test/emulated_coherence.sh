@@ -75,6 +75,27 @@ for m in 1 2 3 4; do
   check "mode $m: chmod of a directory on node $a is seen on node $b" test "$(st $b $ws/d | cut -d' ' -f2)" = 700
   on $a rmdir "$ws/d"
   check "mode $m: rmdir on node $a is seen on node $b" test "$(st $b $ws/d)" = none
+
+  # Statahead: node b's stats of the first entries read the directory ahead (its kernel has not
+  # seen the rest); what other nodes change afterwards must still be what node b sees.
+  on $a sh -c "mkdir $ws/s && for i in \$(seq 10 49); do printf 0123 > $ws/s/f\$i; done"
+  hits=$(stat_of $b 's["statahead"]["hits"]')
+  on $b sh -c "for i in \$(seq 10 21); do stat $ws/s/f\$i >/dev/null; done"
+  check "mode $m: node $b's stats of 12 entries read the directory ahead" \
+    test "$(stat_of $b 's["statahead"]["hits"]')" -gt "$hits"
+  on $a chmod 600 "$ws/s/f30"
+  on $a rm "$ws/s/f31"
+  on $a mv "$ws/s/f32" "$ws/s/moved"
+  on $a python3 -c "import sys; f = open(sys.argv[1], 'ab'); f.write(b'456'); f.close()" "$ws/s/f33"
+  on $c truncate -s 1 "$ws/s/f34"
+  check "mode $m: read ahead, then chmod on node $a: node $b sees it" test "$(st $b $ws/s/f30 | cut -d' ' -f3)" = 600
+  check "mode $m: read ahead, then unlink on node $a: node $b sees it gone" test "$(st $b $ws/s/f31)" = none
+  check "mode $m: read ahead, then rename on node $a: node $b sees the old name gone" test "$(st $b $ws/s/f32)" = none
+  check "mode $m: read ahead, then write-then-close on node $a: node $b sees the size" \
+    test "$(st $b $ws/s/f33 | cut -d' ' -f4)" = 7
+  check "mode $m: read ahead, then truncate on node $c: node $b sees the size" test "$(st $b $ws/s/f34 | cut -d' ' -f4)" = 1
+  check "mode $m: an entry read ahead and not changed reads back on node $b" test "$(on $b cat $ws/s/f40)" = 0123
+  on $a rm -r "$ws/s"
 done
 
 received=$(stat_of 2 's["invalidations"]["received"]')

@@ -1,7 +1,7 @@
 // The wire format of the transport, and bounded readers/writers for typed payloads.
 //
 // Every message is one UCX active message. Its AM header is:
-//   u32 magic 0x50524242 ("BBRP")   u8 version (=4)   u8 kind (1 request, 2 reply)
+//   u32 magic 0x50524242 ("BBRP")   u8 version (kWireVersion)  u8 kind (1 request, 2 reply)
 //   u16 op                          u64 request id    i32 status (errno; 0 in requests)
 //   u32 payload length              u32 flags (bit 0: the payload leads the AM data)
 //   u8[16] session (the token the serving side gave this connection when its handshake proved
@@ -25,7 +25,7 @@
 namespace bb::transport {
 
 inline constexpr uint32_t kMagic = 0x50524242;
-inline constexpr uint8_t kWireVersion = 6;  // 6: cache invalidations between nodes
+inline constexpr uint8_t kWireVersion = 7;  // 7: directory pages with attributes (statahead)
 inline constexpr size_t kSessionBytes = 16;
 inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + kSessionBytes;
 inline constexpr uint32_t kNoSender = 0xffffffffu;

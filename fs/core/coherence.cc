@@ -103,6 +103,27 @@ Result<Metadata> CoherentView::GetMeta(const std::string& path) {
   return local_->GetMeta(path);
 }
 
+// The names are registered once read, and their entries read again after: an entry that changed
+// between the first read and its registration was told to nobody, and the second read sees the
+// change. Only entries of both reads are returned (each registered before it was read).
+Result<DirAttrPage> CoherentView::ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) {
+  BB_ASSIGN_OR_RETURN(DirAttrPage first, local_->ListAttrs(dir, start_after, limit));
+  std::string base = dir == "/" ? dir : dir + "/";
+  if (first.entries.empty() || !c_->Tracks(caller_, base + first.entries.front().name)) return first;
+  for (const DirAttrEntry& e : first.entries) c_->table().Register(base + e.name, caller_);
+  BB_ASSIGN_OR_RETURN(DirAttrPage second, local_->ListAttrs(dir, start_after, limit));
+  DirAttrPage out;
+  out.last = first.last;
+  out.end = first.end;
+  auto registered = first.entries.begin();
+  for (DirAttrEntry& e : second.entries) {
+    if (e.name > first.last) break;
+    while (registered != first.entries.end() && registered->name < e.name) ++registered;
+    if (registered != first.entries.end() && registered->name == e.name) out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
 Status CoherentView::CreateMeta(const std::string& path, const Metadata& md) {
   Register(path);
   return local_->CreateMeta(path, md);

@@ -126,6 +126,7 @@ class CoherentView final : public NodeService {
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
     return local_->ListDir(dir, start_after, limit);
   }
+  Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) override;
   Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {
     return local_->WriteChunk(file_id, chunk_size, index, offset, data);

@@ -129,6 +129,26 @@ TEST_CASE("a change is told to every node that read the entry, and to no other",
   }
 }
 
+TEST_CASE("a page with attributes registers its reader for every entry on it", "[coherence]") {
+  TwoReaders t;
+  for (const char* p : {"/d", "/d/a", "/d/b", "/d/c", "/e"}) t.Put(p);
+  auto page = t.As(1).ListAttrs("/d", "", 10);
+  REQUIRE(page.has_value());
+  REQUIRE(page->entries.size() == 3);
+  CHECK(page->entries[1].name == "b");
+  CHECK(page->last == "c");
+  MetaUpdate chmod;
+  chmod.mode = 0600;
+  REQUIRE(t.As(2).UpdateMeta("/d/b", chmod).has_value());
+  REQUIRE(t.As(2).RemoveMeta("/d/c").has_value());
+  REQUIRE(t.As(2).RemoveMeta("/e").has_value());  // not on the page
+  CHECK(t.told1 == std::vector<Invalidation>{{"/d/b", false}, {"/d/c", true}});
+  // The root's entries are named "/x", not "//x".
+  REQUIRE(t.As(1).ListAttrs("/", "", 10).has_value());
+  REQUIRE(t.As(2).RemoveMeta("/d").has_value());
+  CHECK(t.told1.back() == Invalidation{"/d", true});
+}
+
 TEST_CASE("a reader registered before the change is told even when its read raced the change", "[coherence]") {
   // The view registers before it reads: a change applied between the two still finds the
   // registration, so no reader caches what it read then without being told.

@@ -1,6 +1,10 @@
 // What this node caches of other nodes' metadata, and what its kernel may hold: the inode at
 // each path, attributes fresh from their owners (FileSystemOptions::attr_cache_ns), and the
 // invalidations those owners told (fs/core/coherence.h).
+#include <algorithm>
+#include <optional>
+
+#include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
 #include "fs/core/path.h"
@@ -38,6 +42,51 @@ void FileSystem::OverlayUnpublished(const Inode& inode, Metadata* md) {
 
 void FileSystem::MarkFresh(Inode& inode, int64_t asked_ns, bool told) const {
   if (options_.attr_cache_ns > 0 && !told) inode.fresh_until_ns = asked_ns + options_.attr_cache_ns;
+}
+
+Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns,
+                                        bool* ahead) {
+  *asked_ns = clock_->MonotonicNs();
+  *ahead = false;
+  if (auto hit = statahead_.Take(path, *asked_ns)) {
+    *asked_ns = hit->asked_ns;
+    *ahead = true;
+    return std::move(hit->md);
+  }
+  return MetaOwner(layout, path)->GetMeta(path);
+}
+
+void FileSystem::ReadAhead(const std::string& path, const PathLayout& layout) {
+  if (!statahead_.enabled() || layout.replicated || layout.node_private()) return;
+  const std::vector<NodeId> nodes = layout.DirNodes();
+  if (nodes.empty() || (nodes.size() == 1 && nodes[0] == self_)) return;  // every lookup is local already
+  const std::string dir(ParentPath(path));
+  auto plan = statahead_.Missed(dir, clock_->MonotonicNs());
+  if (!plan) return;
+  const uint32_t limit = std::max<uint32_t>(64, statahead_.window() / static_cast<uint32_t>(nodes.size()));
+  const int64_t asked_ns = clock_->MonotonicNs();
+  std::vector<DirAttrPage> pages(nodes.size());
+  std::vector<FanOut::Task> tasks;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    tasks.emplace_back([&, i]() -> Status {
+      BB_ASSIGN_OR_RETURN(pages[i], ListService(nodes[i])->ListAttrs(dir, plan->start_after, limit));
+      return Status::Ok();
+    });
+  }
+  if (!fan_out_->Run(tasks).ok()) return statahead_.Abandon(*plan);
+  // Names up to the least `last` of the pages that did not end are complete: the next window
+  // starts there (the entries past it that other pages brought are kept all the same).
+  std::optional<std::string> next;
+  std::vector<std::pair<std::string, Metadata>> entries;
+  const std::string base = dir == "/" ? dir : dir + "/";
+  for (DirAttrPage& page : pages) {
+    if (!page.end && (!next || page.last < *next)) next = page.last;
+    for (DirAttrEntry& e : page.entries) {
+      if (e.md.link == LinkRole::kName) continue;  // its attributes are its record's
+      entries.emplace_back(base + e.name, std::move(e.md));
+    }
+  }
+  statahead_.Fill(*plan, std::move(entries), asked_ns, next.value_or(std::string()));
 }
 
 std::shared_ptr<Inode> FileSystem::InodeAt(const std::string& path) const {
@@ -85,7 +134,10 @@ void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
       if (told_.size() > kToldWindow) told_.pop_front();
     }
   }
-  for (const Invalidation& item : items) Stale(item.path);
+  for (const Invalidation& item : items) {
+    Changed(item.path, item.entry);  // a name dropped: the kernel drops what is below it too
+    Stale(item.path);
+  }
 }
 
 bool FileSystem::ToldSince(const std::string& path, uint64_t since) const {

@@ -39,12 +39,15 @@ void FileSystem::MoveToRecord(const std::shared_ptr<Inode>& inode, const std::st
 Result<Metadata> FileSystem::UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path,
                                               const MetaUpdate& u) {
   BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->UpdateMeta(path, u));
+  Changed(path);
   if (md.link != LinkRole::kName) return md;
   // The file was linked since this node learnt its path: the update belongs to the record (what
   // the name took is never read).
   std::string record = RecordPathOf(path, md.file_id);
   MoveToRecord(inode, record);
-  return MetaOwner(record)->UpdateMeta(record, u);
+  auto rec = MetaOwner(record)->UpdateMeta(record, u);
+  Changed(record);
+  return rec;
 }
 
 Status FileSystem::DropName(const std::string& path, const Metadata& name) {
@@ -55,6 +58,7 @@ Status FileSystem::DropName(const std::string& path, const Metadata& name) {
   NodeService* owner = MetaOwner(record);
   auto md = owner->UpdateMeta(record, u);
   Stale(record);  // its count moved: not what this node cached
+  Changed(record);
   if (!md) return md.error().code() == ENOENT ? Status::Ok() : md.error();
   // Names left: every node reads the count from the record when it next asks.
   if (md->nlink > 0) return Status::Ok();
@@ -140,6 +144,7 @@ Result<Entry> FileSystem::Link(uint64_t ino, uint64_t new_parent, const std::str
     return rec.error();
   }
   NoteDirChange(to, 0);
+  Changed(path);  // now a name of the record, or counted in it
   std::string record = RecordPathOf(path, md.file_id);
   Entry e = Remember(record, *rec);
   std::lock_guard lock(inode->mu);

@@ -25,7 +25,9 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
       clock_(clock),
       stats_(stats),
       fan_out_(std::make_unique<FanOut>(options.io_threads)),
-      profiles_(router->view().self) {
+      profiles_(router->view().self),
+      statahead_(
+          {.fresh_ns = options.statahead_window > 0 ? options.attr_cache_ns : 0, .window = options.statahead_window}) {
   // Writes behind are sent by the fan-out's helpers: none without them.
   behind_ = std::make_unique<WriteBehind>(options.io_threads > 0 ? options.write_behind_bytes : 0, fan_out_.get());
   auto root = std::make_shared<Inode>(kRootFileId);
@@ -170,9 +172,11 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
   std::string profiled = Profiled(path);
   if (!profiled.empty()) profiles_.Lookup(profiled, std::string(ParentPath(path)), clock_->WallNs());
-  int64_t asked_ns = clock_->MonotonicNs();
+  PathLayout layout = router_->Resolve(path);
+  int64_t asked_ns;
+  bool ahead;
   uint64_t since = ToldSeq();
-  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->GetMeta(path));
+  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead));
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
@@ -181,12 +185,17 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &attr_path));
   Entry e = Remember(attr_path, md);
   e.told = ToldSince(path, since) || ToldSince(attr_path, since);
-  // An open file of this node may have unpublished writes.
-  BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
-  std::lock_guard lock(inode->mu);
-  inode->meta = md;  // as FreshMeta keeps what it read
-  MarkFresh(*inode, asked_ns, e.told);
-  if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
+  // Read ahead: the owner's promise runs from its read, not from now.
+  if (ahead) e.fresh_left_ns = std::max<int64_t>(0, asked_ns + options_.attr_cache_ns - clock_->MonotonicNs());
+  {
+    // An open file of this node may have unpublished writes.
+    BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
+    std::lock_guard lock(inode->mu);
+    inode->meta = md;  // as FreshMeta keeps what it read
+    MarkFresh(*inode, asked_ns, e.told);
+    if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
+  }
+  if (!ahead) ReadAhead(path, layout);
   return e;
 }
 
@@ -217,6 +226,11 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   Entry e{ino, md, inode->node_private.load(std::memory_order_relaxed)};
   e.unlinked = unlinked;  // read with the path, under the one lock FreshMeta takes
   e.told = ToldSince(path, since);
+  if (options_.attr_cache_ns > 0 && !e.node_private) {
+    // Answered from this node's copy: the kernel may keep it only as long as the copy is fresh.
+    std::lock_guard lock(inode->mu);
+    e.fresh_left_ns = std::max<int64_t>(0, inode->fresh_until_ns - clock_->MonotonicNs());
+  }
   return e;
 }
 
@@ -345,6 +359,7 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   }
   if (*type == FileType::kDirectory) return Status(EISDIR, path);
   BB_ASSIGN_OR_RETURN(Metadata md, owner->RemoveMeta(path));
+  Changed(path);
   NoteDirChange(path, 0);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
   if (md.link == LinkRole::kName) return DropName(path, md);
@@ -362,6 +377,7 @@ Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
   BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(layout, path));
   if (!empty) return Status(ENOTEMPTY, path);
   BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  Changed(path);
   NoteDirChange(path, -1);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, true, clock_->WallNs());
   return DropEntryData(md, path);

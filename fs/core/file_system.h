@@ -62,6 +62,7 @@
 #include "fs/core/node_service.h"
 #include "fs/core/profile.h"
 #include "fs/core/router.h"
+#include "fs/core/statahead.h"
 #include "fs/core/stats.h"
 #include "fs/core/workspace.h"
 
@@ -95,6 +96,10 @@ struct FileSystemOptions {
   // without asking again, unless the owner tells this node it changed (fs/core/coherence.h:
   // set only where the owners tell, and to no more than their callback hold). 0: always ask.
   int64_t attr_cache_ns = 0;
+  // Statahead (fs/core/statahead.h): the entries of a directory whose entries are looked up one
+  // after another are read ahead, at most this many per read-ahead (over all nodes), and answer
+  // for attr_cache_ns; 0 (or attr_cache_ns 0): every lookup asks the entry's owner.
+  uint32_t statahead_window = 8192;
 };
 
 // Who is asking (from the FUSE request).
@@ -112,6 +117,9 @@ struct Entry {
   // Its owner told this node of a change while this was read: the kernel must not cache it
   // (it may be the state from before the change).
   bool told = false;
+  // What is left of its owner's promise to tell this node of a change (the kernel may cache it no
+  // longer); negative: the whole cache timeout.
+  int64_t fresh_left_ns = -1;
 };
 
 // The inodes a kernel may know for one path: the path's own and its parent directory's (0 when
@@ -261,6 +269,8 @@ class FileSystem {
 
   // Number of inodes the kernel holds references to (for tests and statistics).
   size_t KnownInodes() const;
+  // What statahead did (read-aheads, entries they brought, lookups they answered).
+  Statahead::Counters StataheadCounters() const { return statahead_.counters(); }
 
  private:
   Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;
@@ -281,6 +291,14 @@ class FileSystem {
                               std::string* path_out = nullptr);
   // This node's cached attributes of `path` are stale (told by its owner, or changed here).
   void Stale(const std::string& path);
+  // This node changed `path` (`below`: and what is below it): what statahead holds of it goes.
+  void Changed(const std::string& path, bool below = false) { statahead_.Changed(path, below); }
+  // A lookup of `path` went to its owner and found it: reads its directory ahead when statahead
+  // says so (statahead.h). Failures only cost the read-ahead.
+  void ReadAhead(const std::string& path, const PathLayout& layout);
+  // GetMeta of `path` at its owner, or the entry statahead read ahead; `asked_ns` is when the
+  // owner read it, `ahead` whether it came from statahead.
+  Result<Metadata> LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns, bool* ahead);
   // REQUIRES inode.mu. `md` with this node's writes not yet published (size, times).
   static void OverlayUnpublished(const Inode& inode, Metadata* md);
   // REQUIRES inode.mu. The attributes in inode.meta, read from the owner by a request sent at
@@ -357,6 +375,7 @@ class FileSystem {
   const std::unique_ptr<FanOut> fan_out_;
 
   Profiles profiles_;
+  Statahead statahead_;
 
   mutable std::mutex table_mu_;  // guards inodes_, by_path_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;

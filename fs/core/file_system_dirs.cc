@@ -72,8 +72,10 @@ void FileSystem::SendDirChange(const std::string& dir, const DirChanges::Change&
     count(layout.MetaNode(dir));
     (void)MetaOwner(layout, dir)->UpdateMeta(dir, u);
   }
-  // The change is its owner's now, no longer in the overlay: this node's copy takes it too.
+  // The change is its owner's now, no longer in the overlay: this node's copy takes it too, and
+  // statahead's older one goes.
   AppliedToCached(dir, u);
+  Changed(dir);
 }
 
 Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
@@ -123,6 +125,8 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
     BB_ASSIGN_OR_RETURN(src, from_owner->RemoveMeta(from));
   }
+  Changed(from);
+  Changed(to);
   {
     std::lock_guard lock(table_mu_);
     auto it = inodes_.find(src.file_id);
@@ -188,6 +192,7 @@ Status FileSystem::RemoveWorkspace(const std::string& name, const WorkspaceRoute
     BB_RETURN_IF_ERROR(nodes_(n)->DropWorkspace(name).Annotate("node " + std::to_string(n)));
   }
   NoteDirChange(dir, -1);
+  Changed(dir, /*below=*/true);
   // Forget the paths the kernel still knows below the workspace: they are gone.
   std::lock_guard lock(table_mu_);
   for (auto& [ino, inode] : inodes_) {

@@ -111,6 +111,28 @@ class LocalNodeService final : public NodeService {
     return page;
   }
 
+  Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) override {
+    CountMeta();
+    std::string prefix = ChildKeyPrefix(dir);
+    BB_ASSIGN_OR_RETURN(std::vector<KeyValue> kvs, meta_->Scan(prefix, start_after, limit));
+    DirAttrPage page;
+    page.end = kvs.size() < limit;
+    page.last = start_after;
+    size_t bytes = 0;
+    for (auto& [key, value] : kvs) {
+      std::string name(ChildName(key, prefix));
+      bytes += name.size() + value.size();
+      if (bytes > kAttrPageBytes && !page.entries.empty()) {
+        page.end = false;
+        break;
+      }
+      BB_ASSIGN_OR_RETURN(Metadata md, Decode(dir + "/" + name, value));
+      page.last = name;
+      page.entries.push_back({std::move(name), std::move(md)});
+    }
+    return page;
+  }
+
   Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {
     CountData(0, data.size());

@@ -73,6 +73,22 @@ struct DirPage {
   bool end = false;               // no entries after the last one
 };
 
+// A page of a directory's entries with their attributes (ListAttrs).
+struct DirAttrEntry {
+  std::string name;
+  Metadata md;
+};
+struct DirAttrPage {
+  std::vector<DirAttrEntry> entries;  // in bytewise name order
+  // Every entry this node holds up to `last` (inclusive) is in `entries` unless it changed while
+  // the page was read; the next page starts after it.
+  std::string last;
+  bool end = false;  // no entries after `last`
+};
+// The most bytes of names and encoded entries one ListAttrs page carries (the transport's payload
+// bound is 1 MiB; names are up to 255 bytes and a symlink's entry holds its target).
+inline constexpr size_t kAttrPageBytes = 512 << 10;
+
 // A batch of entries removed below a directory (PurgeTree).
 struct PurgePage {
   std::vector<uint64_t> file_ids;  // regular files among the removed entries
@@ -115,6 +131,10 @@ class NodeService {
   // Up to `limit` entries of directory `dir` held by this node whose names sort after
   // `start_after` ("" = from the first).
   virtual Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) = 0;
+  // As ListDir, each entry with its metadata, and at most kAttrPageBytes of them (the page then
+  // ends before `limit`, `end` false). Through a CoherentView the caller is registered for every
+  // entry listed, as for GetMeta (fs/core/coherence.h).
+  virtual Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) = 0;
 
   // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
   virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,

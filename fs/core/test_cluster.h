@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/core/coherence.h"
 #include "fs/core/file_system.h"
 #include "fs/core/workspace.h"
 
@@ -46,7 +47,10 @@ class ForwardingChunkStore : public ChunkStore {
 const Caller kUser{1000, 1000, 1};
 
 // `options` apply to every node (chunk_size defaults to kChunk); `chunks(i)` makes node i's
-// chunk store (default: an in-memory one).
+// chunk store (default: an in-memory one). With options.attr_cache_ns > 0 the nodes keep each
+// other's caches coherent as daemons do (fs/core/coherence.h): node i reaches node j's store
+// through a CoherentView as caller i, and what a node is told reaches its core (Invalidated)
+// and its `told` list (its kernel's).
 struct Cluster {
   using ChunkStoreMaker = std::function<std::unique_ptr<ChunkStore>(uint32_t node)>;
 
@@ -58,6 +62,12 @@ struct Cluster {
     std::unique_ptr<NodeService> service;
     std::unique_ptr<FileIdAllocator> ids;
     std::unique_ptr<FileSystem> fs;
+    // Coherent clusters only: the callbacks of this node's entries, and its store as seen by
+    // each caller (as[c]: as node c).
+    std::unique_ptr<Coherence> coherence;
+    std::vector<std::unique_ptr<CoherentView>> as;
+    std::mutex told_mu;
+    std::vector<Invalidation> told;  // guarded by told_mu
   };
 
   explicit Cluster(uint32_t n, FileSystemOptions o = Defaults(), const ChunkStoreMaker& chunks = nullptr)
@@ -82,10 +92,25 @@ struct Cluster {
     m.stats = std::make_unique<NodeStats>(n);
     m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});
     m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
-    m.fs = std::make_unique<FileSystem>(
-        options, m.router.get(), [this](NodeId id) { return members[id].service.get(); }, m.ids.get(), &clock,
-        m.stats.get());
+    NodeResolver resolve = [this](NodeId id) { return members[id].service.get(); };
+    if (coherent()) {
+      m.coherence = std::make_unique<Coherence>(NodeView{n, i}, options.attr_cache_ns + 1'000'000'000, &clock,
+                                                [this, i](NodeId to) { return members[to].as[i].get(); });
+      m.as.clear();
+      for (uint32_t c = 0; c < n; ++c) {
+        m.as.push_back(std::make_unique<CoherentView>(m.service.get(), m.coherence.get(), c));
+      }
+      m.coherence->SetKernel([this, i](const std::vector<Invalidation>& items) {
+        Member& me = members[i];
+        if (me.fs) me.fs->Invalidated(items);
+        std::lock_guard lock(me.told_mu);
+        me.told.insert(me.told.end(), items.begin(), items.end());
+      });
+      resolve = [this, i](NodeId id) { return static_cast<NodeService*>(members[id].as[i].get()); };
+    }
+    m.fs = std::make_unique<FileSystem>(options, m.router.get(), resolve, m.ids.get(), &clock, m.stats.get());
   }
+  bool coherent() const { return options.attr_cache_ns > 0; }
 
   FileSystem& fs(uint32_t i) { return *members[i].fs; }
   NodeStats& stats(uint32_t i) { return *members[i].stats; }

@@ -139,6 +139,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
           {"peers", peers},
           {"workspaces", router_->List().size()},
           {"invalidations", CoherenceJson()},
+          {"statahead", StataheadJson()},
           {"qos", QosJson()}};
 }
 
@@ -148,6 +149,11 @@ json Daemon::CoherenceJson() {
           {"failed", c.failed.load()},
           {"received", c.received.load()},
           {"callbacks", coherence_->table().size()}};
+}
+
+json Daemon::StataheadJson() {
+  Statahead::Counters c = fs_->StataheadCounters();
+  return {{"reads", c.reads}, {"fetched", c.fetched}, {"hits", c.hits}};
 }
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {

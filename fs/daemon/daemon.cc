@@ -125,6 +125,7 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   // Attributes read from an owner answer here for the kernel's timeout, as the owner tells
   // this node of every change within its hold.
   fo.attr_cache_ns = hold_ns > 0 ? static_cast<int64_t>(timeout * 1e9) : 0;
+  fo.statahead_window = cfg.statahead;
   fs_ = std::make_unique<FileSystem>(
       fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());
   // Another node may still be starting: retry creating the root for a while.

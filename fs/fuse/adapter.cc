@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,9 @@ void FillStat(const Entry& e, struct stat* st) {
 double CacheTimeout(fuse_req_t req, const Entry& e) {
   const AdapterOptions& o = Ctx(req).options;
   if (e.told) return 0;  // may be from before a change another node made meanwhile
-  return e.node_private ? o.private_cache_timeout : o.cache_timeout;
+  if (e.node_private) return o.private_cache_timeout;
+  // No longer than the owner promised to tell this node of a change.
+  return e.fresh_left_ns < 0 ? o.cache_timeout : std::min(o.cache_timeout, e.fresh_left_ns / 1e9);
 }
 
 void ReplyEntry(fuse_req_t req, const Entry& e) {

@@ -30,6 +30,10 @@ class RemoteNodeService final : public NodeService {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::ListDir>({dir, start_after, limit}));
     return rpc::ListDir::DecodeReply(r.payload, limit);
   }
+  Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::ListAttrs>({dir, start_after, limit}));
+    return rpc::ListAttrs::DecodeReply(r.payload, limit);
+  }
 
   Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                     std::span<const char> data) override {

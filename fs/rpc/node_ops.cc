@@ -87,6 +87,40 @@ Result<DirPage> ListDir::DecodeReply(std::string_view payload, uint32_t limit) {
   return page;
 }
 
+// Reply: u8 end, last, u32 count, then per entry its name and EncodeMetadata.
+Response ListAttrs::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (q.limit == 0 || q.limit > kMaxPage) return Refuse("list attributes: page size out of range");
+  auto page = s.ListAttrs(q.dir, q.after, q.limit);
+  if (!page) return Error(page.error());
+  Writer w;
+  w.U8(page->end ? 1 : 0).Str(page->last).U32(static_cast<uint32_t>(page->entries.size()));
+  for (const DirAttrEntry& e : page->entries) w.Str(e.name).Str(EncodeMetadata(e.md));
+  return Ok(w.Take());
+}
+
+Result<DirAttrPage> ListAttrs::DecodeReply(std::string_view payload, uint32_t limit) {
+  Reader r(payload);
+  DirAttrPage page;
+  page.end = r.U8() != 0;
+  page.last = r.Str();
+  uint32_t n = r.U32();
+  if (n > limit) return Status(EPROTO, "attribute page larger than asked for");
+  page.entries.reserve(r.failed() ? 0 : n);
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) {
+    DirAttrEntry e;
+    e.name = r.Str();
+    std::string value = r.Str();
+    if (r.failed()) break;
+    BB_ASSIGN_OR_RETURN(e.md, DecodeMetadata(value));
+    if (e.name.empty() || e.name > page.last || (!page.entries.empty() && e.name <= page.entries.back().name)) {
+      return Status(EPROTO, "attribute page out of order");
+    }
+    page.entries.push_back(std::move(e));
+  }
+  BB_RETURN_IF_ERROR(r.Finish("list attributes reply"));
+  return page;
+}
+
 Response ReadChunk::Serve(NodeService& s, const Request& q, std::string_view) {
   if (q.length > kMaxLength || !InChunk(q.chunk_size, q.offset, q.length)) return Refuse("read: range out of bounds");
   Response resp;

@@ -149,6 +149,16 @@ struct ListDir {  // dir, start_after, limit -> page
   static Result<DirPage> DecodeReply(std::string_view payload, uint32_t limit);
 };
 
+struct ListAttrs {  // dir, start_after, limit -> page of entries with their metadata
+  static constexpr NodeOp kOp = NodeOp::kListAttrs;
+  static constexpr const char* kName = "list attributes";
+  using Request = ListDir::Request;
+  static void Encode(Writer& w, const Request& q) { ListDir::Encode(w, q); }
+  static Request Decode(Reader& r) { return ListDir::Decode(r); }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<DirAttrPage> DecodeReply(std::string_view payload, uint32_t limit);
+};
+
 // ---- chunks ----
 
 struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> status

@@ -45,6 +45,7 @@ enum class NodeOp : uint16_t {
   kPurgeTree,
   kRemoveFiles,
   kInvalidate,
+  kListAttrs,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

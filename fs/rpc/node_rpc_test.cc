@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "fs/rpc/node_ops.h"
 #include "transport/wire.h"
 
 namespace bb::fs {
@@ -80,6 +81,19 @@ void RunContract(NodeService& s) {
   auto rest = s.ListDir("/", page->entries.back().name, 100);
   CHECK(rest->entries.size() == 7);
   CHECK(rest->end);
+  // The same with attributes: each entry's metadata, and where the page stops.
+  auto attrs = s.ListAttrs("/", "b", 4);
+  REQUIRE(attrs.has_value());
+  REQUIRE(attrs->entries.size() == 4);
+  CHECK(attrs->entries[0].name == "c");
+  CHECK(attrs->entries[0].md.file_id == 77);
+  CHECK(attrs->entries[0].md.size == 5);
+  CHECK(attrs->last == "d2");
+  CHECK_FALSE(attrs->end);
+  auto tail = s.ListAttrs("/", attrs->last, 100);
+  CHECK(tail->entries.size() == 7);
+  CHECK(tail->last == "d9");
+  CHECK(tail->end);
   CHECK(s.RemoveMeta("/b")->file_id == 77);
   constexpr uint64_t kChunk = 16384;
   std::string data(10000, 'z');
@@ -201,6 +215,56 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
   CHECK(ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kReadChunk), read, "").status == EPROTO);
 }
 
+TEST_CASE("a page with attributes stops at its byte bound, and a malformed one is refused", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  LoopbackTransport t(local.get());
+  auto remote = NewRemoteNodeService(&t, 1, std::chrono::milliseconds(1000));
+  // 300 symlinks with 4,000-byte targets: 1.2 MB of entries, past the transport's 1 MiB payload.
+  Metadata link;
+  link.type = FileType::kSymlink;
+  link.symlink_target = std::string(4000, 't');
+  for (int i = 0; i < 300; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "/l%03d", i);
+    link.file_id = 1000 + i;
+    REQUIRE(local->CreateMeta(name, link).ok());
+  }
+  std::string after;
+  size_t seen = 0, pages = 0;
+  for (;;) {
+    auto page = remote->ListAttrs("/", after, 1000);
+    REQUIRE(page.has_value());
+    ++pages;
+    for (const auto& e : page->entries) CHECK(e.md.symlink_target.size() == 4000);
+    seen += page->entries.size();
+    after = page->last;
+    if (page->end) break;
+  }
+  CHECK(seen == 300);
+  CHECK(pages >= 3);
+  // Replies out of order, with a bad entry, or longer than asked for are refused.
+  for (const std::string& bad : {
+           transport::Writer().U8(1).Str("a").U32(1).Str("b").Str(EncodeMetadata(link)).Take(),
+           transport::Writer()
+               .U8(1)
+               .Str("z")
+               .U32(2)
+               .Str("b")
+               .Str(EncodeMetadata(link))
+               .Str("a")
+               .Str(EncodeMetadata(link))
+               .Take(),
+           transport::Writer().U8(1).Str("z").U32(1).Str("b").Str("junk").Take(),
+           transport::Writer().U8(1).Str("z").U32(5000).Take(),
+       }) {
+    CHECK_FALSE(rpc::ListAttrs::DecodeReply(bad, 1000).has_value());
+  }
+  auto op = static_cast<uint16_t>(NodeOp::kListAttrs);
+  CHECK(ServeNodeRequest(*local, op, transport::Writer().Str("/").Str("").U32(0).Take(), "").status == EPROTO);
+}
+
 TEST_CASE("only reads of one entry and the probe are answered on the progress thread", "[rpc]") {
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(ServeInline(static_cast<uint16_t>(op)));
   // Writes may wait for the store, scans and chunk I/O for the disk: never inline.
@@ -208,7 +272,7 @@ TEST_CASE("only reads of one entry and the probe are answered on the progress th
        {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta,
         NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks,
         NodeOp::kRemoveChunks, NodeOp::kSync, NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace,
-        NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate}) {
+        NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate, NodeOp::kListAttrs}) {
     CHECK_FALSE(ServeInline(static_cast<uint16_t>(op)));
   }
   CHECK_FALSE(ServeInline(999));

@@ -46,8 +46,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kPurgeTree, false, Serve<rpc::PurgeTree>},
     {NodeOp::kRemoveFiles, false, Serve<rpc::RemoveFiles>},
     {NodeOp::kInvalidate, false, Serve<rpc::Invalidate>},
+    {NodeOp::kListAttrs, false, Serve<rpc::ListAttrs>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kInvalidate), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kListAttrs), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;

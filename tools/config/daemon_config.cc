@@ -107,6 +107,11 @@ const DaemonField kFields[] = {
      "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
      "treat them like shared files",
      "60", true, Seconds<&DaemonConfig::private_cache_timeout>},
+    {"statahead",
+     "in a cluster: most entries of a directory read ahead with their attributes, in one request per node, "
+     "when its entries are looked up one after another (`ls -l`, `find`, a stat per file); `0` = every lookup "
+     "asks the entry's node (see \"Consistency\" below)",
+     "8192", true, Int<&DaemonConfig::statahead, 0, 65536>},
     {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
      Size<&DaemonConfig::reserve_bytes>},
     {"write_behind",
