@@ -1,11 +1,39 @@
 #include "fs/core/write_behind.h"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "fs/core/fan_out.h"
 #include "fs/core/inode.h"
 
 namespace bb::fs {
+
+uint64_t AddExtent(Extents& extents, uint64_t offset, std::span<const char> data) {
+  if (data.empty()) return 0;
+  uint64_t lo = offset, hi = offset + data.size();
+  // The ranges it overlaps or touches: from the last one starting at or before `offset` (if it
+  // reaches it) to the last one starting at or before `hi`.
+  auto first = extents.upper_bound(offset);
+  if (first != extents.begin()) {
+    auto before = std::prev(first);
+    if (before->first + before->second.size() >= offset) first = before;
+  }
+  auto last = extents.upper_bound(hi);
+  uint64_t held = 0;
+  for (auto it = first; it != last; ++it) {
+    lo = std::min(lo, it->first);
+    hi = std::max<uint64_t>(hi, it->first + it->second.size());
+    held += it->second.size();
+  }
+  std::string merged(hi - lo, '\0');
+  for (auto it = first; it != last; ++it)
+    std::memcpy(merged.data() + (it->first - lo), it->second.data(), it->second.size());
+  std::memcpy(merged.data() + (offset - lo), data.data(), data.size());
+  extents.erase(first, last);
+  extents.emplace(lo, std::move(merged));
+  return (hi - lo) - held;
+}
 
 WriteBehind::WriteBehind(uint64_t limit, FanOut* fan_out) : limit_(limit), fan_out_(fan_out), pool_(limit) {}
 
@@ -22,8 +50,18 @@ void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, u
     bytes_ += n;
   }
   {
-    std::unique_lock lock(inode->mu);
-    inode->behind.cv.wait(lock, [&] { return inode->behind.chunks.count(span.index) == 0; });
+    std::lock_guard lock(inode->mu);
+    if (inode->behind.chunks.count(span.index) != 0) {
+      // The chunk's last write is still on its way: this one goes with the next.
+      BehindState::Gathered& g = inode->behind.gathered[span.index];
+      g.node = node;
+      g.file_id = file_id;
+      g.chunk_size = chunk_size;
+      uint64_t grown = AddExtent(g.extents, span.offset_in_chunk, bytes);
+      g.bytes += grown;
+      if (grown < n) Release(n - grown);  // bytes gathered twice are held once
+      return;
+    }
     inode->behind.chunks.insert(span.index);
   }
   auto copy = std::make_shared<BufferPool::Buffer>(pool_.Get(n));
@@ -31,21 +69,50 @@ void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, u
   fan_out_->Post([this, inode, node, file_id, chunk_size, span, n, copy] {
     Status s = node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, {copy->get(), n});
     copy->reset();
-    Finished(inode, span, file_id, n, s);
+    Finished(inode, span.index, file_id, n, s);
   });
 }
 
-void WriteBehind::Finished(const std::shared_ptr<Inode>& inode, const ChunkSpan& span, uint64_t file_id, uint64_t bytes,
+void WriteBehind::Post(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
+                       uint64_t index, Extents extents, uint64_t bytes) {
+  auto shared = std::make_shared<Extents>(std::move(extents));
+  fan_out_->Post([this, inode, node, file_id, chunk_size, index, bytes, shared] {
+    Status s;
+    for (const auto& [offset, data] : *shared) {
+      s = node->WriteChunk(file_id, chunk_size, index, offset, {data.data(), data.size()});
+      if (!s.ok()) break;
+    }
+    shared->clear();
+    Finished(inode, index, file_id, bytes, s);
+  });
+}
+
+void WriteBehind::Finished(const std::shared_ptr<Inode>& inode, uint64_t index, uint64_t file_id, uint64_t bytes,
                            const Status& s) {
+  std::optional<BehindState::Gathered> next;
   {
     std::lock_guard lock(inode->mu);
-    inode->behind.chunks.erase(span.index);
     if (!s.ok() && inode->behind.error.ok()) {
       inode->behind.error =
-          s.Annotate("writing chunk " + std::to_string(span.index) + " of file " + std::to_string(file_id) + " behind");
+          s.Annotate("writing chunk " + std::to_string(index) + " of file " + std::to_string(file_id) + " behind");
+    }
+    auto g = inode->behind.gathered.find(index);
+    if (g != inode->behind.gathered.end()) {
+      next = std::move(g->second);  // the chunk stays on its way
+      inode->behind.gathered.erase(g);
+    } else {
+      inode->behind.chunks.erase(index);
     }
   }
-  inode->behind.cv.notify_all();
+  if (next) {
+    Post(inode, next->node, next->file_id, next->chunk_size, index, std::move(next->extents), next->bytes);
+  } else {
+    inode->behind.cv.notify_all();
+  }
+  Release(bytes);
+}
+
+void WriteBehind::Release(uint64_t bytes) {
   {
     std::lock_guard lock(mu_);
     bytes_ -= bytes;

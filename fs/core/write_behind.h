@@ -4,9 +4,14 @@
 // A piece written behind is copied into a buffer of its own (from a pool faulted in once, see
 // fs/base/buffer_pool.h) and sent on a FanOut helper thread. At most `limit` bytes are on
 // their way at once (writers wait for room). Per file, one write per chunk is on its way at a
-// time, so writes of the same chunk arrive in order; the file's state (Inode::behind, under
-// Inode::mu) names the chunks on their way and keeps the first error one of them met, which the
-// next write, flush or fsync of the file reports (as NFS and Lustre clients do).
+// time, so writes of the same chunk arrive in order. Writes of a chunk that come while one is
+// on its way do not wait for it: they gather (Extents: adjacent and overlapping ranges merge,
+// the later bytes winning) and go together when it is done — small writes into one chunk (an
+// interleaved shared file, IO500's ior-hard) cost one round trip per gathering instead of one
+// each, and their writers no longer wait for each other's round trips. The file's state
+// (Inode::behind, under Inode::mu) names the chunks on their way or gathering and keeps the first
+// error one of them met, which the next write, flush or fsync of the file reports (as NFS and
+// Lustre clients do).
 //
 // Thread-safety: every method may be called concurrently. Lock order: Inode::mu, then
 // WriteBehind's own lock; neither is held across a NodeService call.
@@ -14,10 +19,12 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <span>
+#include <string>
 
 #include "fs/base/buffer_pool.h"
 #include "fs/base/status.h"
@@ -29,9 +36,25 @@ class FanOut;
 class NodeService;
 struct Inode;
 
+// Byte ranges of one chunk, by offset; no two overlap or touch.
+using Extents = std::map<uint64_t, std::string>;
+// Adds `data` at `offset` to `extents`, merging it with every range it overlaps or touches (its
+// bytes win). Returns the growth of the bytes held (at most data.size(); 0 for a range already
+// held).
+uint64_t AddExtent(Extents& extents, uint64_t offset, std::span<const char> data);
+
 // One file's writes behind. Guarded by the owning Inode's mu.
 struct BehindState {
-  std::set<uint64_t> chunks;   // chunks with a write still on its way
+  std::set<uint64_t> chunks;  // chunks with a write on its way (and maybe more gathering)
+  // Writes of chunks on their way that came meanwhile: they go when the chunk's write is done.
+  struct Gathered {
+    NodeService* node = nullptr;
+    uint64_t file_id = 0;
+    uint64_t chunk_size = 0;
+    Extents extents;
+    uint64_t bytes = 0;  // held in `extents`
+  };
+  std::map<uint64_t, Gathered> gathered;
   Status error;                // the first error one of them met, until reported
   std::condition_variable cv;  // with Inode::mu: a write behind finished
 };
@@ -48,8 +71,8 @@ class WriteBehind {
   void Prefault(uint64_t chunk_size);
 
   // Copies `bytes` (chunk span.index of file `file_id` at span.offset_in_chunk) and sends it to
-  // `node` on a helper thread. Waits for room under the limit and for the chunk's previous
-  // write behind. REQUIRES: enabled().
+  // `node` on a helper thread, or, while a write of the same chunk is on its way, gathers it to
+  // go after that one. Waits for room under the limit. REQUIRES: enabled().
   void Send(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
             const ChunkSpan& span, std::span<const char> bytes);
 
@@ -63,8 +86,12 @@ class WriteBehind {
   static void WaitChunksLocked(Inode& inode, uint64_t first, uint64_t last, std::unique_lock<std::mutex>& lock);
 
  private:
-  void Finished(const std::shared_ptr<Inode>& inode, const ChunkSpan& span, uint64_t file_id, uint64_t bytes,
-                const Status& s);
+  // Sends `extents` of chunk `index` on a helper thread (one call per range).
+  void Post(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
+            uint64_t index, Extents extents, uint64_t bytes);
+  // The write of chunk `index` is done: what gathered meanwhile goes next, or the chunk is free.
+  void Finished(const std::shared_ptr<Inode>& inode, uint64_t index, uint64_t file_id, uint64_t bytes, const Status& s);
+  void Release(uint64_t bytes);
 
   const uint64_t limit_;
   FanOut* const fan_out_;

@@ -1,10 +1,13 @@
 // Write-behind (FileSystemOptions::write_behind_bytes) on two in-process nodes: node 0 writes,
 // node 1's chunk store can be held shut or made to fail, so what waits for what is visible.
+#include "fs/core/write_behind.h"
+
 #include <fcntl.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -230,6 +233,88 @@ TEST_CASE("without write-behind every write waits for its chunks", "[core]") {
   std::string data = Pattern(kChunks * kChunk, 'g');
   CHECK(WaitsForNode1(c, [&] { return c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value(); }));
   REQUIRE(c.fs(0).Release(f).ok());
+}
+
+}  // namespace
+}  // namespace bb::fs
+
+namespace bb::fs {
+namespace {
+
+TEST_CASE("extents merge what overlaps or touches, the later bytes winning", "[core]") {
+  struct Row {
+    std::vector<std::pair<uint64_t, std::string>> adds;
+    std::vector<std::pair<uint64_t, std::string>> want;
+    uint64_t last_growth;
+  };
+  const Row rows[] = {
+      {{{10, "abc"}}, {{10, "abc"}}, 3},
+      {{{10, "abc"}, {13, "de"}}, {{10, "abcde"}}, 2},                        // touches at the end
+      {{{10, "abc"}, {8, "xy"}}, {{8, "xyabc"}}, 2},                          // touches at the start
+      {{{10, "abc"}, {20, "z"}}, {{10, "abc"}, {20, "z"}}, 1},                // a gap stays a gap
+      {{{10, "abc"}, {11, "XY"}}, {{10, "aXY"}}, 0},                          // inside: held already
+      {{{10, "abc"}, {12, "XYZ"}}, {{10, "abXYZ"}}, 2},                       // overlaps the end
+      {{{10, "ab"}, {14, "cd"}, {12, "--"}}, {{10, "ab--cd"}}, 2},            // bridges two
+      {{{10, "ab"}, {14, "cd"}, {9, "0123456789"}}, {{9, "0123456789"}}, 6},  // covers two
+      {{{0, "a"}, {5, "b"}, {9, ""}}, {{0, "a"}, {5, "b"}}, 0},               // empty: nothing
+  };
+  for (const Row& row : rows) {
+    Extents e;
+    uint64_t growth = 0;
+    uint64_t held = 0;
+    for (const auto& [off, data] : row.adds) {
+      growth = AddExtent(e, off, {data.data(), data.size()});
+      held += growth;
+    }
+    std::vector<std::pair<uint64_t, std::string>> got(e.begin(), e.end());
+    CHECK(got == row.want);
+    CHECK(growth == row.last_growth);
+    uint64_t total = 0;
+    for (const auto& [off, data] : e) total += data.size();
+    CHECK(held == total);
+  }
+}
+
+TEST_CASE("small writes of a chunk on its way gather, and go together after it", "[core]") {
+  TwoNodes c;
+  OpenFile* f = c.Create("f");
+  // A chunk of node 1 (placement is by file id: find one).
+  std::string first(100, 'a');
+  uint64_t chunk = 0;
+  for (;; ++chunk) {
+    c.gate->Shut();
+    int before = c.gate->writes();
+    REQUIRE(c.fs(0).Write(f, chunk * kChunk, {first.data(), first.size()}).has_value());
+    c.gate->Open();
+    REQUIRE(c.fs(0).Flush(f).ok());
+    if (c.gate->writes() > before) break;  // it went to node 1
+    REQUIRE(chunk < kChunks);
+  }
+  c.gate->Shut();
+  REQUIRE(c.fs(0).Write(f, chunk * kChunk, {first.data(), first.size()}).has_value());  // on its way, held
+  int before = c.gate->writes();
+  // 30 writes of 100 bytes after it, in two interleaved runs (as two ranks of ior-hard): none
+  // waits for node 1, which is shut.
+  std::string expect(first);
+  expect.resize(100 + 30 * 100);
+  auto writes = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 30; ++i) {
+      int slot = i % 2 == 0 ? i + 1 : i - 1;  // 1, 0, 3, 2, ...
+      std::string piece(100, static_cast<char>('b' + slot % 20));
+      std::memcpy(expect.data() + 100 + slot * 100, piece.data(), 100);
+      if (!c.fs(0).Write(f, chunk * kChunk + 100 + slot * 100, {piece.data(), piece.size()})) return false;
+    }
+    return true;
+  });
+  REQUIRE(Done(writes, 10s));
+  CHECK(writes.get());
+  c.gate->Open();
+  REQUIRE(c.fs(0).Flush(f).ok());
+  // The held write, then the 30 gathered into one range (they touch each other and it).
+  CHECK(c.gate->writes() - before == 2);
+  REQUIRE(c.fs(0).Release(f).ok());
+  std::string back = c.ReadAll(1, "f");
+  CHECK(back.substr(chunk * kChunk, expect.size()) == expect);
 }
 
 }  // namespace
