@@ -122,7 +122,8 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   // A small call drives the worker itself; a large one would only hold it for the time its data
   // takes, while other callers' messages wait.
   auto start = [this, call] { StartCall(call); };
-  bool driven = small && worker_->Drive(start, [&] { return call->finished.load(std::memory_order_acquire); });
+  bool driven = small && (worker_->Drive(start, [&] { return call->finished.load(std::memory_order_acquire); }) ||
+                          worker_->SendNow(start));
   if (!driven && !worker_->Submit(start)) return Status(EIO, "transport is shutting down");
   std::unique_lock lock(call->mu);
   // The driving thread decides every call by its deadline (which it moves on while the peer is

@@ -292,4 +292,29 @@ bool Worker::Drive(const std::function<void()>& start, const std::function<bool(
   return true;
 }
 
+bool Worker::SendNow(const std::function<void()>& start) {
+  if (spin_ns_ > 0 || drivers_waiting_.load(std::memory_order_relaxed) > 0) return false;
+  std::unique_lock wl(worker_mu_, std::try_to_lock);
+  if (!wl.owns_lock() || stopping_.load()) return false;
+  RunSubmissions();  // work handed over earlier goes first
+  start();
+  while (ucp_worker_progress(worker_) != 0) {
+  }
+  if (sleeping_.load()) {
+    // The progress thread sleeps in poll, armed before the events this thread just consumed:
+    // arm again so that the next one (the reply) wakes it. Events that keep coming (BUSY) are
+    // its to take: wake it.
+    bool armed = false;
+    for (int i = 0; i < 4 && !armed; ++i) {
+      ucs_status_t s = ucp_worker_arm(worker_);
+      armed = s == UCS_OK;
+      if (s != UCS_ERR_BUSY) break;
+      while (ucp_worker_progress(worker_) != 0) {
+      }
+    }
+    if (!armed) ucp_worker_signal(worker_);
+  }
+  return true;
+}
+
 }  // namespace bb::transport::ucx

@@ -70,6 +70,11 @@ class Worker {
   // poll_spin, whichever comes first, and hands the worker back. False (nothing run) when
   // another thread drives now, or poll_spin is 0: the caller then Submits `start` instead.
   bool Drive(const std::function<void()>& start, const std::function<bool()>& done);
+  // Without poll_spin: runs `start` on the calling thread when no other thread drives the
+  // worker now, pushes out what it sends, and leaves the rest (the reply) to the progress
+  // thread, re-arming its sleep: no hand-off and no wake-up of the progress thread to send. False
+  // (nothing run) otherwise: the caller then Submits `start`.
+  bool SendNow(const std::function<void()>& start);
   bool stopping() const { return stopping_.load(); }
 
   // Closes an endpoint by force; the close completes in the background (driving thread only).

@@ -54,10 +54,12 @@ enum class NodeOp : uint16_t {
 std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transport, transport::NodeId node,
                                                   std::chrono::milliseconds deadline);
 
-// The ops cheap enough to answer on the transport's progress thread (TransportOptions::
-// run_inline): reading one metadata entry and the liveness probe. Everything that writes, scans
-// or touches chunk data goes to the handler threads.
-bool ServeInline(uint16_t op);
+// The requests cheap enough to answer on the transport's progress thread (TransportOptions::
+// run_inline), given their op and typed fields: reading one metadata entry, the liveness probe,
+// and the metadata writes that never tell another node (fs/core/coherence.h) — making an entry,
+// and a directory's batched entry changes. Whatever may tell other nodes (and so wait for their
+// answers, which this thread receives), scans or touches chunk data goes to the handler threads.
+bool ServeInline(uint16_t op, std::string_view payload);
 
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the
 // reason.
@@ -76,7 +78,7 @@ class NodeServer {
     coherence_.store(coherence, std::memory_order_relaxed);
     local_.store(local, std::memory_order_release);
   }
-  static bool Inline(uint16_t op) { return ServeInline(op); }
+  static bool Inline(uint16_t op, std::string_view payload) { return ServeInline(op, payload); }
 
  private:
   std::atomic<NodeService*> local_{nullptr};

@@ -265,17 +265,38 @@ TEST_CASE("a page with attributes stops at its byte bound, and a malformed one i
   CHECK(ServeNodeRequest(*local, op, transport::Writer().Str("/").Str("").U32(0).Take(), "").status == EPROTO);
 }
 
-TEST_CASE("only reads of one entry and the probe are answered on the progress thread", "[rpc]") {
-  for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(ServeInline(static_cast<uint16_t>(op)));
-  // Writes may wait for the store, scans and chunk I/O for the disk: never inline.
+TEST_CASE("only requests that never wait for another node or the disk are answered on the progress thread",
+          "[rpc]") {
+  auto inline_for = [](NodeOp op, const std::string& payload = "") {
+    return ServeInline(static_cast<uint16_t>(op), payload);
+  };
+  // A read of one entry, the probe, and making an entry: the view never tells anyone of these.
+  for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing, NodeOp::kCreateMeta}) CHECK(inline_for(op));
+  // An update: a directory's batched entry changes tell nobody; a change of what kernels cache
+  // may tell other nodes and wait for them (whose answers this thread receives).
+  MetaUpdate touch;
+  touch.touch_ns = 5;
+  touch.subdirs = 1;
+  MetaUpdate chmod;
+  chmod.mode = 0600;
+  auto update = [](const MetaUpdate& u) {
+    transport::Writer w;
+    rpc::UpdateMeta::Encode(w, {"/d", rpc::EncodeUpdate(u)});
+    return w.Take();
+  };
+  CHECK(inline_for(NodeOp::kUpdateMeta, update(touch)));
+  CHECK_FALSE(inline_for(NodeOp::kUpdateMeta, update(chmod)));
+  CHECK_FALSE(inline_for(NodeOp::kUpdateMeta, ""));  // fields in the data part, or junk
+  CHECK_FALSE(inline_for(NodeOp::kUpdateMeta, update(touch) + "x"));
+  // Changes that may tell, scans, chunk I/O: never inline.
   for (NodeOp op :
-       {NodeOp::kCreateMeta, NodeOp::kPutMeta, NodeOp::kUpdateMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta,
-        NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks,
-        NodeOp::kRemoveChunks, NodeOp::kSync, NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace,
-        NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate, NodeOp::kListAttrs}) {
-    CHECK_FALSE(ServeInline(static_cast<uint16_t>(op)));
+       {NodeOp::kPutMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta, NodeOp::kListDir, NodeOp::kWriteChunk,
+        NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks, NodeOp::kSync,
+        NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace, NodeOp::kPurgeTree, NodeOp::kRemoveFiles,
+        NodeOp::kInvalidate, NodeOp::kListAttrs}) {
+    CHECK_FALSE(inline_for(op));
   }
-  CHECK_FALSE(ServeInline(999));
+  CHECK_FALSE(ServeInline(999, ""));
 }
 
 TEST_CASE("invalidations reach the other node's kernel through its view, and malformed ones are refused", "[rpc]") {
