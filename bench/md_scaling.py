@@ -18,8 +18,11 @@ and divided by its operations; the FUSE requests and remote metadata requests pe
 come from `bbctl stats` of every node (round trips: every call to another node).
 
 Part 2: mdtest-easy create in mode 3 on 2, 4 and 8 nodes, the same load per node (2 ranks x
-F files), with caching (the default) and without (`--cache-timeout 0`): aggregate creates/s
-and daemon CPU time per create.
+F files): aggregate creates/s and daemon CPU time per create, with the nodes sharing this
+machine's cores as they come, and with each node held to `--node-cpu` of a core (its daemon,
+mpirun and ranks in one CPU cgroup, as on a node of its own): 8 nodes x 0.2 is 1.6 of the 2
+cores, so the cores are not what limits the aggregate, and whether it grows with the nodes shows
+whether the design scales.
 
 Variants are interleaved within each round; the tables give the median over rounds and the
 range. ior, mdtest (github.com/hpc/ior) and mpirun (Debian's openmpi-bin) must be on PATH.
@@ -68,20 +71,47 @@ def build_passthrough(out_dir):
 
 
 class Cluster:
-    def __init__(self, bbctl, work, nodes, bbd_args):
+    def __init__(self, bbctl, work, nodes, bbd_args, link_rate="1gbit"):
         self.bbctl, self.work, self.nodes = bbctl, work, nodes
         self.root, self.mnt = f"{work}/root", f"{work}/mnt"
         subprocess.run([bbctl, "emulate", "down"], capture_output=True)
-        subprocess.run([bbctl, "emulate", "up", "--nodes", str(nodes), "--link-rate", "1gbit", "--root", self.root,
+        subprocess.run([bbctl, "emulate", "up", "--nodes", str(nodes), "--link-rate", link_rate, "--root", self.root,
                         "--mount", self.mnt, "--"] + bbd_args, check=True, capture_output=True)
         self.pt_pids = []
+        self.cgroups = []
 
     def exec(self, node, cmd, **kw):
         return subprocess.run([self.bbctl, "exec", "--node", str(node), "--"] + cmd, **kw)
 
     def popen(self, node, cmd):
-        return subprocess.Popen([self.bbctl, "exec", "--node", str(node), "--"] + cmd, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+        argv = [self.bbctl, "exec", "--node", str(node), "--"] + cmd
+        if self.cgroups:  # the node's own CPU: join its cgroup first
+            argv = ["sh", "-c", f'echo $$ > {self.cgroups[node]}/cgroup.procs && exec "$@"', "sh"] + argv
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def cap_cpu(self, share):
+        """Each node (its daemon, and what popen starts on it) gets `share` of a core."""
+        v1 = "/sys/fs/cgroup/cpu"
+        for n, pid in enumerate(sorted(self.bbd_pids(), key=lambda p: self.node_of(p))):
+            if os.path.isfile(f"{v1}/cpu.cfs_quota_us"):
+                cg = f"{v1}/bb-mds-node{n}"
+                os.makedirs(cg, exist_ok=True)
+                write(f"{cg}/cpu.cfs_period_us", "100000")
+                write(f"{cg}/cpu.cfs_quota_us", str(int(share * 100000)))
+            else:
+                root = "/sys/fs/cgroup"
+                if "cpu" not in read(f"{root}/cgroup.controllers").split():
+                    sys.exit("md_scaling: --node-cpu needs the cgroup cpu controller (v1 or v2)")
+                write(f"{root}/cgroup.subtree_control", "+cpu")
+                cg = f"{root}/bb-mds-node{n}"
+                os.makedirs(cg, exist_ok=True)
+                write(f"{cg}/cpu.max", f"{int(share * 100000)} 100000")
+            write(f"{cg}/cgroup.procs", str(pid))  # the whole process, every thread
+            self.cgroups.append(cg)
+
+    def node_of(self, pid):
+        m = re.search(r"--node-name node(\d+)", read(f"/proc/{pid}/cmdline").replace("\0", " "))
+        return int(m.group(1)) if m else 0
 
     def workspace(self, name, mode):
         subprocess.run([self.bbctl, "job", "start", "--name", name, "--mode-file",
@@ -107,6 +137,13 @@ class Cluster:
             for n in range(self.nodes):
                 self.exec(n, ["fusermount3", "-u", f"{self.work}/pt"], capture_output=True)
         subprocess.run([self.bbctl, "emulate", "down"], capture_output=True)
+        for cg in self.cgroups:  # empty once the cluster's processes are gone
+            for _ in range(50):
+                try:
+                    os.rmdir(cg)
+                    break
+                except OSError:
+                    time.sleep(0.1)
 
     def bbd_pids(self):
         out = subprocess.run(["pgrep", "-f", f"bbd .*{self.root}"], capture_output=True, text=True).stdout
@@ -121,6 +158,16 @@ class Cluster:
             fuse += sum(s["ops"].values())
             remote += sum(p["calls_sent"] for p in s["peers"])
         return fuse, remote
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def cpu_seconds(pids):
@@ -191,12 +238,18 @@ def run_phase(cluster, base, sub, command, parse, pids, bbfs):
 def part1(a, bbctl, pt_bin):
     results = {}  # (variant, phase) -> list of (value, cpu per op, fuse per op, remote per op)
     variants = ["passthrough_ll", "mode 1", "mode 2", "mode 3", "mode 4", "mode 3, no caching"]
+    if a.variants:
+        variants = [v for v in variants if v in a.variants.split(",")]
+    uncached = "mode 3, no caching"
+    shared = [v for v in variants if v != uncached]  # the variants of one cluster
     for r in range(a.rounds):
         with tempfile.TemporaryDirectory(prefix="bb-mds-", dir="/var/tmp") as work:
-            order = variants[r % 5:5] + variants[:r % 5]  # the variants of one cluster, rotated per round
-            groups = [(order, []), (["mode 3, no caching"], ["--cache-timeout", "0"])]
+            k = r % len(shared) if shared else 0
+            groups = [(shared[k:] + shared[:k], [])] if shared else []  # rotated per round
+            if uncached in variants:
+                groups.append(([uncached], ["--cache-timeout", "0"]))
             for names, extra in groups:
-                c = Cluster(bbctl, f"{work}/{len(extra)}", 4, extra)
+                c = Cluster(bbctl, f"{work}/{len(extra)}", 4, extra, a.link_rate)
                 try:
                     bases = {}
                     for v in names:
@@ -205,6 +258,8 @@ def part1(a, bbctl, pt_bin):
                         else:
                             bases[v] = c.workspace(v.split(",")[0].replace(" ", ""), int(v.split(",")[0][-1]))
                     for name, unit, per_rank, command, parse in phases(a.files, a.segments):
+                        if a.phases and name not in a.phases.split(","):
+                            continue
                         sub = name.split()[0]
                         for v in names:
                             pt = v == "passthrough_ll"
@@ -228,13 +283,15 @@ def part1(a, bbctl, pt_bin):
 
 def part2(a, bbctl):
     results = {}  # (nodes, variant) -> list of (creates/s, cpu us per create)
-    variants = [("caching", []), ("no caching", ["--cache-timeout", "0"])]
+    variants = [("shared cores", None), (f"{a.node_cpu} core per node", a.node_cpu)]
     for r in range(a.rounds):
         for nodes in (2, 4, 8):
-            for v, extra in (variants if r % 2 == 0 else variants[::-1]):
+            for v, share in (variants if r % 2 == 0 else variants[::-1]):
                 with tempfile.TemporaryDirectory(prefix="bb-mds-", dir="/var/tmp") as work:
-                    c = Cluster(bbctl, work, nodes, extra)
+                    c = Cluster(bbctl, work, nodes, [])
                     try:
+                        if share:
+                            c.cap_cpu(share)
                         base = c.workspace("m3", 3)
                         name, unit, per_rank, command, parse = phases(a.scale_files, 1)[1]
                         value, cpu, _ = run_phase(c, base, "mdtest", command, parse, c.bbd_pids(), True)
@@ -263,6 +320,10 @@ def main():
     ap.add_argument("--scale-files", type=int, default=1000, help="mdtest files per rank (part 2)")
     ap.add_argument("--segments", type=int, default=400, help="ior-hard records per rank")
     ap.add_argument("--parts", default="1,2")
+    ap.add_argument("--link-rate", default="1gbit", help="part 1: the emulated links' rate")
+    ap.add_argument("--phases", help="part 1: only these phases (comma-separated names, e.g. 'ior-easy write')")
+    ap.add_argument("--variants", help="part 1: only these variants (comma-separated, e.g. 'passthrough_ll,mode 3')")
+    ap.add_argument("--node-cpu", type=float, default=0.2, help="part 2: the CPU share of a core each node gets")
     ap.add_argument("--out", default=f"{SRC}/bench/results/metadata_scaling.md")
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -272,13 +333,14 @@ def main():
     bbctl = os.path.abspath(os.path.join(a.bin, "bbctl"))
     pt_bin = build_passthrough(os.path.join(os.path.dirname(os.path.abspath(a.bin)), "bench"))
     lines = [f"# Metadata and IO500-style phases on the emulated cluster\n",
-             f"Recorded {datetime.date.today()} on a 2-core machine with `bench/md_scaling.py BUILD/bin --rounds "
-             f"{a.rounds} --files {a.files} --scale-files {a.scale_files} --segments {a.segments}` "
+             f"Recorded {datetime.date.today()} on a 2-core machine with `bench/md_scaling.py BUILD/bin "
+             f"{' '.join(sys.argv[2:])}` "
              "(method in the script's header). Median over rounds [range].\n"]
     if "1" in a.parts:
         variants, res = part1(a, bbctl, pt_bin)
-        names = [p[0] for p in phases(a.files, a.segments)]
-        lines.append("## IO500-style phases, 4 nodes, 2 ranks per node\n")
+        names = [p[0] for p in phases(a.files, a.segments) if not a.phases or p[0] in a.phases.split(",")]
+        bbfs_variants = [v for v in variants if v != "passthrough_ll"]
+        lines.append(f"## IO500-style phases, 4 nodes, 2 ranks per node, {a.link_rate} links\n")
         lines.append("| phase | " + " | ".join(variants) + " |")
         lines.append("|---|" + "---|" * len(variants))
         for n in names:
@@ -288,25 +350,26 @@ def main():
         lines.append("\nDaemon CPU time per operation (µs; passthrough_ll's own process, bbd's on every node), FUSE "
                      "requests and round trips to other nodes per operation (bbfs, from `bbctl stats`):\n")
         lines.append("| phase | " + " | ".join(f"{v} CPU" for v in variants) + " | " +
-                     " | ".join(f"{v} FUSE / remote" for v in variants[1:]) + " |")
-        lines.append("|---|" + "---|" * (2 * len(variants) - 1))
+                     " | ".join(f"{v} FUSE / remote" for v in bbfs_variants) + " |")
+        lines.append("|---|" + "---|" * (len(variants) + len(bbfs_variants)))
         for n in names:
             if n.startswith("ior"):
                 continue
             cells = [med([x[1] for x in res.get((v, n), [])]) for v in variants]
             cells += [f"{med([x[2] for x in res.get((v, n), [])])} / {med([x[3] for x in res.get((v, n), [])])}"
-                      for v in variants[1:]]
+                      for v in bbfs_variants]
             lines.append(f"| {n} | " + " | ".join(cells) + " |")
     if "2" in a.parts:
         res = part2(a, bbctl)
         lines.append("\n## mdtest-easy create in mode 3 on 2, 4 and 8 nodes (2 ranks per node, "
                      f"{a.scale_files} files per rank)\n")
-        lines.append("| nodes | creates/s, caching | CPU µs per create, caching | creates/s, no caching | "
-                     "CPU µs per create, no caching |")
+        names = ("shared cores", f"{a.node_cpu} core per node")
+        lines.append(f"| nodes | creates/s, {names[0]} | CPU µs per create, {names[0]} | creates/s, {names[1]} | "
+                     f"CPU µs per create, {names[1]} |")
         lines.append("|---|---|---|---|---|")
         for nodes in (2, 4, 8):
             row = []
-            for v in ("caching", "no caching"):
+            for v in names:
                 row += [med([x[0] for x in res.get((nodes, v), [])]), med([x[1] for x in res.get((nodes, v), [])])]
             lines.append(f"| {nodes} | " + " | ".join(row) + " |")
     with open(a.out, "w") as f:

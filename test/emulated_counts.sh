@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Requests per operation, per mode, on a 4-node emulated cluster with the cluster's default
-# kernel caching (entries and attributes for 30 s, kept coherent by invalidations between the
+# kernel caching (entries and attributes for 300 s, kept coherent by invalidations between the
 # nodes, fs/core/coherence.h): node 1 creates N files (open O_CREAT, a 100-byte write, close), stats
 # them, reads them (open, read, close) and removes them, in a workspace of each mode, and the
 # daemons' counters say how many FUSE requests node 1 served per operation, how many metadata

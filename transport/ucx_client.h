@@ -68,7 +68,14 @@ class Client {
 
   // Driving thread only.
   void Expire(int64_t now_ns);
-  bool HasPending() const { return !pending_.empty(); }
+  // Calls waiting for a reply, or for a connection.
+  bool HasPending() const {
+    if (!pending_.empty()) return true;
+    for (const auto& [id, peer] : peers_) {
+      if (!peer.waiting.empty()) return true;
+    }
+    return false;
+  }
   void CloseAll();
 
  private:

@@ -181,7 +181,7 @@ void Worker::DrainClosing(int64_t until_ns) {
 // Drives the worker whenever no caller does: runs handed-over work and UCX progress until a
 // round finds nothing, sweeps, keeps polling (with a pause instruction, never a yield) for
 // poll_spin after its last event, then sleeps in poll on the worker's event fd until UCX or
-// Submit wakes it: an idle daemon's progress thread wakes ten times a second. While callers drive the worker themselves
+// Submit wakes it: an idle daemon's progress thread wakes once a second. While callers drive the worker themselves
 // it naps instead: in poll, every event their calls consume would wake it for nothing.
 void Worker::ProgressLoop() {
   int64_t next_sweep = 0;
@@ -225,7 +225,9 @@ void Worker::ProgressLoop() {
       continue;
     }
     if (ucp_worker_arm(worker_) == UCS_OK) {
-      int timeout_ms = idle ? 100 : 1;
+      // Idle (no call waits for anything): nothing is due but what wakes it (a message, a
+      // Submit); a second bounds what was missed.
+      int timeout_ms = idle ? 1000 : 1;
       wl.unlock();
       pollfd pfd{efd_, POLLIN, 0};
       ::poll(&pfd, 1, timeout_ms);

@@ -19,12 +19,37 @@ void CallbackTable::RotateLocked(int64_t now) {
   rotated_ns_ = now;
 }
 
-void CallbackTable::Register(const std::string& path, NodeId holder) {
-  if (!active()) return;
+bool CallbackTable::Register(const std::string& path, NodeId holder) {
+  if (!active()) return false;
   std::lock_guard lock(mu_);
   RotateLocked(clock_->MonotonicNs());
   std::vector<NodeId>& holders = current_[path];
   if (std::find(holders.begin(), holders.end(), holder) == holders.end()) holders.push_back(holder);
+  // Full: the older generation (or, with none, this one) is given up, at most two waiting to be
+  // told (past that the table grows until they are).
+  if (current_.size() + previous_.size() > capacity_ && breaking_.size() < 2) {
+    Generation& oldest = previous_.empty() ? current_ : previous_;
+    breaking_.push_back(std::move(oldest));
+    oldest.clear();
+    return true;
+  }
+  return false;
+}
+
+bool CallbackTable::HasBreak() const {
+  std::lock_guard lock(mu_);
+  return !breaking_.empty();
+}
+
+std::optional<CallbackTable::Generation> CallbackTable::NextBreak() const {
+  std::lock_guard lock(mu_);
+  if (breaking_.empty()) return std::nullopt;
+  return breaking_.front();
+}
+
+void CallbackTable::DoneBreak() {
+  std::lock_guard lock(mu_);
+  if (!breaking_.empty()) breaking_.pop_front();
 }
 
 std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) {
@@ -33,7 +58,9 @@ std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) 
   std::lock_guard lock(mu_);
   RotateLocked(clock_->MonotonicNs());
   bool keep = false;
-  for (Generation* g : {&current_, &previous_}) {
+  std::vector<Generation*> generations = {&current_, &previous_};
+  for (Generation& g : breaking_) generations.push_back(&g);
+  for (Generation* g : generations) {
     auto it = g->find(path);
     if (it == g->end()) continue;
     for (NodeId n : it->second) {
@@ -51,10 +78,48 @@ std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) 
 
 size_t CallbackTable::size() const {
   std::lock_guard lock(mu_);
-  return current_.size() + previous_.size();
+  size_t n = current_.size() + previous_.size();
+  for (const Generation& g : breaking_) n += g.size();
+  return n;
 }
 
 // ---- Coherence ----
+
+namespace {
+constexpr size_t kBatch = 2048;  // invalidations per message
+}  // namespace
+
+Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private,
+                     size_t capacity, std::chrono::milliseconds catchup_every)
+    : view_(view), table_(hold_ns, clock, capacity), peers_(std::move(peers)), node_private_(std::move(node_private)) {
+  if (!table_.active() || catchup_every.count() <= 0) return;
+  // Asleep while nothing is owed or given up (an idle daemon wakes for nothing); while a node
+  // is owed, it tries every `catchup_every`.
+  catchup_ = std::thread([this, catchup_every] {
+    std::unique_lock lock(owed_mu_);
+    while (!stop_) {
+      if (owed_.empty() && !table_.HasBreak()) {
+        owed_cv_.wait(lock, [&] { return stop_ || !owed_.empty() || wake_; });
+      } else {
+        owed_cv_.wait_for(lock, catchup_every, [&] { return stop_ || wake_; });
+      }
+      wake_ = false;
+      if (stop_) break;
+      lock.unlock();
+      Catchup();
+      lock.lock();
+    }
+  });
+}
+
+Coherence::~Coherence() {
+  {
+    std::lock_guard lock(owed_mu_);
+    stop_ = true;
+  }
+  owed_cv_.notify_all();
+  if (catchup_.joinable()) catchup_.join();
+}
 
 void Coherence::SetKernel(KernelInvalidator kernel) {
   std::unique_lock lock(kernel_mu_);
@@ -73,18 +138,81 @@ void Coherence::Tell(const std::vector<Invalidation>& items, NodeId caller) {
   for (const Invalidation& item : items) {
     for (NodeId n : table_.Take(item.path, caller)) by_node[n].push_back(item);
   }
-  for (auto& [node, list] : by_node) {
-    if (node == view_.self) {
-      ToKernel(list);
-      continue;
+  for (auto& [node, list] : by_node) TellNode(node, std::move(list));
+}
+
+void Coherence::Nudge() {
+  // The table gave registrations up: their holders are told now.
+  {
+    std::lock_guard lock(owed_mu_);
+    wake_ = true;
+  }
+  owed_cv_.notify_all();
+}
+
+void Coherence::TellNode(NodeId node, std::vector<Invalidation> list) {
+  if (node == view_.self) return ToKernel(list);
+  {
+    // A node that missed invalidations is not waited for again: these join what it is owed.
+    std::lock_guard lock(owed_mu_);
+    if (owed_.count(node)) return OweLocked(node, std::move(list));
+  }
+  if (!SendTo(node, list).ok()) {
+    // Dead (its kernel went with it) or stuck: told again until it answers (counted: bbctl stats).
+    std::lock_guard lock(owed_mu_);
+    OweLocked(node, std::move(list));
+  }
+}
+
+Status Coherence::SendTo(NodeId node, const std::vector<Invalidation>& list) {
+  if (list.empty()) return Status::Ok();
+  stats_.sent.fetch_add(list.size(), std::memory_order_relaxed);
+  NodeService* peer = peers_ ? peers_(node) : nullptr;
+  Status s = Status(EHOSTUNREACH, "no such node");
+  for (size_t i = 0; peer && i < list.size(); i += kBatch) {
+    std::vector<Invalidation> batch(list.begin() + i, list.begin() + std::min(list.size(), i + kBatch));
+    if (!(s = peer->Invalidate(batch)).ok()) break;
+  }
+  if (!s.ok()) stats_.failed.fetch_add(list.size(), std::memory_order_relaxed);
+  return s;
+}
+
+void Coherence::OweLocked(NodeId node, std::vector<Invalidation> list) {
+  std::vector<Invalidation>& owed = owed_[node];
+  if (!owed.empty() && owed.front() == kDropEverything) return;  // covers anything more
+  size_t before = owed.size();
+  owed.insert(owed.end(), std::make_move_iterator(list.begin()), std::make_move_iterator(list.end()));
+  if (owed.size() > kMaxOwed) owed = {kDropEverything};
+  stats_.owed.fetch_add(owed.size() - std::min(before, owed.size()), std::memory_order_relaxed);
+}
+
+void Coherence::Catchup() {
+  // Registrations given up for room: each holder drops what it holds of them.
+  while (auto gen = table_.NextBreak()) {
+    std::map<NodeId, std::vector<Invalidation>> by_node;
+    for (const auto& [path, holders] : *gen) {
+      for (NodeId n : holders) by_node[n].push_back({path, true});
     }
-    stats_.sent.fetch_add(list.size(), std::memory_order_relaxed);
-    NodeService* peer = peers_ ? peers_(node) : nullptr;
-    Status s = peer ? peer->Invalidate(list) : Status(EHOSTUNREACH, "no such node");
+    for (auto& [node, list] : by_node) {
+      stats_.broken.fetch_add(list.size(), std::memory_order_relaxed);
+      TellNode(node, std::move(list));
+    }
+    table_.DoneBreak();
+  }
+  // Nodes owed invalidations: told what they are owed (what comes meanwhile joins the next
+  // try); one that answered and got nothing new since is even.
+  std::vector<std::pair<NodeId, std::vector<Invalidation>>> owed;
+  {
+    std::lock_guard lock(owed_mu_);
+    for (auto& [node, list] : owed_) owed.emplace_back(node, std::exchange(list, {}));
+  }
+  for (auto& [node, list] : owed) {
+    Status s = SendTo(node, list);
+    std::lock_guard lock(owed_mu_);
     if (!s.ok()) {
-      // A node that does not answer in time has lost its kernel (it died) or is stuck; its
-      // cache expires within the timeout either way (counted: bbctl stats).
-      stats_.failed.fetch_add(list.size(), std::memory_order_relaxed);
+      OweLocked(node, std::move(list));
+    } else if (auto it = owed_.find(node); it != owed_.end() && it->second.empty()) {
+      owed_.erase(it);
     }
   }
 }
@@ -110,7 +238,7 @@ Result<DirAttrPage> CoherentView::ListAttrs(const std::string& dir, const std::s
   BB_ASSIGN_OR_RETURN(DirAttrPage first, local_->ListAttrs(dir, start_after, limit));
   std::string base = dir == "/" ? dir : dir + "/";
   if (first.entries.empty() || !c_->Tracks(caller_, base + first.entries.front().name)) return first;
-  for (const DirAttrEntry& e : first.entries) c_->table().Register(base + e.name, caller_);
+  for (const DirAttrEntry& e : first.entries) c_->Register(base + e.name, caller_);
   BB_ASSIGN_OR_RETURN(DirAttrPage second, local_->ListAttrs(dir, start_after, limit));
   DirAttrPage out;
   out.last = first.last;

@@ -24,12 +24,17 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -39,28 +44,39 @@
 namespace bb::fs {
 
 // Which nodes read a path lately. A registration lives at least `hold_ns` (two generations of
-// that length: memory stays bounded by the paths read within the last two holds). A hold of 0
-// keeps nothing (the kernels cache nothing).
+// that length) unless the table is full: past `capacity` registrations the older generation is
+// given up early and its holders are to be told to drop what they hold of it (NextBreak), as an
+// AFS server breaks callbacks to make room. Until they were told (DoneBreak), a change still
+// finds them (Take). A hold of 0 keeps nothing (the kernels cache nothing).
 class CallbackTable {
  public:
-  CallbackTable(int64_t hold_ns, const Clock* clock)
-      : hold_ns_(hold_ns), clock_(clock), rotated_ns_(clock->MonotonicNs()) {}
-  void Register(const std::string& path, NodeId holder);
+  using Generation = std::unordered_map<std::string, std::vector<NodeId>>;
+
+  CallbackTable(int64_t hold_ns, const Clock* clock, size_t capacity = SIZE_MAX)
+      : hold_ns_(hold_ns), capacity_(capacity), clock_(clock), rotated_ns_(clock->MonotonicNs()) {}
+  // True when this registration filled the table and a generation was given up (NextBreak).
+  bool Register(const std::string& path, NodeId holder);
   // The nodes registered for `path` other than `except`; their registrations end (they are
   // about to be told). `except`'s stays.
   std::vector<NodeId> Take(const std::string& path, NodeId except);
-  size_t size() const;
+  // The oldest generation given up for room and not yet told, or nullopt; DoneBreak once its
+  // holders were told.
+  std::optional<Generation> NextBreak() const;
+  bool HasBreak() const;
+  void DoneBreak();
+  size_t size() const;  // registrations held, those given up and not yet told included
   bool active() const { return hold_ns_ > 0; }
 
  private:
-  using Generation = std::unordered_map<std::string, std::vector<NodeId>>;
   void RotateLocked(int64_t now);
 
   const int64_t hold_ns_;
+  const size_t capacity_;
   const Clock* const clock_;
   mutable std::mutex mu_;
   Generation current_;
   Generation previous_;
+  std::deque<Generation> breaking_;  // given up for room, oldest first
   int64_t rotated_ns_;
 };
 
@@ -71,27 +87,49 @@ struct CoherenceStats {
   std::atomic<uint64_t> sent{0};      // invalidations sent to other nodes
   std::atomic<uint64_t> failed{0};    // of those, not confirmed (the node did not answer in time)
   std::atomic<uint64_t> received{0};  // invalidations this node's kernel was told
+  std::atomic<uint64_t> broken{0};    // registrations given up for room, their holders told
+  std::atomic<uint64_t> owed{0};      // invalidations waiting for a node that did not answer
 };
+
+// An invalidation that drops everything a node's kernel and caches hold (a node that missed
+// more invalidations than are kept for it).
+inline const Invalidation kDropEverything{"/", true};
 
 // One per daemon: the callback table of the paths it owns, how to reach the other nodes, and
 // its own kernel.
 class Coherence {
  public:
-  // `peers(n)` reaches node n (n != self) without a view; `hold_ns` as in CallbackTable.
-  // `node_private(path)`: no other node can reach the path (mode 1), so nobody registers for
-  // it; null: every path is shared.
+  // `peers(n)` reaches node n (n != self) without a view; `hold_ns` and `capacity` as in
+  // CallbackTable. `node_private(path)`: no other node can reach the path (mode 1), so nobody
+  // registers for it; null: every path is shared. A thread of its own tells the holders of
+  // registrations given up for room and tries again the invalidations a node did not answer,
+  // every `catchup_every` (0: no thread; the owner calls Catchup).
   using PathTest = std::function<bool(const std::string&)>;
-  Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private = nullptr)
-      : view_(view), table_(hold_ns, clock), peers_(std::move(peers)), node_private_(std::move(node_private)) {}
+  Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private = nullptr,
+            size_t capacity = SIZE_MAX, std::chrono::milliseconds catchup_every = std::chrono::seconds(1));
+  ~Coherence();
+  Coherence(const Coherence&) = delete;
+  Coherence& operator=(const Coherence&) = delete;
   // The adapter's, once the FUSE session is up (before: nothing is cached to drop); empty
   // before the session goes. Returns once no call of the previous one runs.
   void SetKernel(KernelInvalidator kernel);
   // Drops `items` from this node's kernel.
   void ToKernel(const std::vector<Invalidation>& items);
   // Tells every node registered for the items' paths except `caller`; returns once each
-  // answered or failed.
+  // answered or failed. A node that did not answer is owed what it missed: it is told again
+  // (Catchup) until it answers, and meanwhile new invalidations for it wait with the owed ones
+  // instead of waiting for its deadline; past kMaxOwed it is owed kDropEverything instead.
   void Tell(const std::vector<Invalidation>& items, NodeId caller);
+  // What the thread does: tells the holders of registrations given up for room, then the nodes
+  // owed invalidations. Tests call it themselves.
+  void Catchup();
+  static constexpr size_t kMaxOwed = 4096;
   CallbackTable& table() { return table_; }
+  // Registers `holder` for `path` (CallbackTable::Register), waking the thread when that gave
+  // registrations up.
+  void Register(const std::string& path, NodeId holder) {
+    if (table_.Register(path, holder)) Nudge();
+  }
   NodeId self() const { return view_.self; }
   // Whether a read of `path` by `caller` is registered: callers that are nodes of the cluster
   // (a tool's requests register nothing), paths other nodes can reach.
@@ -101,6 +139,15 @@ class Coherence {
   const CoherenceStats& stats() const { return stats_; }
 
  private:
+  // Sends `list` to `node` (its kernel, for this node); on failure the node owes them.
+  void TellNode(NodeId node, std::vector<Invalidation> list);
+  // Sends `list` to another node, in batches, and waits for its answers.
+  Status SendTo(NodeId node, const std::vector<Invalidation>& list);
+  // REQUIRES owed_mu_. Adds `list` to what `node` is owed.
+  void OweLocked(NodeId node, std::vector<Invalidation> list);
+  // Wakes the thread when registrations wait to be given up.
+  void Nudge();
+
   const NodeView view_;
   CallbackTable table_;
   const NodeResolver peers_;
@@ -108,6 +155,12 @@ class Coherence {
   std::shared_mutex kernel_mu_;  // shared while the kernel is told
   KernelInvalidator kernel_;
   CoherenceStats stats_;
+  std::mutex owed_mu_;  // guards owed_, stop_
+  std::condition_variable owed_cv_;
+  std::unordered_map<NodeId, std::vector<Invalidation>> owed_;  // nodes that did not answer
+  bool stop_ = false;
+  bool wake_ = false;    // a break waits: the thread runs Catchup at once
+  std::thread catchup_;  // last: started once everything above is
 };
 
 // The local node's store as seen by one caller (see the file comment). `local` and
@@ -155,7 +208,7 @@ class CoherentView final : public NodeService {
 
  private:
   void Register(const std::string& path) {
-    if (c_->Tracks(caller_, path)) c_->table().Register(path, caller_);
+    if (c_->Tracks(caller_, path)) c_->Register(path, caller_);
   }
 
   NodeService* const local_;

@@ -32,6 +32,29 @@ TEST_CASE("a callback names the nodes that read a path, except the one changing 
   CHECK(t.size() == 0);
 }
 
+TEST_CASE("a full table gives its oldest registrations up, to be told, and still finds them meanwhile", "[coherence]") {
+  ManualClock clock;
+  CallbackTable t(kHold, &clock, /*capacity=*/4);
+  t.Register("/a", 1);
+  t.Register("/b", 2);
+  clock.Advance(kHold + 1);  // a rotation: /a and /b are the older generation
+  t.Register("/c", 1);
+  t.Register("/d", 1);
+  CHECK_FALSE(t.NextBreak());
+  t.Register("/e", 3);  // the fifth: the older generation goes
+  auto gen = t.NextBreak();
+  REQUIRE(gen);
+  CHECK(gen->size() == 2);
+  CHECK(gen->at("/a") == std::vector<NodeId>{1});
+  CHECK(t.size() == 5);
+  // A change before its holders were told still finds them.
+  CHECK(t.Take("/b", 9) == std::vector<NodeId>{2});
+  t.DoneBreak();
+  CHECK_FALSE(t.NextBreak());
+  CHECK(t.Take("/a", 9).empty());  // told: gone
+  CHECK(t.size() == 3);
+}
+
 TEST_CASE("a hold of 0 keeps nothing", "[coherence]") {
   ManualClock clock;
   CallbackTable t(0, &clock);
@@ -51,12 +74,24 @@ struct TwoReaders {
   std::unique_ptr<NodeService> local1 = NewLocalNodeService(meta1.get(), chunks.get(), {});
   Coherence c1{NodeView{3, 1}, kHold, &clock, nullptr};
   CoherentView node1{local1.get(), &c1, 0};  // how node 1 serves node 0's invalidations
-  bool node2_down = false;
-  Coherence c0{NodeView{3, 0}, kHold, &clock, [this](NodeId n) -> NodeService* {
-                 return n == 1 ? &node1 : nullptr;  // node 2 cannot be reached
-               }};
+  // Node 2 cannot be reached until node2_down is cleared.
+  bool node2_down = true;
+  std::unique_ptr<MetaStore> meta2 = NewMemoryMetaStore();
+  std::unique_ptr<NodeService> local2 = NewLocalNodeService(meta2.get(), chunks.get(), {});
+  Coherence c2{NodeView{3, 2}, kHold, &clock, nullptr};
+  CoherentView node2{local2.get(), &c2, 0};
+  Coherence c0{NodeView{3, 0},
+               kHold,
+               &clock,
+               [this](NodeId n) -> NodeService* {
+                 if (n == 1) return &node1;
+                 return node2_down ? nullptr : &node2;
+               },
+               nullptr,
+               SIZE_MAX,
+               std::chrono::milliseconds(0)};  // the tests call Catchup
   std::mutex mu;
-  std::vector<Invalidation> told1, told0;
+  std::vector<Invalidation> told1, told0, told2;
 
   TwoReaders() {
     c1.SetKernel([this](const std::vector<Invalidation>& items) {
@@ -66,6 +101,10 @@ struct TwoReaders {
     c0.SetKernel([this](const std::vector<Invalidation>& items) {
       std::lock_guard lock(mu);
       told0.insert(told0.end(), items.begin(), items.end());
+    });
+    c2.SetKernel([this](const std::vector<Invalidation>& items) {
+      std::lock_guard lock(mu);
+      told2.insert(told2.end(), items.begin(), items.end());
     });
   }
   CoherentView As(NodeId caller) { return CoherentView(local.get(), &c0, caller); }
@@ -147,6 +186,80 @@ TEST_CASE("a page with attributes registers its reader for every entry on it", "
   REQUIRE(t.As(1).ListAttrs("/", "", 10).has_value());
   REQUIRE(t.As(2).RemoveMeta("/d").has_value());
   CHECK(t.told1.back() == Invalidation{"/d", true});
+}
+
+TEST_CASE("a node that did not answer is owed what it missed, told once it answers, and not waited for meanwhile",
+          "[coherence]") {
+  TwoReaders t;
+  t.Put("/a");
+  t.Put("/b");
+  REQUIRE(t.As(2).GetMeta("/a").has_value());  // node 2 cannot be reached
+  REQUIRE(t.As(2).GetMeta("/b").has_value());
+  MetaUpdate chmod;
+  chmod.mode = 0600;
+  REQUIRE(t.As(1).UpdateMeta("/a", chmod).has_value());
+  CHECK(t.c0.stats().failed == 1);
+  CHECK(t.c0.stats().owed == 1);
+  // The next change for node 2 joins what it is owed: no call, no wait.
+  REQUIRE(t.As(1).UpdateMeta("/b", chmod).has_value());
+  CHECK(t.c0.stats().failed == 1);
+  CHECK(t.c0.stats().owed == 2);
+  t.c0.Catchup();  // still unreachable: still owed
+  CHECK(t.c0.stats().failed == 3);
+  // Reachable again: told both.
+  t.node2_down = false;
+  t.c0.Catchup();
+  CHECK(t.told2 == std::vector<Invalidation>{{"/a", false}, {"/b", false}});
+  t.c0.Catchup();  // even: nothing more
+  CHECK(t.told2.size() == 2);
+  SECTION("past kMaxOwed, it is owed everything instead") {
+    t.node2_down = true;
+    for (size_t i = 0; i <= Coherence::kMaxOwed; ++i) {
+      std::string p = "/many/" + std::to_string(i);
+      t.Put(p);
+      REQUIRE(t.As(2).GetMeta(p).has_value());
+      REQUIRE(t.As(1).RemoveMeta(p).has_value());
+    }
+    t.node2_down = false;
+    t.told2.clear();
+    t.c0.Catchup();
+    CHECK(t.told2 == std::vector<Invalidation>{kDropEverything});
+  }
+}
+
+TEST_CASE("the holders of registrations given up for room are told to drop them", "[coherence]") {
+  ManualClock clock;
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  auto meta1 = NewMemoryMetaStore();
+  auto local1 = NewLocalNodeService(meta1.get(), chunks.get(), {});
+  Coherence c1{NodeView{2, 1}, kHold, &clock, nullptr};
+  std::vector<Invalidation> told1;
+  std::mutex mu;
+  c1.SetKernel([&](const std::vector<Invalidation>& items) {
+    std::lock_guard lock(mu);
+    told1.insert(told1.end(), items.begin(), items.end());
+  });
+  CoherentView node1{local1.get(), &c1, 0};
+  Coherence c0{NodeView{2, 0},
+               kHold,
+               &clock,
+               [&](NodeId) -> NodeService* { return &node1; },
+               nullptr,
+               3,
+               std::chrono::milliseconds(0)};
+  CoherentView as1(local.get(), &c0, 1);
+  for (const char* p : {"/a", "/b", "/c", "/d"}) {
+    REQUIRE(local->PutMeta(p, Metadata{}).ok());
+    REQUIRE(as1.GetMeta(p).has_value());
+  }
+  c0.Catchup();
+  std::lock_guard lock(mu);
+  CHECK(told1.size() == 4);  // the whole generation: the table held 4 > 3
+  CHECK(std::find(told1.begin(), told1.end(), Invalidation{"/a", true}) != told1.end());
+  CHECK(c0.stats().broken == 4);
+  CHECK(c0.table().size() == 0);
 }
 
 TEST_CASE("a reader registered before the change is told even when its read raced the change", "[coherence]") {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "fs/core/coherence.h"
 #include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
@@ -41,7 +42,15 @@ void FileSystem::OverlayUnpublished(const Inode& inode, Metadata* md) {
 }
 
 void FileSystem::MarkFresh(Inode& inode, int64_t asked_ns, bool told) const {
-  if (options_.attr_cache_ns > 0 && !told) inode.fresh_until_ns = asked_ns + options_.attr_cache_ns;
+  if (options_.attr_cache_ns <= 0 || told) return;
+  int64_t fresh = options_.attr_cache_ns;
+  if (inode.meta.type == FileType::kDirectory) fresh = std::min(fresh, options_.dir_attr_cache_ns);
+  inode.fresh_until_ns = asked_ns + fresh;
+}
+
+void FileSystem::BoundDirAttributes(const Inode& inode, Entry* e) const {
+  if (options_.attr_cache_ns <= 0 || e->node_private || e->md.type != FileType::kDirectory) return;
+  e->attr_left_ns = std::max<int64_t>(0, inode.fresh_until_ns - clock_->MonotonicNs());
 }
 
 Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns,
@@ -124,7 +133,28 @@ std::optional<FileType> FileSystem::FreshType(const std::string& path) const {
   return inode->meta.type;
 }
 
+std::vector<std::string> FileSystem::KnownPaths() const {
+  std::lock_guard lock(table_mu_);
+  std::vector<std::string> paths;
+  paths.reserve(by_path_.size());
+  for (const auto& [path, ino] : by_path_) paths.push_back(path);
+  return paths;
+}
+
 void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
+  if (std::find(items.begin(), items.end(), kDropEverything) != items.end()) {
+    // More was missed than its owner kept: nothing cached here is trusted any more.
+    Changed("/", /*below=*/true);
+    std::vector<std::shared_ptr<Inode>> all;
+    {
+      std::lock_guard lock(table_mu_);
+      for (const auto& [ino, inode] : inodes_) all.push_back(inode);
+    }
+    for (const auto& inode : all) {
+      std::lock_guard lock(inode->mu);
+      inode->fresh_until_ns = 0;
+    }
+  }
   constexpr size_t kToldWindow = 4096;
   {
     std::lock_guard lock(told_mu_);

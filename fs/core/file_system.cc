@@ -193,6 +193,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
     std::lock_guard lock(inode->mu);
     inode->meta = md;  // as FreshMeta keeps what it read
     MarkFresh(*inode, asked_ns, e.told);
+    BoundDirAttributes(*inode, &e);
     if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
   }
   if (!ahead) ReadAhead(path, layout);
@@ -301,6 +302,7 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   std::lock_guard lock(inode->mu);
   inode->meta = md;  // what its owner holds now
   MarkFresh(*inode, asked_ns, e.told);
+  BoundDirAttributes(*inode, &e);
   return e;
 }
 

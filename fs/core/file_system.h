@@ -96,6 +96,10 @@ struct FileSystemOptions {
   // without asking again, unless the owner tells this node it changed (fs/core/coherence.h:
   // set only where the owners tell, and to no more than their callback hold). 0: always ask.
   int64_t attr_cache_ns = 0;
+  // The same, for directories, at most: their times and link count move with entries other
+  // nodes make or remove in them, which are not told (DirChanges). The kernel caches their
+  // attributes no longer either (their names as long as any other's).
+  int64_t dir_attr_cache_ns = 1'000'000'000;
   // Statahead (fs/core/statahead.h): the entries of a directory whose entries are looked up one
   // after another are read ahead, at most this many per read-ahead (over all nodes), and answer
   // for attr_cache_ns; 0 (or attr_cache_ns 0): every lookup asks the entry's owner.
@@ -120,6 +124,8 @@ struct Entry {
   // What is left of its owner's promise to tell this node of a change (the kernel may cache it no
   // longer); negative: the whole cache timeout.
   int64_t fresh_left_ns = -1;
+  // How long its attributes may be cached, when shorter (a directory's); negative: as above.
+  int64_t attr_left_ns = -1;
 };
 
 // The inodes a kernel may know for one path: the path's own and its parent directory's (0 when
@@ -263,6 +269,8 @@ class FileSystem {
 
   // The inodes this node's kernel may hold for `path` (cache invalidation, coherence.h).
   KernelInodes KernelInodesOf(const std::string& path) const;
+  // Every path whose inode this node's kernel may hold (kDropEverything, coherence.h).
+  std::vector<std::string> KnownPaths() const;
   // The owner of each item's path told this node it changed: attributes cached here are read
   // again (call before the kernel is told, so that what it asks next is fresh).
   void Invalidated(const std::vector<Invalidation>& items);
@@ -302,9 +310,12 @@ class FileSystem {
   // REQUIRES inode.mu. `md` with this node's writes not yet published (size, times).
   static void OverlayUnpublished(const Inode& inode, Metadata* md);
   // REQUIRES inode.mu. The attributes in inode.meta, read from the owner by a request sent at
-  // `asked_ns`, answer here for attr_cache_ns from then, unless this node was `told` of a change
-  // meanwhile.
+  // `asked_ns`, answer here for attr_cache_ns (a directory's for dir_attr_cache_ns) from then,
+  // unless this node was `told` of a change meanwhile.
   void MarkFresh(Inode& inode, int64_t asked_ns, bool told) const;
+  // REQUIRES inode.mu. A directory's attributes in `e` are cached no longer than they answer
+  // here.
+  void BoundDirAttributes(const Inode& inode, Entry* e) const;
   // An update this node sent for `path`: its cached attributes, when fresh, take it as the
   // owner did (so they stay fresh).
   void AppliedToCached(const std::string& path, const MetaUpdate& u);

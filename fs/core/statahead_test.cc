@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "fs/core/coherence.h"
 #include "fs/core/test_cluster.h"
 
 namespace bb::fs {
@@ -54,7 +55,7 @@ TEST_CASE("statahead: a directory is read ahead after `trigger` misses, and each
   CHECK(c.hits == 1);
 }
 
-TEST_CASE("statahead: misses a second apart do not add up; off when nothing is promised", "[statahead]") {
+TEST_CASE("statahead: misses a second apart do not add up, and it is off when nothing is promised", "[statahead]") {
   Statahead s({.fresh_ns = kFresh, .trigger = 2, .window = 100});
   CHECK_FALSE(s.Missed("/d", 0));
   CHECK_FALSE(s.Missed("/d", 2 * kSecond));
@@ -97,7 +98,7 @@ TEST_CASE("statahead: a read that raced more changes than are remembered keeps n
   CHECK(s.counters().fetched == 4);
 }
 
-TEST_CASE("statahead: windows follow each other; a read that answered little doubles the trigger", "[statahead]") {
+TEST_CASE("statahead: windows follow each other, and a read that answered little doubles the trigger", "[statahead]") {
   Statahead s({.fresh_ns = kFresh, .trigger = 2, .window = 4});
   int64_t t = 0;
   s.Missed("/d", t);
@@ -121,7 +122,7 @@ TEST_CASE("statahead: windows follow each other; a read that answered little dou
   CHECK(s.Missed("/d", t));
 }
 
-TEST_CASE("statahead: at most `capacity` entries are held; old ones make room", "[statahead]") {
+TEST_CASE("statahead: at most `capacity` entries are held, and old ones make room", "[statahead]") {
   Statahead s({.fresh_ns = kFresh, .trigger = 1, .window = 100, .capacity = 6});
   auto a = s.Missed("/a", 0);
   s.Fill(*a, Entries("/a", 4), 0, "");
@@ -202,6 +203,27 @@ TEST_CASE("statahead in a cluster: lookups of another node's files answer from o
     uint64_t hits = c.fs(1).StataheadCounters().hits;
     REQUIRE(c.fs(1).Lookup(d1, "f50"));
     CHECK(c.fs(1).StataheadCounters().hits == hits);
+  }
+  SECTION("a node owed everything trusts nothing it cached") {
+    auto before = c.fs(1).Lookup(d1, "f50");  // from statahead: fresh
+    REQUIRE(before);
+    c.fs(1).Invalidated({kDropEverything});
+    uint64_t hits = c.fs(1).StataheadCounters().hits;
+    auto e = c.fs(1).Lookup(d1, "f51");
+    REQUIRE(e);
+    CHECK(c.fs(1).StataheadCounters().hits == hits);
+    uint64_t asked = MetaToOthers(c, 1) + c.MetaTo(1, 1);
+    REQUIRE(c.fs(1).GetAttr(before->ino));  // its copy of f50, fresh a moment ago, is not trusted
+    CHECK(MetaToOthers(c, 1) + c.MetaTo(1, 1) == asked + 1);
+  }
+  SECTION("a directory's attributes are cached for a second at most, its name as long as any") {
+    auto e = c.fs(1).Lookup(kRootFileId, "d");
+    REQUIRE(e);
+    CHECK(e->attr_left_ns == kSecond);
+    CHECK(e->fresh_left_ns < 0);  // the whole timeout
+    auto f = c.fs(1).Lookup(d1, "f1");
+    REQUIRE(f);
+    CHECK(f->attr_left_ns < 0);
   }
   SECTION("an answer read ahead is cached by the kernel no longer than the promise") {
     c.clock.Advance(20 * kSecond);

@@ -22,7 +22,7 @@ struct DaemonConfig {
   std::string log_level = "info";
   std::string log_to = "file";  // file (<root>/bbd.log; stderr in the foreground) | syslog
   uint32_t fuse_threads = 16;
-  double cache_timeout = -1;  // < 0: not set (1 s on one node, 30 s in a cluster)
+  double cache_timeout = -1;  // < 0: not set (1 s on one node, 300 s in a cluster)
   double private_cache_timeout = 60;
   uint32_t statahead = 8192;  // entries per read-ahead of a directory; 0: off
   uint64_t reserve_bytes = 8 << 20;
@@ -58,7 +58,7 @@ struct DaemonConfig {
   std::string KeyFile() const {
     return !cluster_key_file.empty() || !cluster() ? cluster_key_file : hosts_file + ".key";
   }
-  double EffectiveCacheTimeout() const { return cache_timeout >= 0 ? cache_timeout : (cluster() ? 30.0 : 1.0); }
+  double EffectiveCacheTimeout() const { return cache_timeout >= 0 ? cache_timeout : (cluster() ? 300.0 : 1.0); }
 };
 
 // Checks the fields that only make sense together (the cluster fields). EINVAL naming them.

@@ -123,7 +123,7 @@ ControlServer::~ControlServer() {
 void ControlServer::AcceptLoop() {
   while (!stop_) {
     pollfd p{listen_fd_, POLLIN, 0};
-    int r = ::poll(&p, 1, 200);
+    int r = ::poll(&p, 1, 5000);  // the destructor's shutdown() wakes it at once
     if (r <= 0 || stop_) continue;
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;

@@ -145,10 +145,8 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
 
 json Daemon::CoherenceJson() {
   const CoherenceStats& c = coherence_->stats();
-  return {{"sent", c.sent.load()},
-          {"failed", c.failed.load()},
-          {"received", c.received.load()},
-          {"callbacks", coherence_->table().size()}};
+  return {{"sent", c.sent.load()}, {"failed", c.failed.load()},     {"broken", c.broken.load()},
+          {"owed", c.owed.load()}, {"received", c.received.load()}, {"callbacks", coherence_->table().size()}};
 }
 
 json Daemon::StataheadJson() {

@@ -109,9 +109,12 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   // longer than the timeout (a reply may take that long to reach the kernel).
   double timeout = cfg.EffectiveCacheTimeout();
   int64_t hold_ns = cfg.cluster() && timeout > 0 ? static_cast<int64_t>((timeout + 1) * 1e9) : 0;
+  // Callbacks past kCallbackCapacity (about 80 MB of them) are given up early, their holders told.
+  constexpr size_t kCallbackCapacity = 512 << 10;
   coherence_ = std::make_unique<Coherence>(
       view, hold_ns, &clock_, [this](NodeId n) { return n < remotes_.size() ? remotes_[n].get() : nullptr; },
-      [router = router_.get()](const std::string& path) { return router->Resolve(path).node_private(); });
+      [router = router_.get()](const std::string& path) { return router->Resolve(path).node_private(); },
+      kCallbackCapacity);
   local_view_ = std::make_unique<CoherentView>(local_.get(), coherence_.get(), view.self);
   server_.Attach(local_.get(), coherence_.get());
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), view.self);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/core/coherence.h"
 #include "fs/core/path.h"
 
 namespace bb::fs {
@@ -85,11 +86,17 @@ double CacheTimeout(fuse_req_t req, const Entry& e) {
   return e.fresh_left_ns < 0 ? o.cache_timeout : std::min(o.cache_timeout, e.fresh_left_ns / 1e9);
 }
 
+double AttrTimeout(fuse_req_t req, const Entry& e) {
+  double t = CacheTimeout(req, e);
+  return e.attr_left_ns < 0 || e.node_private ? t : std::min(t, e.attr_left_ns / 1e9);
+}
+
 void ReplyEntry(fuse_req_t req, const Entry& e) {
   fuse_entry_param p{};
   p.ino = e.ino;
   p.generation = 1;
-  p.attr_timeout = p.entry_timeout = CacheTimeout(req, e);
+  p.entry_timeout = CacheTimeout(req, e);
+  p.attr_timeout = AttrTimeout(req, e);
   FillStat(e, &p.attr);
   fuse_reply_entry(req, &p);
 }
@@ -97,7 +104,7 @@ void ReplyEntry(fuse_req_t req, const Entry& e) {
 void ReplyAttr(fuse_req_t req, const Entry& e) {
   struct stat st;
   FillStat(e, &st);
-  fuse_reply_attr(req, &st, CacheTimeout(req, e));
+  fuse_reply_attr(req, &st, AttrTimeout(req, e));
 }
 
 void SetFileHandle(fuse_file_info* fi, OpenFile* f) { fi->fh = reinterpret_cast<uint64_t>(f); }
@@ -163,6 +170,11 @@ fuse_lowlevel_ops MakeOps() {
 }  // namespace adapter
 
 void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items) {
+  if (std::find(items.begin(), items.end(), kDropEverything) != items.end()) {
+    std::vector<Invalidation> all;
+    for (std::string& path : fs.KnownPaths()) all.push_back({std::move(path), true});
+    return InvalidateInKernel(session, fs, all);
+  }
   for (const Invalidation& item : items) {
     KernelInodes k = fs.KernelInodesOf(item.path);
     if (item.entry && k.parent != 0) {

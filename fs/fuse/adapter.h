@@ -59,7 +59,9 @@ int ToErrno(const Status& s);
 void ReplyError(fuse_req_t req, const Status& s, const char* op);
 void FillStat(const Entry& e, struct stat* st);
 void ReplyEntry(fuse_req_t req, const Entry& e);
+// How long the kernel may cache an entry's name, and its attributes (a directory's: shorter).
 double CacheTimeout(fuse_req_t req, const Entry& e);
+double AttrTimeout(fuse_req_t req, const Entry& e);
 void ReplyAttr(fuse_req_t req, const Entry& e);
 void SetFileHandle(fuse_file_info* fi, OpenFile* f);
 // The QoS channel of the request's job for class `cls`. REQUIRES: a stage.

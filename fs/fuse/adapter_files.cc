@@ -24,7 +24,8 @@ void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fu
     fuse_entry_param p{};
     p.ino = r->first.ino;
     p.generation = 1;
-    p.attr_timeout = p.entry_timeout = CacheTimeout(req, r->first);
+    p.entry_timeout = CacheTimeout(req, r->first);
+    p.attr_timeout = AttrTimeout(req, r->first);
     FillStat(r->first, &p.attr);
     if (fuse_reply_create(req, &p, &info) != 0) {
       // The opener is gone (interrupted): undo the open so nothing leaks.

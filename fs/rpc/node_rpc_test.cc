@@ -265,8 +265,7 @@ TEST_CASE("a page with attributes stops at its byte bound, and a malformed one i
   CHECK(ServeNodeRequest(*local, op, transport::Writer().Str("/").Str("").U32(0).Take(), "").status == EPROTO);
 }
 
-TEST_CASE("only requests that never wait for another node or the disk are answered on the progress thread",
-          "[rpc]") {
+TEST_CASE("only requests that never wait for another node or the disk are answered on the progress thread", "[rpc]") {
   auto inline_for = [](NodeOp op, const std::string& payload = "") {
     return ServeInline(static_cast<uint16_t>(op), payload);
   };
@@ -289,11 +288,10 @@ TEST_CASE("only requests that never wait for another node or the disk are answer
   CHECK_FALSE(inline_for(NodeOp::kUpdateMeta, ""));  // fields in the data part, or junk
   CHECK_FALSE(inline_for(NodeOp::kUpdateMeta, update(touch) + "x"));
   // Changes that may tell, scans, chunk I/O: never inline.
-  for (NodeOp op :
-       {NodeOp::kPutMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta, NodeOp::kListDir, NodeOp::kWriteChunk,
-        NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks, NodeOp::kSync,
-        NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace, NodeOp::kPurgeTree, NodeOp::kRemoveFiles,
-        NodeOp::kInvalidate, NodeOp::kListAttrs}) {
+  for (NodeOp op : {NodeOp::kPutMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta, NodeOp::kListDir, NodeOp::kWriteChunk,
+                    NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks,
+                    NodeOp::kSync, NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace,
+                    NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate, NodeOp::kListAttrs}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK_FALSE(ServeInline(999, ""));

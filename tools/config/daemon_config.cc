@@ -102,7 +102,7 @@ const DaemonField kFields[] = {
     {"cache_timeout",
      "seconds the kernel caches attributes and entries (in a cluster kept coherent by invalidations: see "
      "\"Consistency\" below)",
-     "1.0 (30 in a cluster)", true, Seconds<&DaemonConfig::cache_timeout>},
+     "1.0 (300 in a cluster)", true, Seconds<&DaemonConfig::cache_timeout>},
     {"private_cache_timeout",
      "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
      "treat them like shared files",
