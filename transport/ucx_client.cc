@@ -98,6 +98,13 @@ void Client::SetPeer(NodeId id, const std::string& host, uint16_t port) {
   });
 }
 
+bool Client::Retrying() const {
+  for (const auto& [id, call] : pending_) {
+    if (call->retry_at_ns != 0) return true;
+  }
+  return false;
+}
+
 Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,
                                 std::span<char> bulk_in, std::chrono::milliseconds deadline) {
   if (deadline.count() <= 0) deadline = options_.deadline;

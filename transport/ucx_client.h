@@ -68,6 +68,8 @@ class Client {
 
   // Driving thread only.
   void Expire(int64_t now_ns);
+  // Calls waiting to be sent again (pushed back, or their session was unknown).
+  bool Retrying() const;
   // Calls waiting for a reply, or for a connection.
   bool HasPending() const {
     if (!pending_.empty()) return true;

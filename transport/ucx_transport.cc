@@ -31,6 +31,7 @@ class UcxTransport final : public Transport {
     BB_RETURN_IF_ERROR(client_.Open());
     BB_RETURN_IF_ERROR(server_.Open());
     worker_.StartProgress({[this](int64_t now) { client_.Expire(now); }, [this] { return !client_.HasPending(); },
+                           [this] { return client_.Retrying(); },
                            [this] {
                              client_.CloseAll();
                              server_.CloseAll();

@@ -43,6 +43,7 @@ class Worker {
   struct Hooks {
     std::function<void(int64_t now_ns)> sweep;  // about every millisecond: expire late calls
     std::function<bool()> idle;                 // no call is waiting for a reply
+    std::function<bool()> retrying;             // a call waits to be sent again (push-back)
     std::function<void()> close_all;            // at stop: fail calls, close endpoints
   };
 
