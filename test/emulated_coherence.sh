@@ -112,6 +112,18 @@ sleep 3
 check "node 2 stopped while late was cut: once back it sees the cut (owed: $(stat_of 1 's["invalidations"]["owed"]'))" \
   test "$(st 2 $ws/late | cut -d' ' -f4)" = 4
 
+# drop-caches: the node's kernel and daemon forget every entry (as a node owed too many
+# invalidations does) and go on serving, asking the owners again.
+st 2 "$ws/late" >/dev/null
+asked0=$(stat_of 2 's["ops"]["lookup"] + s["ops"]["getattr"]')
+st 2 "$ws/late" >/dev/null
+asked1=$(stat_of 2 's["ops"]["lookup"] + s["ops"]["getattr"]')
+"$bbctl" drop-caches --node 2 >/dev/null
+check "drop-caches: node 2 serves on and reads late afresh" test "$(st 2 $ws/late | cut -d' ' -f4)" = 4
+asked2=$(stat_of 2 's["ops"]["lookup"] + s["ops"]["getattr"]')
+check "drop-caches: a cached stat asked node 2's daemon nothing ($((asked1 - asked0))), after the drop it did ($((asked2 - asked1)))" \
+  test $((asked1 - asked0)) -eq 0 -a $((asked2 - asked1)) -ge 1
+
 received=$(stat_of 2 's["invalidations"]["received"]')
 failed=$(for n in 0 1 2 3; do stat_of $n 's["invalidations"]["failed"]'; done | awk "{s += \$1} END {print s}")
 check "node 2's kernel was told of the changes ($received invalidations), none failed but those to the stopped node ($failed)" \

@@ -224,6 +224,7 @@ void Worker::ProgressLoop() {
       sleeping_.store(false);
       continue;
     }
+    idle_sleep_.store(idle);
     if (ucp_worker_arm(worker_) == UCS_OK) {
       // Idle (no call waits for anything): nothing is due but what wakes it (a message, a
       // Submit); a second bounds what was missed. Calls waiting for replies need the sweep for
@@ -235,6 +236,7 @@ void Worker::ProgressLoop() {
       pollfd pfd{efd_, POLLIN, 0};
       ::poll(&pfd, 1, timeout_ms);
     }
+    idle_sleep_.store(false);
     sleeping_.store(false);
   }
   std::lock_guard wl(worker_mu_);
@@ -303,9 +305,14 @@ bool Worker::SendNow(const std::function<void()>& start) {
   if (!wl.owns_lock() || stopping_.load()) return false;
   RunSubmissions();  // work handed over earlier goes first
   start();
-  while (ucp_worker_progress(worker_) != 0) {
+  // Push the send out; what else came is the progress thread's (bounded: a caller's thread does
+  // not serve a flood of other nodes' messages).
+  for (int i = 0; i < 16 && ucp_worker_progress(worker_) != 0; ++i) {
   }
-  if (sleeping_.load()) {
+  if (idle_sleep_.load()) {
+    // Asleep for up to a second, timed for no calls out: this call's deadline needs its sweep.
+    ucp_worker_signal(worker_);
+  } else if (sleeping_.load()) {
     // The progress thread sleeps in poll, armed before the events this thread just consumed:
     // arm again so that the next one (the reply) wakes it. Events that keep coming (BUSY) are
     // its to take: wake it.
@@ -314,11 +321,12 @@ bool Worker::SendNow(const std::function<void()>& start) {
       ucs_status_t s = ucp_worker_arm(worker_);
       armed = s == UCS_OK;
       if (s != UCS_ERR_BUSY) break;
-      while (ucp_worker_progress(worker_) != 0) {
-      }
+      (void)ucp_worker_progress(worker_);
     }
     if (!armed) ucp_worker_signal(worker_);
   }
+  wl.unlock();
+  HandBack();  // a progress thread that found the worker taken naps: it may go on at once
   return true;
 }
 

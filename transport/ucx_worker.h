@@ -103,6 +103,7 @@ class Worker {
   std::atomic<bool> stopping_{false};      // set under submit_mu_, so no work is queued after it
   std::atomic<bool> has_work_{false};      // submissions_ may be non-empty
   std::atomic<bool> sleeping_{false};      // the progress thread is (about to be) in poll
+  std::atomic<bool> idle_sleep_{false};    // ... for the idle timeout (no call was out)
   std::atomic<int> drivers_waiting_{0};    // callers waiting to drive the worker
   std::atomic<int64_t> last_drive_ns_{0};  // when a caller last stopped driving
   // The progress thread's nap while callers drive. Shorter naps wake it more often, and on a

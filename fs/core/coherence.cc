@@ -38,18 +38,23 @@ bool CallbackTable::Register(const std::string& path, NodeId holder) {
 
 bool CallbackTable::HasBreak() const {
   std::lock_guard lock(mu_);
-  return !breaking_.empty();
+  return !breaking_.empty() || !telling_.empty();
 }
 
-std::optional<CallbackTable::Generation> CallbackTable::NextBreak() const {
+CallbackTable::Generation CallbackTable::NextBreak(size_t max) {
   std::lock_guard lock(mu_);
-  if (breaking_.empty()) return std::nullopt;
-  return breaking_.front();
+  telling_.clear();
+  while (!breaking_.empty() && breaking_.front().empty()) breaking_.pop_front();
+  if (breaking_.empty()) return {};
+  Generation& from = breaking_.front();
+  for (auto it = from.begin(); it != from.end() && telling_.size() < max;) telling_.insert(from.extract(it++));
+  return telling_;
 }
 
 void CallbackTable::DoneBreak() {
   std::lock_guard lock(mu_);
-  if (!breaking_.empty()) breaking_.pop_front();
+  telling_.clear();
+  while (!breaking_.empty() && breaking_.front().empty()) breaking_.pop_front();
 }
 
 std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) {
@@ -58,7 +63,7 @@ std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) 
   std::lock_guard lock(mu_);
   RotateLocked(clock_->MonotonicNs());
   bool keep = false;
-  std::vector<Generation*> generations = {&current_, &previous_};
+  std::vector<Generation*> generations = {&current_, &previous_, &telling_};
   for (Generation& g : breaking_) generations.push_back(&g);
   for (Generation* g : generations) {
     auto it = g->find(path);
@@ -78,7 +83,7 @@ std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) 
 
 size_t CallbackTable::size() const {
   std::lock_guard lock(mu_);
-  size_t n = current_.size() + previous_.size();
+  size_t n = current_.size() + previous_.size() + telling_.size();
   for (const Generation& g : breaking_) n += g.size();
   return n;
 }
@@ -112,7 +117,9 @@ Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeRes
   });
 }
 
-Coherence::~Coherence() {
+Coherence::~Coherence() { Stop(); }
+
+void Coherence::Stop() {
   {
     std::lock_guard lock(owed_mu_);
     stop_ = true;
@@ -178,6 +185,10 @@ Status Coherence::SendTo(NodeId node, const std::vector<Invalidation>& list) {
 }
 
 void Coherence::OweLocked(NodeId node, std::vector<Invalidation> list) {
+  if (owed_.empty()) {
+    wake_ = true;  // the thread sleeps while nothing is owed: it tries again from now on
+    owed_cv_.notify_all();
+  }
   std::vector<Invalidation>& owed = owed_[node];
   if (!owed.empty() && owed.front() == kDropEverything) return;  // covers anything more
   size_t before = owed.size();
@@ -187,10 +198,13 @@ void Coherence::OweLocked(NodeId node, std::vector<Invalidation> list) {
 }
 
 void Coherence::Catchup() {
-  // Registrations given up for room: each holder drops what it holds of them.
-  while (auto gen = table_.NextBreak()) {
+  // Registrations given up for room: each holder drops what it holds of them, a slice at a time
+  // (the table is locked only while a slice moves).
+  for (;;) {
+    CallbackTable::Generation slice = table_.NextBreak(kBatch);
+    if (slice.empty()) break;
     std::map<NodeId, std::vector<Invalidation>> by_node;
-    for (const auto& [path, holders] : *gen) {
+    for (const auto& [path, holders] : slice) {
       for (NodeId n : holders) by_node[n].push_back({path, true});
     }
     for (auto& [node, list] : by_node) {

@@ -59,9 +59,9 @@ class CallbackTable {
   // The nodes registered for `path` other than `except`; their registrations end (they are
   // about to be told). `except`'s stays.
   std::vector<NodeId> Take(const std::string& path, NodeId except);
-  // The oldest generation given up for room and not yet told, or nullopt; DoneBreak once its
-  // holders were told.
-  std::optional<Generation> NextBreak() const;
+  // Up to `max` registrations given up for room and not yet told, oldest generation first
+  // (empty: none); DoneBreak once their holders were told. Until then Take still finds them.
+  Generation NextBreak(size_t max);
   bool HasBreak() const;
   void DoneBreak();
   size_t size() const;  // registrations held, those given up and not yet told included
@@ -77,6 +77,7 @@ class CallbackTable {
   Generation current_;
   Generation previous_;
   std::deque<Generation> breaking_;  // given up for room, oldest first
+  Generation telling_;               // the slice of them being told now (NextBreak)
   int64_t rotated_ns_;
 };
 
@@ -123,6 +124,8 @@ class Coherence {
   // What the thread does: tells the holders of registrations given up for room, then the nodes
   // owed invalidations. Tests call it themselves.
   void Catchup();
+  // Stops the thread (waiting for what it is doing); call before what `peers` reaches goes.
+  void Stop();
   static constexpr size_t kMaxOwed = 4096;
   CallbackTable& table() { return table_; }
   // Registers `holder` for `path` (CallbackTable::Register), waking the thread when that gave

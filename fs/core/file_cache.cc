@@ -142,9 +142,12 @@ std::vector<std::string> FileSystem::KnownPaths() const {
 }
 
 void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
+  // Statahead first: a lookup that takes an entry after this is told (ToldSince) below, one that
+  // took it before finds the change told when it checks.
+  for (const Invalidation& item : items) Changed(item.path, item.entry);  // a name: and below it
   if (std::find(items.begin(), items.end(), kDropEverything) != items.end()) {
-    // More was missed than its owner kept: nothing cached here is trusted any more.
-    Changed("/", /*below=*/true);
+    // More was missed than its owner kept: nothing cached here is trusted any more (statahead
+    // dropped everything above).
     std::vector<std::shared_ptr<Inode>> all;
     {
       std::lock_guard lock(table_mu_);
@@ -164,10 +167,7 @@ void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
       if (told_.size() > kToldWindow) told_.pop_front();
     }
   }
-  for (const Invalidation& item : items) {
-    Changed(item.path, item.entry);  // a name dropped: the kernel drops what is below it too
-    Stale(item.path);
-  }
+  for (const Invalidation& item : items) Stale(item.path);
 }
 
 bool FileSystem::ToldSince(const std::string& path, uint64_t since) const {
@@ -175,7 +175,7 @@ bool FileSystem::ToldSince(const std::string& path, uint64_t since) const {
   std::lock_guard lock(told_mu_);
   if (told_.empty() || told_.front().first > since + 1) return true;  // past the window
   for (auto it = told_.rbegin(); it != told_.rend() && it->first > since; ++it) {
-    if (it->second == path) return true;
+    if (it->second == path || it->second == "/") return true;  // "/": the root, or everything
   }
   return false;
 }

@@ -26,6 +26,14 @@ uint64_t AddExtent(Extents& extents, uint64_t offset, std::span<const char> data
     hi = std::max<uint64_t>(hi, it->first + it->second.size());
     held += it->second.size();
   }
+  if (first != last && std::next(first) == last && first->first == lo) {
+    // One range, grown at its end or written inside: in place (amortized, so a run of small
+    // writes into one chunk costs its bytes once, not once per write).
+    std::string& held_bytes = first->second;
+    held_bytes.resize(hi - lo);
+    std::memcpy(held_bytes.data() + (offset - lo), data.data(), data.size());
+    return (hi - lo) - held;
+  }
   std::string merged(hi - lo, '\0');
   for (auto it = first; it != last; ++it)
     std::memcpy(merged.data() + (it->first - lo), it->second.data(), it->second.size());

@@ -11,6 +11,7 @@
 //   {"cmd": "qos_set", "job": J, "metadata": OPS, "data": BYTES}   (0 or null: no limit)
 //   {"cmd": "profile_start", "name": N}                (this node counts workspace N's I/O)
 //   {"cmd": "profile_stop", "name": N}                 -> {"ok": true, "profile": {...}} (profile_json.h)
+//   {"cmd": "drop_caches"}                             (the kernel and daemon drop every cached entry)
 // A failure is {"ok": false, "error": "what and where"}. A request that is not one line of JSON
 // within 1 MiB and 10 seconds, or names an unknown command, gets such an error; nothing else
 // happens. The socket is owner-only (0600): whoever can reach it controls the daemon.

@@ -71,6 +71,7 @@ nlohmann::json Daemon::Control(const json& request, const ControlPeer& peer) {
       {"qos_set", &Daemon::QosSetCommand},
       {"profile_start", &Daemon::ProfileStartCommand},
       {"profile_stop", &Daemon::ProfileStopCommand},
+      {"drop_caches", &Daemon::DropCachesCommand},
   };
   auto cmd = Field(request, "cmd");
   if (!cmd) return Failure(cmd.error());
@@ -147,6 +148,11 @@ json Daemon::CoherenceJson() {
   const CoherenceStats& c = coherence_->stats();
   return {{"sent", c.sent.load()}, {"failed", c.failed.load()},     {"broken", c.broken.load()},
           {"owed", c.owed.load()}, {"received", c.received.load()}, {"callbacks", coherence_->table().size()}};
+}
+
+json Daemon::DropCachesCommand(const json&, const ControlPeer&) {
+  coherence_->ToKernel({kDropEverything});
+  return {{"ok", true}};
 }
 
 json Daemon::StataheadJson() {

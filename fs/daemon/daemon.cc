@@ -34,6 +34,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
 }
 
 Daemon::~Daemon() {
+  if (coherence_) coherence_->Stop();  // its thread calls other nodes through remotes_
   control_.reset();
   metrics_.reset();
   StopQos();  // runs what still waits, while the file system is there

@@ -71,6 +71,7 @@ class Daemon {
   nlohmann::json JobStopCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json ProfileStartCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json ProfileStopCommand(const nlohmann::json& request, const ControlPeer& peer);
+  nlohmann::json DropCachesCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json QosJson();
   nlohmann::json CoherenceJson();  // invalidations sent, failed and received; callbacks held
   nlohmann::json StataheadJson();  // read-aheads made, entries they brought, lookups they answered

@@ -169,12 +169,9 @@ fuse_lowlevel_ops MakeOps() {
 }  // namespace
 }  // namespace adapter
 
-void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items) {
-  if (std::find(items.begin(), items.end(), kDropEverything) != items.end()) {
-    std::vector<Invalidation> all;
-    for (std::string& path : fs.KnownPaths()) all.push_back({std::move(path), true});
-    return InvalidateInKernel(session, fs, all);
-  }
+namespace {
+
+void DropFromKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items) {
   for (const Invalidation& item : items) {
     KernelInodes k = fs.KernelInodesOf(item.path);
     if (item.entry && k.parent != 0) {
@@ -183,6 +180,19 @@ void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::
     }
     if (k.ino != 0) (void)fuse_lowlevel_notify_inval_inode(session, k.ino, 0, 0);
   }
+}
+
+}  // namespace
+
+void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items) {
+  if (std::find(items.begin(), items.end(), kDropEverything) == items.end()) return DropFromKernel(session, fs, items);
+  // Everything this node's kernel may hold: every known name (the root has none), and its inode.
+  std::vector<Invalidation> all;
+  for (std::string& path : fs.KnownPaths()) {
+    bool named = path != "/";
+    all.push_back({std::move(path), named});
+  }
+  DropFromKernel(session, fs, all);
 }
 
 const fuse_lowlevel_ops& FuseOperations() {

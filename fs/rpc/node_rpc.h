@@ -59,6 +59,8 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
 // and the metadata writes that never tell another node (fs/core/coherence.h) — making an entry,
 // and a directory's batched entry changes. Whatever may tell other nodes (and so wait for their
 // answers, which this thread receives), scans or touches chunk data goes to the handler threads.
+// A write stalled in LevelDB (its level-0 files piling up under a create storm) holds this node's
+// progress thread meanwhile, as it would hold a handler thread; its callers' deadlines wait.
 bool ServeInline(uint16_t op, std::string_view payload);
 
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the

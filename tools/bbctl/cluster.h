@@ -74,6 +74,8 @@ Status JobList(const std::string& root, bool as_json = false);
 // node < 0: every node.
 // as_prometheus: the Prometheus text exposition (fs/daemon/metrics.h) of the nodes asked.
 Status Stats(const std::string& root, int node, bool as_json, bool as_prometheus = false);
+// Every node (or node `node`) drops the entries and attributes its kernel and daemon cache.
+Status DropCaches(const std::string& root, int node);
 // One request to one daemon's control socket: the reply, or its error (errno and message).
 Result<nlohmann::json> Ask(const std::string& socket, const nlohmann::json& request, int timeout_ms);
 // The job_start request of workspace `name` with the layout and decision record of `mode`.

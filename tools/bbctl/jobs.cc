@@ -102,6 +102,20 @@ Status JobList(const std::string& root, bool as_json) {
   return Status::Ok();
 }
 
+Status DropCaches(const std::string& root, int node) {
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
+  if (node >= static_cast<int>(sockets.size())) {
+    return Status(EINVAL, "no node " + std::to_string(node) + " (there are " + std::to_string(sockets.size()) + ")");
+  }
+  for (size_t i = 0; i < sockets.size(); ++i) {
+    if (node >= 0 && static_cast<int>(i) != node) continue;
+    BB_RETURN_IF_ERROR(
+        Ask(sockets[i], {{"cmd", "drop_caches"}}, kQuickMs).status().Annotate("node " + std::to_string(i)));
+  }
+  std::printf("bbctl: caches dropped on %s\n", node >= 0 ? ("node " + std::to_string(node)).c_str() : "every node");
+  return Status::Ok();
+}
+
 Status Stats(const std::string& root, int node, bool as_json, bool as_prometheus) {
   BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(root));
   if (node >= static_cast<int>(sockets.size())) {

@@ -11,6 +11,7 @@
 //   bbctl job run --name JOB (--mode N | --mode-file F) [--nodes N] [--ntasks-per-node K]
 //                 [--timeout S] [--profile OUT.json] [--keep] [--json] -- JOB.sh [ARGS]
 //   bbctl stats [--node I] [--json | --prometheus] [--root DIR]
+//   bbctl drop-caches [--node I] [--root DIR]
 //   bbctl key new FILE [--force]      a cluster key (sites that give their own)
 //   bbctl qos status --key-file FILE [--controller IP:PORT] [--json]
 //   bbctl qos set --job JOB [--metadata OPS] [--data SIZE] [--node I] [--root DIR]
@@ -130,6 +131,11 @@ int main(int argc, char** argv) {
   bool as_prometheus = false;
   stats->add_flag("--prometheus", as_prometheus, "print the Prometheus text exposition (metric names: README)");
   stats->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
+  auto* drop = app.add_subcommand("drop-caches",
+                                  "drop every entry and attribute the nodes' kernels and daemons cache (they are read "
+                                  "again from their owners)");
+  drop->add_option("--node", node, "only this node");
+  drop->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   std::string controller = "127.0.0.1:7600", qos_job, data_rate;
   double meta_rate = -1;
   auto* qos = app.add_subcommand("qos", "QoS: the controller's rates, and per-daemon limits");
@@ -213,6 +219,7 @@ int main(int argc, char** argv) {
   if (*jstop) return Report(JobStop(ctl_root, job_name));
   if (*jlist) return Report(JobList(ctl_root, as_json));
   if (*stats) return Report(Stats(ctl_root, node, as_json, as_prometheus));
+  if (*drop) return Report(DropCaches(ctl_root, node));
 
   if (*s) return Report(StartLocal(start));
   if (*stop) return Report(StopLocal(root));
