@@ -210,11 +210,13 @@ Result<Peer> Dial(int fd, const Key& key, uint32_t self_id, std::string_view pay
   if (in[4] != 0) return Status(in[4] == 2 ? EAGAIN : EACCES, "refused: " + in.substr(9, GetU32(in, 5)));
   uint32_t m = GetU32(in, 9);
   std::string_view all(in);
-  if (all.size() != kAnswerFixed + m + kMacBytes) return Status(EPROTO, "bytes after the handshake answer");
+  // The key first: an impostor's answer followed at once by more bytes (which one read may
+  // take together) is named for what it is, not for the bytes after it.
   std::string_view answer_body = all.substr(5, 8 + m);
-  if (!SameMac(Mac(key, "bb answer", nonce_s, nonce_c, answer_body), all.substr(kAnswerFixed + m))) {
+  if (!SameMac(Mac(key, "bb answer", nonce_s, nonce_c, answer_body), all.substr(kAnswerFixed + m, kMacBytes))) {
     return Status(EACCES, "the peer does not hold the cluster key");
   }
+  if (all.size() != kAnswerFixed + m + kMacBytes) return Status(EPROTO, "bytes after the handshake answer");
   return Peer{GetU32(all, 5), std::string(all.substr(kAnswerFixed, m))};
 }
 

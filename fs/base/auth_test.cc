@@ -99,6 +99,24 @@ TEST_CASE("a server with another key does not convince the client") {
   CHECK(dialed.error().code() == EACCES);
 }
 
+TEST_CASE("a server without the key that sends more right after its answer is named for the key") {
+  Pair p;
+  std::thread server([&] {
+    Responder r(KeyOf(9));
+    (void)!::write(p.fd[0], r.challenge().data(), r.challenge().size());
+    char buf[512];
+    ssize_t n = ::read(p.fd[0], buf, sizeof buf);
+    (void)r.Take({buf, static_cast<size_t>(std::max<ssize_t>(n, 0))});
+    std::string forged = r.Accept(7, "x") + "and a frame after it";  // one write: one read takes both
+    (void)!::write(p.fd[0], forged.data(), forged.size());
+  });
+  auto dialed = Dial(p.fd[1], KeyOf(1), 3, "", 2000);
+  server.join();
+  REQUIRE(!dialed.has_value());
+  CHECK(dialed.error().code() == EACCES);
+  CHECK(dialed.error().message().find("cluster key") != std::string::npos);
+}
+
 TEST_CASE("a hello is good for one challenge only (no replay)") {
   Pair p;
   std::string hello;
