@@ -323,7 +323,9 @@ bool Worker::SendNow(const std::function<void()>& start) {
       if (s != UCS_ERR_BUSY) break;
       (void)ucp_worker_progress(worker_);
     }
-    if (!armed) ucp_worker_signal(worker_);
+    // Arming reads the worker's signal: one that a Submit sent after this thread ran the
+    // submissions (or a Stop) is taken with it, and must be given again.
+    if (!armed || has_work_.load() || stopping_.load()) ucp_worker_signal(worker_);
   }
   wl.unlock();
   HandBack();  // a progress thread that found the worker taken naps: it may go on at once

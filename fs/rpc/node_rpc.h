@@ -55,12 +55,12 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
                                                   std::chrono::milliseconds deadline);
 
 // The requests cheap enough to answer on the transport's progress thread (TransportOptions::
-// run_inline), given their op and typed fields: reading one metadata entry, the liveness probe,
-// and the metadata writes that never tell another node (fs/core/coherence.h) — making an entry,
-// and a directory's batched entry changes. Whatever may tell other nodes (and so wait for their
-// answers, which this thread receives), scans or touches chunk data goes to the handler threads.
-// A write stalled in LevelDB (its level-0 files piling up under a create storm) holds this node's
-// progress thread meanwhile, as it would hold a handler thread; its callers' deadlines wait.
+// run_inline), given their op: reading one metadata entry, and the liveness probe. Writes go to
+// the handler threads, even those that tell nobody: a LevelDB write may wait for a compaction
+// (level-0 files piling up, or a memtable still being written out), and while it waited the
+// progress thread would answer no ping, so that a node slowed under load (its CPU capped) was
+// taken for gone by every caller. Whatever tells other nodes, scans or touches chunk data goes
+// there too.
 bool ServeInline(uint16_t op, std::string_view payload);
 
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the

@@ -20,17 +20,6 @@ Response Serve(NodeService& local, std::string_view payload, std::string_view bu
 
 bool Always(std::string_view) { return true; }
 bool Never(std::string_view) { return false; }
-// A metadata update that changes no attribute a kernel caches (a directory's batched entry
-// changes) tells nobody.
-bool TellsNobody(std::string_view payload) {
-  rpc::Reader r(payload);
-  rpc::UpdateMeta::Request q = rpc::UpdateMeta::Decode(r);
-  if (!r.Finish("update").ok()) return false;
-  rpc::Reader ur(q.update);
-  MetaUpdate u = rpc::DecodeUpdate(ur);
-  return ur.Finish("update fields").ok() && !ChangesCachedAttributes(u);
-}
-
 struct OpRow {
   NodeOp op;
   bool (*run_inline)(std::string_view payload);
@@ -40,9 +29,9 @@ struct OpRow {
 // In NodeOp order (op codes 1, 2, ...).
 constexpr OpRow kOps[] = {
     {NodeOp::kGetMeta, Always, Serve<rpc::GetMeta>},
-    {NodeOp::kCreateMeta, Always, Serve<rpc::CreateMeta>},
+    {NodeOp::kCreateMeta, Never, Serve<rpc::CreateMeta>},
     {NodeOp::kPutMeta, Never, Serve<rpc::PutMeta>},
-    {NodeOp::kUpdateMeta, TellsNobody, Serve<rpc::UpdateMeta>},
+    {NodeOp::kUpdateMeta, Never, Serve<rpc::UpdateMeta>},
     {NodeOp::kRemoveMeta, Never, Serve<rpc::RemoveMeta>},
     {NodeOp::kMoveMeta, Never, Serve<rpc::MoveMeta>},
     {NodeOp::kListDir, Never, Serve<rpc::ListDir>},
