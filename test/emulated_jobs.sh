@@ -83,6 +83,25 @@ check "mpiexec without -np: one rank per slot of the job" test "$(wc -l < slots.
 printf '#!/bin/bash\n#SBATCH -N 2 -n 2\nsrun bash -c "exit \\$((SLURM_PROCID * 5))"\nexit $?\n' > fail.sh
 rc=0; run --name fail --mode 3 -- fail.sh 2>/dev/null || rc=$?
 check "a failing task fails the job with its exit status (got $rc)" test "$rc" = 5
+# An mpirun that hangs once its tasks ended, as Open MPI's may after a task failed
+# (open-mpi/ompi#3380): srun stops it and answers with the tasks' highest exit status.
+mkdir -p fakempi
+cat > fakempi/mpirun <<'EOF'
+#!/bin/bash
+while [ "$1" != "-np" ]; do shift; done; np=$2; shift 2
+while [ "${1##*/}" != bbctl ]; do shift; done
+for ((r = 0; r < np; r++)); do OMPI_COMM_WORLD_RANK=$r "$@" & done
+wait
+exec sleep 6000
+EOF
+chmod +x fakempi/mpirun
+printf '#!/bin/bash\n#SBATCH -N 2 -n 3\nexport PATH=$SLURM_SUBMIT_DIR/fakempi:$PATH\nsrun bash -c "exit \\$((SLURM_PROCID * 3))"\n' > stuck.sh
+start=$(date +%s)
+rc=0; out=$(run --name stuck --mode 3 --timeout 60 -- stuck.sh 2>&1) || rc=$?
+took=$(( $(date +%s) - start ))
+check "an mpirun left hanging after its tasks ended is stopped: exit $rc (the highest task's) after ${took}s" \
+  sh -c "test $rc = 6 -a $took -lt 30 && ! pgrep -f 'sleep 600[0]' >/dev/null"
+check "and srun says so ($(grep -o 'mpirun was still there.*' <<< "$out"))" grep -q "mpirun was still there" <<< "$out"
 cat > hang.sh <<'EOF'
 #!/bin/bash
 #SBATCH -N 4 -n 4

@@ -1,14 +1,23 @@
 // The job's srun, mpirun/mpiexec and scontrol on the emulated cluster, and the task they start
 // (job_run.h).
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/bbctl/cluster.h"
@@ -74,6 +83,133 @@ std::string RealMpirun() {
   return "/usr/bin/mpirun";
 }
 
+// The folder where the tasks of `step` leave their exit statuses.
+std::string StepDir(const std::string& step) { return std::string(std::getenv("BB_EMU_JOB_DIR")) + "/step." + step; }
+
+// The process the signals that reach this one go on to (0: none yet).
+volatile sig_atomic_t forward_to = 0;
+void Forward(int sig) {
+  if (forward_to > 0) ::kill(forward_to, sig);
+}
+constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+void ForwardSignalsTo(pid_t pid) {
+  forward_to = pid;
+  struct sigaction sa {};
+  sa.sa_handler = Forward;
+  sa.sa_flags = SA_RESTART;
+  for (int sig : kForwarded) ::sigaction(sig, &sa, nullptr);
+}
+
+// An exit code as a shell reports it (128 + the signal for a killed process).
+int CodeOf(int wstatus) { return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus); }
+
+// Whether `pid` has a child now (any of its threads').
+bool HasChildren(pid_t pid) {
+  std::error_code ec;
+  for (const auto& t : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream f(t.path() / "children");
+    std::string any;
+    if (f >> any) return true;
+  }
+  return false;
+}
+
+// What the tasks of a step that mpirun did not end left: the highest exit code, as srun gives,
+// or 1 when a task left none (it was killed before it could).
+int StepStatus(const std::string& dir, int tasks) {
+  int worst = 0, found = 0;
+  for (int r = 0; r < tasks; ++r) {
+    std::ifstream f(dir + "/" + std::to_string(r));
+    int code = 0;
+    if (f >> code) {
+      ++found;
+      worst = std::max(worst, code);
+    }
+  }
+  return found < tasks ? std::max(worst, 1) : worst;
+}
+
+// Runs a task's program as a child that dies with this process, passing on the signals mpirun
+// sends; leaves its exit status in `status_dir` (as file `rank`) and ends as it did.
+int RunTask(std::vector<char*>& argv, int status_dir, int rank) {
+  pid_t self = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) return Fail("bbctl task", Status(errno, "cannot start " + std::string(argv[0])));
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != self) ::_exit(137);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "bbctl task: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ForwardSignalsTo(pid);
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (status_dir >= 0) {
+    std::string code = std::to_string(CodeOf(wstatus)) + "\n";
+    int fd = ::openat(status_dir, std::to_string(rank).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      (void)!::write(fd, code.data(), code.size());
+      ::close(fd);
+    }
+  }
+  if (WIFSIGNALED(wstatus)) {  // ends as the program did
+    ::signal(WTERMSIG(wstatus), SIG_DFL);
+    ::raise(WTERMSIG(wstatus));
+  }
+  return CodeOf(wstatus);
+}
+
+// Runs mpirun (`argv`) for `tasks` tasks of `step` and returns its exit status. Open MPI's
+// mpirun may hang once a task exited non-zero (open-mpi/ompi#3380): when all its tasks are gone
+// and it is still there after kGraceMs, it is killed and the step's status comes from what the
+// tasks left (TaskMain). Signals to srun go on to mpirun.
+int Supervise(const std::string& who, std::vector<std::string> argv, int step, int tasks) {
+  constexpr int64_t kGraceMs = 5000;
+  std::string dir = StepDir(std::to_string(step));
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(dir, ec);
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return Fail(who, Status(errno, "cannot start " + argv[0]));
+  if (pid == 0) {
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "%s: cannot run %s: %s\n", who.c_str(), args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ForwardSignalsTo(pid);
+  bool had_tasks = false;
+  auto gone_since = std::chrono::steady_clock::time_point::max();
+  for (;;) {
+    int wstatus = 0;
+    pid_t r = ::waitpid(pid, &wstatus, WNOHANG);
+    if (r == pid) return CodeOf(wstatus);
+    if (r < 0 && errno != EINTR) return Fail(who, Status(errno, "waiting for " + argv[0]));
+    auto now = std::chrono::steady_clock::now();
+    if (HasChildren(pid)) {
+      had_tasks = true;
+      gone_since = std::chrono::steady_clock::time_point::max();
+    } else if (had_tasks || !std::filesystem::is_empty(dir, ec)) {  // tasks ran (some too briefly to be seen)
+      gone_since = std::min(gone_since, now);
+      if (now - gone_since >= std::chrono::milliseconds(kGraceMs)) {
+        ::kill(pid, SIGKILL);
+        while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+        }
+        int code = StepStatus(dir, tasks);
+        std::fprintf(stderr,
+                     "%s: mpirun was still there %lld s after its last task ended; stopped it (step %d: exit %d)\n",
+                     who.c_str(), static_cast<long long>(kGraceMs / 1000), step, code);
+        return code;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
 // Runs the step: `shape` placed, every task through `bbctl task`, all as one MPI job.
 int RunStep(const std::string& who, const jobs::StepShape& shape, const std::vector<std::string>& mpirun_opts,
             const std::vector<std::string>& program, const std::string& chdir) {
@@ -84,7 +220,8 @@ int RunStep(const std::string& who, const jobs::StepShape& shape, const std::vec
   std::vector<std::string> argv = {RealMpirun(), "--allow-run-as-root",      "--oversubscribe", "--bind-to", "none",
                                    "-np",        std::to_string(shape.tasks)};
   argv.insert(argv.end(), mpirun_opts.begin(), mpirun_opts.end());
-  argv.insert(argv.end(), {SelfDir() + "/bbctl", "task", "--map", map, "--step", std::to_string(NextStep())});
+  int step = NextStep();
+  argv.insert(argv.end(), {SelfDir() + "/bbctl", "task", "--map", map, "--step", std::to_string(step)});
   if (!chdir.empty()) argv.insert(argv.end(), {"--chdir", chdir});
   argv.push_back("--");
   argv.insert(argv.end(), program.begin(), program.end());
@@ -93,11 +230,7 @@ int RunStep(const std::string& who, const jobs::StepShape& shape, const std::vec
   ::setenv("OMPI_MCA_plm", "isolated", 1);
   ::setenv("OMPI_MCA_ras", "^slurm", 1);
   ::setenv("OMPI_MCA_ess", "^slurm", 1);
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  ::execv(args[0], args.data());
-  return Fail(who, Status(errno, "cannot run " + argv[0]));
+  return Supervise(who, argv, step, shape.tasks);
 }
 
 int Srun(const std::vector<std::string>& args) {
@@ -180,14 +313,14 @@ int TaskMain(const std::vector<std::string>& args) {
       {"SLURM_STEP_TASKS_PER_NODE", jobs::TasksPerNode(map, nodes)},
   };
   for (const auto& [k, v] : env) ::setenv(k, v.c_str(), 1);
+  // Where the exit status goes (the folder is the host's, opened before the node's namespaces).
+  int status_dir = ::open(StepDir(step).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (Status s = EnterNode(node); !s.ok()) return Fail("bbctl task", s);
   if (!chdir.empty() && ::chdir(chdir.c_str()) != 0) return Fail("bbctl task", Status(errno, "cannot enter " + chdir));
   std::vector<char*> argv;
   for (size_t k = i + 1; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
   argv.push_back(nullptr);
-  ::execvp(argv[0], argv.data());
-  std::fprintf(stderr, "bbctl task: cannot run %s: %s\n", argv[0], std::strerror(errno));
-  return 127;
+  return RunTask(argv, status_dir, rank);
 }
 
 }  // namespace bb::ctl
