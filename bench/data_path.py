@@ -100,8 +100,9 @@ def main():
                       f"cpu {row[2]:.1f} ms/MiB  calls {row[3]:.2f}/MiB", flush=True)
     lines = ["# The data path: IO500 writes on 4 emulated nodes\n",
              f"Recorded {datetime.date.today()} on a 2-core machine with `bench/data_path.py BUILD/bin "
-             f"{' '.join(sys.argv[2:])}` (method in the script's header; `--before`: the build before "
-             "this change). Median over rounds [range]. Link bound of mode 3 (3/4 of each node's data to "
+             f"{' '.join('BEFORE/bin' if x == a.before else x for x in sys.argv[2:])}` (method in the script's "
+             "header; BEFORE: an earlier build). Median over rounds [range]. Link bound of mode 3 (3/4 of each "
+             "node's data to "
              "other nodes): 636 MiB/s at 1 Gbit/s, 6,357 MiB/s at 10 Gbit/s.\n"]
     for phase in phases:
         lines.append(f"## {phase}\n")
