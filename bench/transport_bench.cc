@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     o.poll_spin = std::chrono::microseconds(poll_spin_us);
     o.listen_host = host;
     o.listen_port = port;
-    if (inline_ops) o.run_inline = [](uint16_t, std::string_view) { return true; };
+    if (inline_ops) o.run_inline = [](uint16_t) { return true; };
     auto t = StartUcxTransport(o, [](NodeId, uint16_t, std::string_view, std::string_view) { return Response{}; });
     if (!t) {
       std::fprintf(stderr, "%s\n", t.error().ToString().c_str());

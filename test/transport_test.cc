@@ -484,7 +484,7 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   o.serve_tools = true;
   o.listen_host = "127.0.0.1";
   o.handler_threads = 3;
-  o.run_inline = [](uint16_t op, std::string_view) { return op == 7; };
+  o.run_inline = [](uint16_t op) { return op == 7; };
   auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view payload, std::string_view bulk) {
     std::lock_guard lock(mu);
     threads[op].insert(std::this_thread::get_id());

@@ -62,11 +62,10 @@ struct TransportOptions {
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
   // Calls carrying 64 KiB or more that may be in flight at once; more callers wait for a slot.
   size_t max_large_in_flight = 16;
-  // Requests whose handler runs on the progress thread itself, which saves the two thread
-  // hand-offs (to a handler thread and back) of every other request. Only for handlers that
-  // never wait long — every other message of this node waits meanwhile. Asked with the op and
-  // the request's typed fields (empty when they travel in the data part). Empty: none.
-  std::function<bool(uint16_t op, std::string_view payload)> run_inline;
+  // Ops whose handler runs on the progress thread itself, which saves the two thread hand-offs
+  // (to a handler thread and back) of every other request. Only for handlers that never wait
+  // long — every other message of this node waits meanwhile. Empty: none.
+  std::function<bool(uint16_t op)> run_inline;
   // How long a thread keeps polling UCX for events before it sleeps: the progress thread after
   // its last event, and a caller that drives the worker itself while its reply is due (no hand-
   // off to the progress thread and back). Trades a core's time for the latency of two to four

@@ -131,8 +131,7 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
     SendReply(caller->ep, frame.session, frame.id, kPingOp, Response{0, Writer().U64(completed_).Take(), {}});
     return nullptr;
   }
-  *inline_op =
-      options_.run_inline && options_.run_inline(frame.op, frame.payload_in_data ? std::string_view() : frame.payload);
+  *inline_op = options_.run_inline && options_.run_inline(frame.op);
   if (!*inline_op && queued_.load(std::memory_order_relaxed) >= options_.max_queued) {
     // Push back before the data moves: the caller sends it again shortly.
     SendReply(caller->ep, frame.session, frame.id, frame.op, Response{EBUSY, {}, {}}, kServerBusy);

@@ -55,13 +55,13 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
                                                   std::chrono::milliseconds deadline);
 
 // The requests cheap enough to answer on the transport's progress thread (TransportOptions::
-// run_inline), given their op: reading one metadata entry, and the liveness probe. Writes go to
+// run_inline): reading one metadata entry, and the liveness probe. Writes go to
 // the handler threads, even those that tell nobody: a LevelDB write may wait for a compaction
 // (level-0 files piling up, or a memtable still being written out), and while it waited the
 // progress thread would answer no ping, so that a node slowed under load (its CPU capped) was
 // taken for gone by every caller. Whatever tells other nodes, scans or touches chunk data goes
 // there too.
-bool ServeInline(uint16_t op, std::string_view payload);
+bool ServeInline(uint16_t op);
 
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the
 // reason.
@@ -80,7 +80,7 @@ class NodeServer {
     coherence_.store(coherence, std::memory_order_relaxed);
     local_.store(local, std::memory_order_release);
   }
-  static bool Inline(uint16_t op, std::string_view payload) { return ServeInline(op, payload); }
+  static bool Inline(uint16_t op) { return ServeInline(op); }
 
  private:
   std::atomic<NodeService*> local_{nullptr};

@@ -266,7 +266,7 @@ TEST_CASE("a page with attributes stops at its byte bound, and a malformed one i
 }
 
 TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc]") {
-  auto inline_for = [](NodeOp op) { return ServeInline(static_cast<uint16_t>(op), ""); };
+  auto inline_for = [](NodeOp op) { return ServeInline(static_cast<uint16_t>(op)); };
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(inline_for(op));
   // Writes (a LevelDB write may wait for a compaction), changes that may tell other nodes, scans
   // and chunk I/O: never inline.
@@ -277,7 +277,7 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate, NodeOp::kListAttrs}) {
     CHECK_FALSE(inline_for(op));
   }
-  CHECK_FALSE(ServeInline(999, ""));
+  CHECK_FALSE(ServeInline(999));
 }
 
 TEST_CASE("invalidations reach the other node's kernel through its view, and malformed ones are refused", "[rpc]") {

@@ -18,37 +18,35 @@ Response Serve(NodeService& local, std::string_view payload, std::string_view bu
   return Op::Serve(local, request, bulk);
 }
 
-bool Always(std::string_view) { return true; }
-bool Never(std::string_view) { return false; }
 struct OpRow {
   NodeOp op;
-  bool (*run_inline)(std::string_view payload);
+  bool run_inline;
   Response (*serve)(NodeService&, std::string_view payload, std::string_view bulk);
 };
 
 // In NodeOp order (op codes 1, 2, ...).
 constexpr OpRow kOps[] = {
-    {NodeOp::kGetMeta, Always, Serve<rpc::GetMeta>},
-    {NodeOp::kCreateMeta, Never, Serve<rpc::CreateMeta>},
-    {NodeOp::kPutMeta, Never, Serve<rpc::PutMeta>},
-    {NodeOp::kUpdateMeta, Never, Serve<rpc::UpdateMeta>},
-    {NodeOp::kRemoveMeta, Never, Serve<rpc::RemoveMeta>},
-    {NodeOp::kMoveMeta, Never, Serve<rpc::MoveMeta>},
-    {NodeOp::kListDir, Never, Serve<rpc::ListDir>},
-    {NodeOp::kWriteChunk, Never, Serve<rpc::WriteChunk>},
-    {NodeOp::kReadChunk, Never, Serve<rpc::ReadChunk>},
-    {NodeOp::kAllocateChunk, Never, Serve<rpc::AllocateChunk>},
-    {NodeOp::kTruncateChunks, Never, Serve<rpc::TruncateChunks>},
-    {NodeOp::kRemoveChunks, Never, Serve<rpc::RemoveChunks>},
-    {NodeOp::kSync, Never, Serve<rpc::SyncFile>},
-    {NodeOp::kStatSpace, Never, Serve<rpc::StatSpace>},
-    {NodeOp::kPing, Always, Serve<rpc::Ping>},
-    {NodeOp::kPutWorkspace, Never, Serve<rpc::PutWorkspace>},
-    {NodeOp::kDropWorkspace, Never, Serve<rpc::DropWorkspace>},
-    {NodeOp::kPurgeTree, Never, Serve<rpc::PurgeTree>},
-    {NodeOp::kRemoveFiles, Never, Serve<rpc::RemoveFiles>},
-    {NodeOp::kInvalidate, Never, Serve<rpc::Invalidate>},
-    {NodeOp::kListAttrs, Never, Serve<rpc::ListAttrs>},
+    {NodeOp::kGetMeta, true, Serve<rpc::GetMeta>},
+    {NodeOp::kCreateMeta, false, Serve<rpc::CreateMeta>},
+    {NodeOp::kPutMeta, false, Serve<rpc::PutMeta>},
+    {NodeOp::kUpdateMeta, false, Serve<rpc::UpdateMeta>},
+    {NodeOp::kRemoveMeta, false, Serve<rpc::RemoveMeta>},
+    {NodeOp::kMoveMeta, false, Serve<rpc::MoveMeta>},
+    {NodeOp::kListDir, false, Serve<rpc::ListDir>},
+    {NodeOp::kWriteChunk, false, Serve<rpc::WriteChunk>},
+    {NodeOp::kReadChunk, false, Serve<rpc::ReadChunk>},
+    {NodeOp::kAllocateChunk, false, Serve<rpc::AllocateChunk>},
+    {NodeOp::kTruncateChunks, false, Serve<rpc::TruncateChunks>},
+    {NodeOp::kRemoveChunks, false, Serve<rpc::RemoveChunks>},
+    {NodeOp::kSync, false, Serve<rpc::SyncFile>},
+    {NodeOp::kStatSpace, false, Serve<rpc::StatSpace>},
+    {NodeOp::kPing, true, Serve<rpc::Ping>},
+    {NodeOp::kPutWorkspace, false, Serve<rpc::PutWorkspace>},
+    {NodeOp::kDropWorkspace, false, Serve<rpc::DropWorkspace>},
+    {NodeOp::kPurgeTree, false, Serve<rpc::PurgeTree>},
+    {NodeOp::kRemoveFiles, false, Serve<rpc::RemoveFiles>},
+    {NodeOp::kInvalidate, false, Serve<rpc::Invalidate>},
+    {NodeOp::kListAttrs, false, Serve<rpc::ListAttrs>},
 };
 static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kListAttrs), "one row per NodeOp");
 
@@ -60,9 +58,9 @@ const OpRow* Row(uint16_t op) {
 
 }  // namespace
 
-bool ServeInline(uint16_t op, std::string_view payload) {
+bool ServeInline(uint16_t op) {
   const OpRow* row = Row(op);
-  return row != nullptr && row->run_inline(payload);
+  return row != nullptr && row->run_inline;
 }
 
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk) {
