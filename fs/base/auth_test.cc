@@ -82,17 +82,23 @@ TEST_CASE("a client with another key is refused, and learns why") {
   CHECK(dialed.error().message().find("refused") != std::string::npos);
 }
 
+// A server with another key than the client's that answers anyway, with `after` in the same
+// write right behind its answer (one read then takes both).
+std::thread ForgingServer(int fd, std::string after) {
+  return std::thread([fd, after] {
+    Responder r(KeyOf(9));
+    (void)!::write(fd, r.challenge().data(), r.challenge().size());
+    char buf[512];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    (void)r.Take({buf, static_cast<size_t>(std::max<ssize_t>(n, 0))});  // EACCES here; answer anyway
+    std::string forged = r.Accept(7, "x") + after;
+    (void)!::write(fd, forged.data(), forged.size());
+  });
+}
+
 TEST_CASE("a server with another key does not convince the client") {
   Pair p;
-  std::thread server([&] {
-    Responder r(KeyOf(9));
-    (void)!::write(p.fd[0], r.challenge().data(), r.challenge().size());
-    char buf[512];
-    ssize_t n = ::read(p.fd[0], buf, sizeof buf);
-    (void)r.Take({buf, static_cast<size_t>(std::max<ssize_t>(n, 0))});  // EACCES here; answer anyway
-    std::string forged = r.Accept(7, "x");
-    (void)!::write(p.fd[0], forged.data(), forged.size());
-  });
+  std::thread server = ForgingServer(p.fd[0], "");
   auto dialed = Dial(p.fd[1], KeyOf(1), 3, "", 2000);
   server.join();
   REQUIRE(!dialed.has_value());
@@ -101,15 +107,7 @@ TEST_CASE("a server with another key does not convince the client") {
 
 TEST_CASE("a server without the key that sends more right after its answer is named for the key") {
   Pair p;
-  std::thread server([&] {
-    Responder r(KeyOf(9));
-    (void)!::write(p.fd[0], r.challenge().data(), r.challenge().size());
-    char buf[512];
-    ssize_t n = ::read(p.fd[0], buf, sizeof buf);
-    (void)r.Take({buf, static_cast<size_t>(std::max<ssize_t>(n, 0))});
-    std::string forged = r.Accept(7, "x") + "and a frame after it";  // one write: one read takes both
-    (void)!::write(p.fd[0], forged.data(), forged.size());
-  });
+  std::thread server = ForgingServer(p.fd[0], "and a frame after it");
   auto dialed = Dial(p.fd[1], KeyOf(1), 3, "", 2000);
   server.join();
   REQUIRE(!dialed.has_value());
