@@ -39,9 +39,15 @@ int EnvInt(const char* name, int otherwise) {
   return v != nullptr && *v != '\0' ? std::atoi(v) : otherwise;
 }
 
+// The job's folder on the emulated cluster ("" outside a job).
+std::string JobDir() {
+  const char* d = std::getenv("BB_EMU_JOB_DIR");
+  return d != nullptr ? d : "";
+}
+
 // The allocation this step runs in, from the job's environment.
 Result<jobs::JobEnv> JobOfEnvironment() {
-  if (std::getenv("BB_EMU_JOB_DIR") == nullptr) {
+  if (JobDir().empty()) {
     return Status(EINVAL, "not inside a job of the emulated cluster (run the script with bbctl job run)");
   }
   jobs::JobEnv j;
@@ -57,7 +63,7 @@ Result<jobs::JobEnv> JobOfEnvironment() {
 
 // The next step id of the job (a counter in the job's folder).
 int NextStep() {
-  std::string path = std::string(std::getenv("BB_EMU_JOB_DIR")) + "/next_step";
+  std::string path = JobDir() + "/next_step";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return 0;
   ::flock(fd, LOCK_EX);
@@ -73,7 +79,7 @@ int NextStep() {
 
 // Open MPI's mpirun: the first one on PATH that is not the job's own launcher.
 std::string RealMpirun() {
-  std::string own = std::string(std::getenv("BB_EMU_JOB_DIR")) + "/bin";
+  std::string own = JobDir() + "/bin";
   std::stringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
   for (std::string dir; std::getline(path, dir, ':');) {
     if (dir.empty() || dir == own) continue;
@@ -83,8 +89,8 @@ std::string RealMpirun() {
   return "/usr/bin/mpirun";
 }
 
-// The folder where the tasks of `step` leave their exit statuses.
-std::string StepDir(const std::string& step) { return std::string(std::getenv("BB_EMU_JOB_DIR")) + "/step." + step; }
+// The folder where the tasks of `step` leave their exit statuses ("" outside a job: none).
+std::string StepDir(const std::string& step) { return JobDir().empty() ? "" : JobDir() + "/step." + step; }
 
 // The process the signals that reach this one go on to (0: none yet).
 volatile sig_atomic_t forward_to = 0;
@@ -165,22 +171,15 @@ int RunTask(std::vector<char*>& argv, int status_dir, int rank) {
 // mpirun may hang once a task exited non-zero (open-mpi/ompi#3380): when all its tasks are gone
 // and it is still there after kGraceMs, it is killed and the step's status comes from what the
 // tasks left (TaskMain). Signals to srun go on to mpirun.
-int Supervise(const std::string& who, std::vector<std::string> argv, int step, int tasks) {
+int Supervise(const std::string& who, const std::vector<std::string>& argv, int step, int tasks) {
   constexpr int64_t kGraceMs = 5000;
   std::string dir = StepDir(std::to_string(step));
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   std::filesystem::create_directories(dir, ec);
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) return Fail(who, Status(errno, "cannot start " + argv[0]));
-  if (pid == 0) {
-    ::execv(args[0], args.data());
-    std::fprintf(stderr, "%s: cannot run %s: %s\n", who.c_str(), args[0], std::strerror(errno));
-    ::_exit(127);
-  }
+  auto spawned = Spawn(argv);
+  if (!spawned) return Fail(who, spawned.error());
+  pid_t pid = *spawned;
   ForwardSignalsTo(pid);
   bool had_tasks = false;
   auto gone_since = std::chrono::steady_clock::time_point::max();
@@ -197,8 +196,7 @@ int Supervise(const std::string& who, std::vector<std::string> argv, int step, i
       gone_since = std::min(gone_since, now);
       if (now - gone_since >= std::chrono::milliseconds(kGraceMs)) {
         ::kill(pid, SIGKILL);
-        while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-        }
+        (void)Wait(pid);
         int code = StepStatus(dir, tasks);
         std::fprintf(stderr,
                      "%s: mpirun was still there %lld s after its last task ended; stopped it (step %d: exit %d)\n",
