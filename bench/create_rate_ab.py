@@ -8,7 +8,8 @@ every create changes the same parent: its mtime, ctime and, for mkdir, its nlink
 
 mdtest comes from PATH (or /opt/ior/bin); it is not in Debian: build it from the IOR sources.
 Each round runs both builds, alternating which goes first, on a fresh daemon or cluster.
-Reported: creates/s, median [range] over the rounds, and after/before.
+Reported: creates/s and the daemons' CPU time per create (utime + stime of every bbd, from
+/proc), median [range] over the rounds, and after/before.
 """
 import argparse, datetime, os, platform, re, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -27,6 +28,27 @@ def creates_per_s(out):
     return float(m.group(3))
 
 
+def daemon_ticks(root):
+    """CPU clock ticks (utime + stime) of every bbd whose root is under `root`."""
+    pids = subprocess.run(["pgrep", "-f", f"bbd --root {root}"], capture_output=True, text=True).stdout.split()
+    total = 0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def measured(root, run, creates):
+    """Runs `run` (mdtest's output back); its creates/s and the daemons' CPU µs per create."""
+    before = daemon_ticks(root)
+    out = run()
+    cpu_us = (daemon_ticks(root) - before) * 1e6 / os.sysconf("SC_CLK_TCK") / creates
+    return creates_per_s(out), cpu_us
+
+
 def single_node(bin_dir, files, ranks):
     work = tempfile.mkdtemp(prefix="bb-create-")
     root, mnt = f"{work}/root", f"{work}/mnt"
@@ -34,9 +56,9 @@ def single_node(bin_dir, files, ranks):
     subprocess.run([f"{bin_dir}/bbd", "--root", root, "--mount", mnt], check=True, stdout=subprocess.DEVNULL)
     try:
         os.makedirs(f"{mnt}/d")
-        out = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), mdtest(), "-C", "-F",
-                              "-n", str(files), "-d", f"{mnt}/d"], capture_output=True, text=True, check=True).stdout
-        return creates_per_s(out)
+        return measured(root, lambda: subprocess.run(
+            ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), mdtest(), "-C", "-F", "-n",
+             str(files), "-d", f"{mnt}/d"], capture_output=True, text=True, check=True).stdout, ranks * files)
     finally:
         subprocess.run(["kill", open(f"{root}/bbd.lock").read().strip()])
         for _ in range(100):
@@ -53,10 +75,10 @@ def cluster(bin_dir, files, ranks):
                     f"{work}/mnt"], check=True, stdout=subprocess.DEVNULL)
     try:
         subprocess.run([bbctl, "exec", "--node", "0", "--", "mkdir", f"{work}/mnt/d"], check=True)
-        out = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), bbctl, "exec",
-                              "--by-rank", "--", mdtest(), "-C", "-F", "-n", str(files), "-d", f"{work}/mnt/d"],
-                             capture_output=True, text=True, check=True).stdout
-        return creates_per_s(out)
+        return measured(f"{work}/root", lambda: subprocess.run(
+            ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), bbctl, "exec", "--by-rank", "--",
+             mdtest(), "-C", "-F", "-n", str(files), "-d", f"{work}/mnt/d"], capture_output=True, text=True,
+            check=True).stdout, ranks * files)
     finally:
         subprocess.run([bbctl, "emulate", "down"], stdout=subprocess.DEVNULL)
         shutil.rmtree(work, ignore_errors=True)
@@ -69,10 +91,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--files", type=int, default=2000, help="files per rank")
     ap.add_argument("--label", default="")
+    ap.add_argument("--title", default="File create rate before and after the parent directory's times and link count")
     ap.add_argument("--scenarios", default="one node,4 nodes", help="comma-separated: 'one node', '4 nodes'")
     ap.add_argument("--out", default="bench/results/dir_times.md")
     a = ap.parse_args()
     res = {(s, v): [] for s in ("one node", "4 nodes") for v in ("before", "after")}
+    cpu = {(s, v): [] for s in ("one node", "4 nodes") for v in ("before", "after")}
     for r in range(a.rounds):
         order = [("before", a.before), ("after", a.after)]
         if r % 2:
@@ -81,24 +105,27 @@ def main():
             if scenario not in a.scenarios.split(","):
                 continue
             for variant, bin_dir in order:
-                rate = fn(bin_dir, a.files, ranks)
+                rate, cpu_us = fn(bin_dir, a.files, ranks)
                 res[(scenario, variant)].append(rate)
-                print(f"round {r}: {scenario} {variant}: {rate:,.0f} creates/s", flush=True)
+                cpu[(scenario, variant)].append(cpu_us)
+                print(f"round {r}: {scenario} {variant}: {rate:,.0f} creates/s, {cpu_us:,.0f} us CPU per create",
+                      flush=True)
     with open(a.out, "w") as f:
-        f.write("# File create rate before and after the parent directory's times and link count\n\n")
+        f.write(f"# {a.title}\n\n")
         f.write(f"Recorded {datetime.date.today()} with `bench/create_rate_ab.py BEFORE AFTER --rounds {a.rounds} "
-                f"--files {a.files} --scenarios '{a.scenarios}'` on a 2-core Debian 12 machine, kernel {platform.release()}. {a.label} "
+                f"--files {a.files} --scenarios '{a.scenarios}' --title '{a.title}'` on a 2-core Debian 12 machine, kernel {platform.release()}. {a.label} "
                 "mdtest -C -F in one shared directory: 4 ranks on one bbd, 8 ranks over a 4-node emulated cluster "
                 "(1 Gbit/s, the default layout). The builds alternate within each round; median [range] over "
                 "the rounds.\n\n")
-        f.write("| | before, creates/s | after, creates/s | after / before (medians) |\n|---|---|---|---|\n")
+        f.write("| | figure | before | after | after / before (medians) |\n|---|---|---|---|---|\n")
         for scenario in ("one node", "4 nodes"):
-            b, af = res[(scenario, "before")], res[(scenario, "after")]
-            if not b:
-                continue
-            f.write(f"| {scenario} | {statistics.median(b):,.0f} [{min(b):,.0f}–{max(b):,.0f}] | "
-                    f"{statistics.median(af):,.0f} [{min(af):,.0f}–{max(af):,.0f}] | "
-                    f"{statistics.median(af) / statistics.median(b):.3f} |\n")
+            for name, table in (("creates/s", res), ("daemon CPU µs per create", cpu)):
+                b, af = table[(scenario, "before")], table[(scenario, "after")]
+                if not b:
+                    continue
+                f.write(f"| {scenario} | {name} | {statistics.median(b):,.0f} [{min(b):,.0f}–{max(b):,.0f}] | "
+                        f"{statistics.median(af):,.0f} [{min(af):,.0f}–{max(af):,.0f}] | "
+                        f"{statistics.median(af) / statistics.median(b):.3f} |\n")
     print(open(a.out).read())
 
 
