@@ -97,6 +97,7 @@ constexpr size_t kBatch = 2048;  // invalidations per message
 Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private,
                      size_t capacity, std::chrono::milliseconds catchup_every)
     : view_(view), table_(hold_ns, clock, capacity), peers_(std::move(peers)), node_private_(std::move(node_private)) {
+  notifier_ = std::thread([this] { NotifyLoop(); });
   if (!table_.active() || catchup_every.count() <= 0) return;
   // Asleep while nothing is owed or given up (an idle daemon wakes for nothing); while a node
   // is owed, it tries every `catchup_every`.
@@ -126,17 +127,62 @@ void Coherence::Stop() {
   }
   owed_cv_.notify_all();
   if (catchup_.joinable()) catchup_.join();
+  {
+    std::lock_guard lock(notify_mu_);
+    notify_stop_ = true;
+  }
+  notify_cv_.notify_all();
+  told_cv_.notify_all();
+  if (notifier_.joinable()) notifier_.join();
 }
 
-void Coherence::SetKernel(KernelInvalidator kernel) {
+void Coherence::SetKernel(KernelHooks kernel) {
   std::unique_lock lock(kernel_mu_);
   kernel_ = std::move(kernel);
 }
 
 void Coherence::ToKernel(const std::vector<Invalidation>& items) {
   stats_.received.fetch_add(items.size(), std::memory_order_relaxed);
-  std::shared_lock lock(kernel_mu_);
-  if (kernel_) kernel_(items);
+  if (items.empty()) return;
+  bool held = false;
+  {
+    std::shared_lock kernel(kernel_mu_);
+    if (!kernel_.drop) return;  // no session: nothing is cached to drop
+    if (kernel_.forget) kernel_.forget(items);
+    held = kernel_.held && kernel_.held(items);
+  }
+  std::unique_lock lock(notify_mu_);
+  if (notify_stop_) return;
+  notify_queue_.insert(notify_queue_.end(), items.begin(), items.end());
+  uint64_t mine = ++notify_queued_;
+  notify_cv_.notify_one();
+  auto now = std::chrono::steady_clock::now();
+  bool held_up = held || (notify_busy_ && now - notify_busy_since_ >= kKernelWait);
+  if (held_up || !told_cv_.wait_until(lock, now + kKernelWait, [&] { return notify_done_ >= mine || notify_stop_; })) {
+    stats_.deferred.fetch_add(items.size(), std::memory_order_relaxed);
+  }
+}
+
+void Coherence::NotifyLoop() {
+  std::unique_lock lock(notify_mu_);
+  for (;;) {
+    notify_cv_.wait(lock, [&] { return notify_stop_ || !notify_queue_.empty(); });
+    if (notify_stop_) return;
+    // Everything queued meanwhile goes in one pass.
+    std::vector<Invalidation> items = std::exchange(notify_queue_, {});
+    uint64_t upto = notify_queued_;
+    notify_busy_ = true;
+    notify_busy_since_ = std::chrono::steady_clock::now();
+    lock.unlock();
+    {
+      std::shared_lock kernel(kernel_mu_);
+      if (kernel_.drop) kernel_.drop(items);
+    }
+    lock.lock();
+    notify_busy_ = false;
+    notify_done_ = upto;
+    told_cv_.notify_all();
+  }
 }
 
 void Coherence::Tell(const std::vector<Invalidation>& items, NodeId caller) {

@@ -7,13 +7,14 @@
 // before the change is acknowledged; a told node invalidates what its kernel holds
 // (fuse_lowlevel_notify_inval_entry / _inode) and forgets nothing else. So once a call that
 // changed a name or an attribute returns on one node, no other node's kernel answers from the
-// old state.
+// old state — but for a node whose kernel is held up by a call of its own in the same
+// directory: it drops the name right after that call (ToKernel).
 //
 // What is told (see CoherentView): a removed, replaced or moved name (the entry: the kernel
 // drops the name, and below it for a directory), and changed attributes of an entry (the
-// inode: the kernel drops its attributes and cached pages). What is not: a new name (the kernel
-// caches no negative entries), and a directory's times and link count moved by entries made or
-// removed in it (DirChanges): those are seen within the timeout.
+// inode: the kernel drops its attributes; a shared file's pages go at every open). What is
+// not: a new name (the kernel caches no negative entries), and a directory's times and link
+// count moved by entries made or removed in it (DirChanges): those are seen within the timeout.
 //
 // The requests of one caller reach the owner's store through a CoherentView, which registers
 // the caller for what it reads and tells the others of what it changes; the owner's own file
@@ -84,12 +85,26 @@ class CallbackTable {
 // What a node's kernel is told to drop (the adapter resolves the path to its inodes).
 using KernelInvalidator = std::function<void(const std::vector<Invalidation>&)>;
 
+// How a node drops what it caches of changed paths (Coherence::ToKernel).
+struct KernelHooks {
+  // Drops the daemon's own copies, before the kernel is told (what it asks next is read afresh).
+  // Must not wait.
+  KernelInvalidator forget;
+  // Drops what the kernel holds; may wait for the kernel's locks.
+  KernelInvalidator drop;
+  // Whether `drop` would wait for a call of this node's own in flight (its kernel holds a
+  // directory's lock until the daemon answers it). Empty: never.
+  std::function<bool(const std::vector<Invalidation>&)> held;
+};
+
 struct CoherenceStats {
   std::atomic<uint64_t> sent{0};      // invalidations sent to other nodes
   std::atomic<uint64_t> failed{0};    // of those, not confirmed (the node did not answer in time)
   std::atomic<uint64_t> received{0};  // invalidations this node's kernel was told
   std::atomic<uint64_t> broken{0};    // registrations given up for room, their holders told
   std::atomic<uint64_t> owed{0};      // invalidations waiting for a node that did not answer
+  // Of `received`, those acknowledged before this node's kernel took them (Coherence::ToKernel).
+  std::atomic<uint64_t> deferred{0};
 };
 
 // An invalidation that drops everything a node's kernel and caches hold (a node that missed
@@ -113,9 +128,18 @@ class Coherence {
   Coherence& operator=(const Coherence&) = delete;
   // The adapter's, once the FUSE session is up (before: nothing is cached to drop); empty
   // before the session goes. Returns once no call of the previous one runs.
-  void SetKernel(KernelInvalidator kernel);
-  // Drops `items` from this node's kernel.
+  void SetKernel(KernelHooks kernel);
+  void SetKernel(KernelInvalidator drop) { SetKernel(KernelHooks{nullptr, std::move(drop), nullptr}); }
+  // Drops `items` from this node's caches: the daemon's at once (`forget`), the kernel's
+  // through the notifier thread. Returns once the kernel took them too, or with them still
+  // queued (counted: `deferred`) — at once when `held` says a call of this node's own holds
+  // the lock the kernel needs, else after kKernelWait. The kernel takes a directory's lock to
+  // drop a name in it, and this node's own create or unlink in that directory holds it until
+  // its daemon answers, which may wait for the very change being told here (a cycle through
+  // two nodes). Queued items reach the kernel as soon as that call is answered. While the
+  // notifier has been held up kKernelWait already, returns at once.
   void ToKernel(const std::vector<Invalidation>& items);
+  static constexpr std::chrono::milliseconds kKernelWait{25};
   // Tells every node registered for the items' paths except `caller`; returns once each
   // answered or failed. A node that did not answer is owed what it missed: it is told again
   // (Catchup) until it answers, and meanwhile new invalidations for it wait with the owed ones
@@ -124,7 +148,7 @@ class Coherence {
   // What the thread does: tells the holders of registrations given up for room, then the nodes
   // owed invalidations. Tests call it themselves.
   void Catchup();
-  // Stops the thread (waiting for what it is doing); call before what `peers` reaches goes.
+  // Stops the threads (waiting for what they are doing); call before what `peers` reaches goes.
   void Stop();
   static constexpr size_t kMaxOwed = 4096;
   CallbackTable& table() { return table_; }
@@ -150,20 +174,32 @@ class Coherence {
   void OweLocked(NodeId node, std::vector<Invalidation> list);
   // Wakes the thread when registrations wait to be given up.
   void Nudge();
+  // The notifier thread's loop: hands what is queued to the kernel, oldest first.
+  void NotifyLoop();
 
   const NodeView view_;
   CallbackTable table_;
   const NodeResolver peers_;
   const PathTest node_private_;
   std::shared_mutex kernel_mu_;  // shared while the kernel is told
-  KernelInvalidator kernel_;
+  KernelHooks kernel_;
+  std::mutex notify_mu_;               // guards the notifier's queue and state below
+  std::condition_variable notify_cv_;  // wakes the notifier
+  std::condition_variable told_cv_;    // wakes ToKernel's waiters
+  std::vector<Invalidation> notify_queue_;
+  uint64_t notify_queued_ = 0;                                 // batches queued so far
+  uint64_t notify_done_ = 0;                                   // of those, handed to the kernel
+  std::chrono::steady_clock::time_point notify_busy_since_{};  // while the kernel has a batch
+  bool notify_busy_ = false;
+  bool notify_stop_ = false;
   CoherenceStats stats_;
   std::mutex owed_mu_;  // guards owed_, stop_
   std::condition_variable owed_cv_;
   std::unordered_map<NodeId, std::vector<Invalidation>> owed_;  // nodes that did not answer
   bool stop_ = false;
   bool wake_ = false;    // a break waits: the thread runs Catchup at once
-  std::thread catchup_;  // last: started once everything above is
+  std::thread catchup_;  // started once everything above is
+  std::thread notifier_;
 };
 
 // The local node's store as seen by one caller (see the file comment). `local` and

@@ -3,7 +3,9 @@
 #include "fs/core/coherence.h"
 
 #include <catch2/catch.hpp>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
@@ -287,6 +289,53 @@ TEST_CASE("reads of a path no other node can reach register nobody", "[coherence
   CHECK(c.table().size() == 0);
   REQUIRE(self.GetMeta("/a").has_value());
   CHECK(c.table().size() == 1);
+}
+
+TEST_CASE("a kernel held up by a call of its own is not waited for past kKernelWait, and gets it all after",
+          "[coherence]") {
+  // As a kernel whose directory lock this node's own create holds, while that create waits for
+  // the change being told: the kernel takes nothing until `held` is cleared.
+  ManualClock clock;
+  Coherence c(NodeView{2, 1}, kHold, &clock, nullptr);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool held = true;
+  std::vector<Invalidation> told;
+  c.SetKernel([&](const std::vector<Invalidation>& items) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return !held; });
+    told.insert(told.end(), items.begin(), items.end());
+  });
+  auto start = std::chrono::steady_clock::now();
+  c.ToKernel({{"/d/a", true}});
+  auto first = std::chrono::steady_clock::now() - start;
+  CHECK(first >= Coherence::kKernelWait);
+  CHECK(first < Coherence::kKernelWait * 40);  // bounded: not the RPC deadline
+  CHECK(c.stats().deferred == 1);
+  // Held up that long already: the next one is not waited for at all.
+  start = std::chrono::steady_clock::now();
+  c.ToKernel({{"/d/b", true}, {"/d/c", false}});
+  CHECK(std::chrono::steady_clock::now() - start < Coherence::kKernelWait);
+  CHECK(c.stats().deferred == 3);
+  {
+    std::lock_guard lock(mu);
+    CHECK(told.empty());
+    held = false;
+  }
+  cv.notify_all();
+  // Once free, the kernel gets everything, in order, and is waited for again.
+  for (int i = 0; i < 500; i++) {
+    {
+      std::lock_guard lock(mu);
+      if (told.size() == 3) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  c.ToKernel({{"/d/e", true}});
+  std::lock_guard lock(mu);
+  CHECK(told == std::vector<Invalidation>{{"/d/a", true}, {"/d/b", true}, {"/d/c", false}, {"/d/e", true}});
+  CHECK(c.stats().deferred == 3);
+  CHECK(c.stats().received == 4);
 }
 
 }  // namespace

@@ -146,8 +146,13 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
 
 json Daemon::CoherenceJson() {
   const CoherenceStats& c = coherence_->stats();
-  return {{"sent", c.sent.load()}, {"failed", c.failed.load()},     {"broken", c.broken.load()},
-          {"owed", c.owed.load()}, {"received", c.received.load()}, {"callbacks", coherence_->table().size()}};
+  return {{"sent", c.sent.load()},
+          {"failed", c.failed.load()},
+          {"broken", c.broken.load()},
+          {"owed", c.owed.load()},
+          {"received", c.received.load()},
+          {"deferred", c.deferred.load()},
+          {"callbacks", coherence_->table().size()}};
 }
 
 json Daemon::DropCachesCommand(const json&, const ControlPeer&) {

@@ -13,25 +13,26 @@ constexpr auto kMeta = qos::Class::kMetadata;
 constexpr auto kData = qos::Class::kData;
 
 void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi_in) {
-  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, info = *fi_in]() mutable {
-    auto r = Ctx(req).fs->Create(parent, name, mode, info.flags, CallerOf(req));
-    if (!r) return ReplyError(req, r.error(), "create");
-    SetFileHandle(&info, r->second);
-    info.keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
-    // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
-    // the end: its page cache would hold them at the wrong offset.
-    if ((info.flags & O_APPEND) && !FileSystem::KeepCache(r->second)) info.direct_io = 1;
-    fuse_entry_param p{};
-    p.ino = r->first.ino;
-    p.generation = 1;
-    p.entry_timeout = CacheTimeout(req, r->first);
-    p.attr_timeout = AttrTimeout(req, r->first);
-    FillStat(r->first, &p.attr);
-    if (fuse_reply_create(req, &p, &info) != 0) {
-      // The opener is gone (interrupted): undo the open so nothing leaks.
-      (void)Ctx(req).fs->Release(r->second);
-    }
-  });
+  Admit(req, kMeta, 1,
+        [req, parent, name = std::string(name), mode, info = *fi_in, held = Ctx(req).dir_calls.Hold(parent)]() mutable {
+          auto r = Ctx(req).fs->Create(parent, name, mode, info.flags, CallerOf(req));
+          if (!r) return ReplyError(req, r.error(), "create");
+          SetFileHandle(&info, r->second);
+          info.keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
+          // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
+          // the end: its page cache would hold them at the wrong offset.
+          if ((info.flags & O_APPEND) && !FileSystem::KeepCache(r->second)) info.direct_io = 1;
+          fuse_entry_param p{};
+          p.ino = r->first.ino;
+          p.generation = 1;
+          p.entry_timeout = CacheTimeout(req, r->first);
+          p.attr_timeout = AttrTimeout(req, r->first);
+          FillStat(r->first, &p.attr);
+          if (fuse_reply_create(req, &p, &info) != 0) {
+            // The opener is gone (interrupted): undo the open so nothing leaks.
+            (void)Ctx(req).fs->Release(r->second);
+          }
+        });
 }
 
 void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {

@@ -199,10 +199,12 @@ int main(int argc, char** argv) {
     return Fail(launcher, Status(EIO, "cannot mount on " + cfg.mount + " (is /dev/fuse available?)"));
   }
   bb::fs::FileSystem* fs = &(*daemon)->fs();
-  (*daemon)->coherence()->SetKernel([se, fs](const std::vector<bb::fs::Invalidation>& items) {
-    fs->Invalidated(items);  // first: what the kernel asks next is read afresh
-    bb::fs::InvalidateInKernel(se, *fs, items);
-  });
+  (*daemon)->coherence()->SetKernel(bb::fs::KernelHooks{
+      [fs](const std::vector<bb::fs::Invalidation>& items) { fs->Invalidated(items); },
+      [se, fs](const std::vector<bb::fs::Invalidation>& items) { bb::fs::InvalidateInKernel(se, *fs, items); },
+      [&ctx, fs](const std::vector<bb::fs::Invalidation>& items) {
+        return bb::fs::KernelHeldBy(ctx.dir_calls, *fs, items);
+      }});
   spdlog::info("mounted {} (root {}, chunk size {}, {} FUSE threads)", cfg.mount, cfg.root, cfg.chunk_size,
                cfg.fuse_threads);
   launcher.Ready("bbd: mounted " + cfg.mount + " (root " + cfg.root + ", pid " + std::to_string(::getpid()) + ")\n");
