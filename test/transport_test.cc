@@ -13,6 +13,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -515,6 +516,55 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   REQUIRE(threads[7].size() == 1);  // one progress thread
   CHECK_FALSE(threads[8].empty());
   CHECK_FALSE(threads[8].count(*threads[7].begin()));
+}
+
+TEST_CASE("own_thread ops are served while every handler thread waits for one of them", "[transport]") {
+  // As an owner's handlers wait for the invalidations they sent: op 8 waits until an op 9 was
+  // served, and both handler threads are taken by op 8s when the op 9 comes.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  int waiting = 0;
+  std::thread::id own;
+  TransportOptions o;
+  o.key = TestKey();
+  o.serve_tools = true;
+  o.listen_host = "127.0.0.1";
+  o.handler_threads = 2;
+  o.own_thread = [](uint16_t op) { return op == 9; };
+  auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view, std::string_view) {
+    std::unique_lock lock(mu);
+    if (op == 9) {
+      released = true;
+      own = std::this_thread::get_id();
+      cv.notify_all();
+      return Response{0, "served", {}};
+    }
+    waiting++;
+    cv.notify_all();
+    bool ok = cv.wait_for(lock, std::chrono::seconds(3), [&] { return released; });
+    return Response{ok ? 0 : ETIMEDOUT, {}, {}};
+  });
+  REQUIRE(server.has_value());
+  auto client = Client();
+  client->SetPeer(1, "127.0.0.1", (*server)->port());
+  std::vector<std::thread> blocked;
+  std::atomic<int> good{0};
+  for (int t = 0; t < 2; ++t) {
+    blocked.emplace_back([&] {
+      auto r = client->Call(1, 8, "x", {}, {});
+      if (r && r->status == 0) good++;
+    });
+  }
+  {
+    std::unique_lock lock(mu);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return waiting == 2; }));
+  }
+  auto r = client->Call(1, 9, "x", {}, {});
+  REQUIRE(r.has_value());
+  CHECK(r->payload == "served");
+  for (auto& t : blocked) t.join();
+  CHECK(good == 2);  // released by the op 9, not by their 3 s
 }
 
 // Callers poll the worker themselves for small calls (TransportOptions::poll_spin); large

@@ -66,6 +66,12 @@ struct TransportOptions {
   // (to a handler thread and back) of every other request. Only for handlers that never wait
   // long — every other message of this node waits meanwhile. Empty: none.
   std::function<bool(uint16_t op)> run_inline;
+  // Ops served by a handler thread of their own, never queued behind the others: for handlers
+  // that call no other node and that other nodes' handlers wait for (an invalidation, which
+  // the owner of a changed path waits for while it holds one of its handler threads: two nodes
+  // whose handlers all wait for each other would otherwise wait for their deadlines). Empty:
+  // none.
+  std::function<bool(uint16_t op)> own_thread;
   // How long a thread keeps polling UCX for events before it sleeps: the progress thread after
   // its last event, and a caller that drives the worker itself while its reply is due (no hand-
   // off to the progress thread and back). Trades a core's time for the latency of two to four

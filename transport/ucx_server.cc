@@ -63,8 +63,9 @@ Status Server::Open() {
     gate_.Start();
   }
   for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
-    handlers_.emplace_back([this] { HandlerLoop(); });
+    handlers_.emplace_back([this] { HandlerLoop(&shared_lane_); });
   }
+  if (options_.own_thread && handler_) handlers_.emplace_back([this] { HandlerLoop(&own_lane_); });
   return Status::Ok();
 }
 
@@ -74,7 +75,8 @@ void Server::StopHandlers() {
     std::lock_guard lock(jobs_mu_);
     jobs_stopping_ = true;
   }
-  jobs_cv_.notify_all();
+  shared_lane_.cv.notify_all();
+  own_lane_.cv.notify_all();
   for (auto& t : handlers_) t.join();
   handlers_.clear();
 }
@@ -226,24 +228,25 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
     if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
     return;
   }
+  Lane* lane = options_.own_thread && options_.own_thread(job->op) ? &own_lane_ : &shared_lane_;
   {
     std::lock_guard lock(jobs_mu_);
-    jobs_.push_back(std::move(job));
-    queued_.store(jobs_.size(), std::memory_order_relaxed);
+    lane->jobs.push_back(std::move(job));
+    queued_.fetch_add(1, std::memory_order_relaxed);
   }
-  jobs_cv_.notify_one();
+  lane->cv.notify_one();
 }
 
-void Server::HandlerLoop() {
+void Server::HandlerLoop(Lane* lane) {
   while (true) {
     std::unique_ptr<Job> job;
     {
       std::unique_lock lock(jobs_mu_);
-      jobs_cv_.wait(lock, [&] { return jobs_stopping_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
-      queued_.store(jobs_.size(), std::memory_order_relaxed);
+      lane->cv.wait(lock, [&] { return jobs_stopping_ || !lane->jobs.empty(); });
+      if (lane->jobs.empty()) return;
+      job = std::move(lane->jobs.front());
+      lane->jobs.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;

@@ -4,8 +4,8 @@
 // A request is decoded on the driving thread and served only when its session is one the gate
 // gave out (else the sender is told, once per interval in the log); its bulk part lands in a buffer of the server's
 // pool (by rendezvous when large). The ops of TransportOptions::run_inline are answered there
-// at once; every other request goes to a handler thread, whose reply is handed back to the
-// driving thread to send.
+// at once, those of own_thread go to a handler thread of their own; every other request goes to
+// the handler threads, whose replies are handed back to the driving thread to send.
 //
 // Thread-safety: Open, StopHandlers and port() on the transport's owner thread; the UCX
 // callbacks and CloseAll on the driving thread; handler threads only take jobs and Submit
@@ -63,7 +63,8 @@ class Server {
   Caller* Admit(const Frame& frame, const ucp_am_recv_param_t* param, bool* inline_op);
   void Unknown(const ucp_am_recv_param_t* param, const Frame& frame);
   void Dispatch(std::unique_ptr<Job> job);
-  void HandlerLoop();
+  struct Lane;
+  void HandlerLoop(Lane* lane);
   void SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags = 0);
   static ucs_status_t OnRequest(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param);
@@ -86,13 +87,17 @@ class Server {
   uint64_t callers_generation_ = 0;                  // of sessions_, when callers_ was last pruned
   LogLimiter unknown_log_{10'000'000'000};           // requests without a session, one line per 10 s
 
-  std::mutex jobs_mu_;  // guards jobs_ and jobs_stopping_
-  std::condition_variable jobs_cv_;
-  std::deque<std::unique_ptr<Job>> jobs_;
+  // Requests waiting for a handler thread: the ops of own_thread in their own lane.
+  struct Lane {
+    std::condition_variable cv;
+    std::deque<std::unique_ptr<Job>> jobs;
+  };
+  std::mutex jobs_mu_;  // guards the lanes' jobs and jobs_stopping_
+  Lane shared_lane_, own_lane_;
   bool jobs_stopping_ = false;
   std::vector<std::thread> handlers_;
   std::atomic<uint64_t> completed_{0};  // requests served, for the answer to a ping
-  std::atomic<size_t> queued_{0};       // jobs_.size(), read without the lock
+  std::atomic<size_t> queued_{0};       // jobs in both lanes, read without the lock
 };
 
 }  // namespace bb::transport::ucx

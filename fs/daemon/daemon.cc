@@ -78,6 +78,7 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   topt.max_large_in_flight = cfg.rpc_large_in_flight;
   topt.max_queued = cfg.rpc_max_queued;
   topt.run_inline = NodeServer::Inline;
+  topt.own_thread = NodeServer::OwnThread;
   BB_ASSIGN_OR_RETURN(topt.key, auth::LoadOrCreateKey(cfg.KeyFile()));
   auto t = transport::StartUcxTransport(topt, server_.Handler());
   if (!t) return t.error().Annotate("cannot serve on " + cfg.listen);

@@ -63,6 +63,10 @@ std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transpor
 // there too.
 bool ServeInline(uint16_t op);
 
+// The requests served on a handler thread of their own (TransportOptions::own_thread): the
+// invalidations an owner telling of a change waits for while it holds a handler thread.
+bool ServeOwnThread(uint16_t op);
+
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the
 // reason.
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk);
@@ -81,6 +85,7 @@ class NodeServer {
     local_.store(local, std::memory_order_release);
   }
   static bool Inline(uint16_t op) { return ServeInline(op); }
+  static bool OwnThread(uint16_t op) { return ServeOwnThread(op); }
 
  private:
   std::atomic<NodeService*> local_{nullptr};

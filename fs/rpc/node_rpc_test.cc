@@ -278,6 +278,13 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
     CHECK_FALSE(inline_for(op));
   }
   CHECK_FALSE(ServeInline(999));
+  // Invalidations, which owners wait for while holding a handler thread, are served on a
+  // thread of their own; nothing else is.
+  CHECK(ServeOwnThread(static_cast<uint16_t>(NodeOp::kInvalidate)));
+  for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kRemoveMeta, NodeOp::kUpdateMeta, NodeOp::kWriteChunk}) {
+    CHECK_FALSE(ServeOwnThread(static_cast<uint16_t>(op)));
+  }
+  CHECK_FALSE(ServeOwnThread(999));
 }
 
 TEST_CASE("invalidations reach the other node's kernel through its view, and malformed ones are refused", "[rpc]") {

@@ -18,35 +18,42 @@ Response Serve(NodeService& local, std::string_view payload, std::string_view bu
   return Op::Serve(local, request, bulk);
 }
 
+// Where a request is served (transport.h): on the progress thread (ServeInline), on a handler
+// thread of its own (ServeOwnThread), or on the handler threads.
+enum class Where { kInline, kOwnThread, kHandlers };
+constexpr auto kInline = Where::kInline;
+constexpr auto kOwn = Where::kOwnThread;
+constexpr auto kHandlers = Where::kHandlers;
+
 struct OpRow {
   NodeOp op;
-  bool run_inline;
+  Where where;
   Response (*serve)(NodeService&, std::string_view payload, std::string_view bulk);
 };
 
 // In NodeOp order (op codes 1, 2, ...).
 constexpr OpRow kOps[] = {
-    {NodeOp::kGetMeta, true, Serve<rpc::GetMeta>},
-    {NodeOp::kCreateMeta, false, Serve<rpc::CreateMeta>},
-    {NodeOp::kPutMeta, false, Serve<rpc::PutMeta>},
-    {NodeOp::kUpdateMeta, false, Serve<rpc::UpdateMeta>},
-    {NodeOp::kRemoveMeta, false, Serve<rpc::RemoveMeta>},
-    {NodeOp::kMoveMeta, false, Serve<rpc::MoveMeta>},
-    {NodeOp::kListDir, false, Serve<rpc::ListDir>},
-    {NodeOp::kWriteChunk, false, Serve<rpc::WriteChunk>},
-    {NodeOp::kReadChunk, false, Serve<rpc::ReadChunk>},
-    {NodeOp::kAllocateChunk, false, Serve<rpc::AllocateChunk>},
-    {NodeOp::kTruncateChunks, false, Serve<rpc::TruncateChunks>},
-    {NodeOp::kRemoveChunks, false, Serve<rpc::RemoveChunks>},
-    {NodeOp::kSync, false, Serve<rpc::SyncFile>},
-    {NodeOp::kStatSpace, false, Serve<rpc::StatSpace>},
-    {NodeOp::kPing, true, Serve<rpc::Ping>},
-    {NodeOp::kPutWorkspace, false, Serve<rpc::PutWorkspace>},
-    {NodeOp::kDropWorkspace, false, Serve<rpc::DropWorkspace>},
-    {NodeOp::kPurgeTree, false, Serve<rpc::PurgeTree>},
-    {NodeOp::kRemoveFiles, false, Serve<rpc::RemoveFiles>},
-    {NodeOp::kInvalidate, false, Serve<rpc::Invalidate>},
-    {NodeOp::kListAttrs, false, Serve<rpc::ListAttrs>},
+    {NodeOp::kGetMeta, kInline, Serve<rpc::GetMeta>},
+    {NodeOp::kCreateMeta, kHandlers, Serve<rpc::CreateMeta>},
+    {NodeOp::kPutMeta, kHandlers, Serve<rpc::PutMeta>},
+    {NodeOp::kUpdateMeta, kHandlers, Serve<rpc::UpdateMeta>},
+    {NodeOp::kRemoveMeta, kHandlers, Serve<rpc::RemoveMeta>},
+    {NodeOp::kMoveMeta, kHandlers, Serve<rpc::MoveMeta>},
+    {NodeOp::kListDir, kHandlers, Serve<rpc::ListDir>},
+    {NodeOp::kWriteChunk, kHandlers, Serve<rpc::WriteChunk>},
+    {NodeOp::kReadChunk, kHandlers, Serve<rpc::ReadChunk>},
+    {NodeOp::kAllocateChunk, kHandlers, Serve<rpc::AllocateChunk>},
+    {NodeOp::kTruncateChunks, kHandlers, Serve<rpc::TruncateChunks>},
+    {NodeOp::kRemoveChunks, kHandlers, Serve<rpc::RemoveChunks>},
+    {NodeOp::kSync, kHandlers, Serve<rpc::SyncFile>},
+    {NodeOp::kStatSpace, kHandlers, Serve<rpc::StatSpace>},
+    {NodeOp::kPing, kInline, Serve<rpc::Ping>},
+    {NodeOp::kPutWorkspace, kHandlers, Serve<rpc::PutWorkspace>},
+    {NodeOp::kDropWorkspace, kHandlers, Serve<rpc::DropWorkspace>},
+    {NodeOp::kPurgeTree, kHandlers, Serve<rpc::PurgeTree>},
+    {NodeOp::kRemoveFiles, kHandlers, Serve<rpc::RemoveFiles>},
+    {NodeOp::kInvalidate, kOwn, Serve<rpc::Invalidate>},
+    {NodeOp::kListAttrs, kHandlers, Serve<rpc::ListAttrs>},
 };
 static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kListAttrs), "one row per NodeOp");
 
@@ -60,7 +67,12 @@ const OpRow* Row(uint16_t op) {
 
 bool ServeInline(uint16_t op) {
   const OpRow* row = Row(op);
-  return row != nullptr && row->run_inline;
+  return row != nullptr && row->where == kInline;
+}
+
+bool ServeOwnThread(uint16_t op) {
+  const OpRow* row = Row(op);
+  return row != nullptr && row->where == kOwn;
 }
 
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk) {
