@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "fs/base/tcp.h"
+#include "fs/base/thread_name.h"
 #include "qos/controller.h"
 
 namespace bb::qos {
@@ -65,7 +66,10 @@ Result<nlohmann::json> AskController(const std::string& host, uint16_t port, con
 
 QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t port, const auth::Key& key)
     : stage_(stage), node_(std::move(node)), host_(std::move(host)), port_(port), key_(key) {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    NameThread("bb-qos-client");
+    Loop();
+  });
 }
 
 std::string QosClient::last_error() const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fs/base/tcp.h"
+#include "fs/base/thread_name.h"
 #include "transport/ucx_worker.h"
 #include "transport/wire.h"
 
@@ -109,7 +110,11 @@ Status Gate::Open(std::string worker_address) {
 }
 
 void Gate::Start() {
-  if (listen_fd_ >= 0) thread_ = std::thread([this] { Loop(); });
+  if (listen_fd_ >= 0)
+    thread_ = std::thread([this] {
+      NameThread("bb-gate");
+      Loop();
+    });
 }
 
 void Gate::Stop() {

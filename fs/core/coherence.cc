@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "fs/base/thread_name.h"
+
 namespace bb::fs {
 
 // ---- CallbackTable ----
@@ -97,11 +99,15 @@ constexpr size_t kBatch = 2048;  // invalidations per message
 Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private,
                      size_t capacity, std::chrono::milliseconds catchup_every)
     : view_(view), table_(hold_ns, clock, capacity), peers_(std::move(peers)), node_private_(std::move(node_private)) {
-  notifier_ = std::thread([this] { NotifyLoop(); });
+  notifier_ = std::thread([this] {
+    NameThread("bb-kernel-inval");
+    NotifyLoop();
+  });
   if (!table_.active() || catchup_every.count() <= 0) return;
   // Asleep while nothing is owed or given up (an idle daemon wakes for nothing); while a node
   // is owed, it tries every `catchup_every`.
   catchup_ = std::thread([this, catchup_every] {
+    NameThread("bb-catchup");
     std::unique_lock lock(owed_mu_);
     while (!stop_) {
       if (owed_.empty() && !table_.HasBreak()) {

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
+#include "fs/base/thread_name.h"
+
 namespace bb::fs {
 
 DirChanges::DirChanges(Send send, std::chrono::milliseconds interval) : send_(std::move(send)), interval_(interval) {
-  if (interval_.count() > 0) thread_ = std::thread([this] { Loop(); });
+  if (interval_.count() > 0)
+    thread_ = std::thread([this] {
+      NameThread("bb-dir-changes");
+      Loop();
+    });
 }
 
 DirChanges::~DirChanges() {

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <memory>
 
+#include "fs/base/thread_name.h"
+
 namespace bb::fs {
 
 struct FanOut::Batch {
@@ -15,7 +17,11 @@ struct FanOut::Batch {
 };
 
 FanOut::FanOut(size_t threads) {
-  for (size_t i = 0; i < threads; ++i) helpers_.emplace_back([this] { HelperLoop(); });
+  for (size_t i = 0; i < threads; ++i)
+    helpers_.emplace_back([this] {
+      NameThread("bb-fan-out");
+      HelperLoop();
+    });
 }
 
 FanOut::~FanOut() {

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "fs/base/thread_name.h"
+
 namespace bb::fs {
 namespace {
 
@@ -105,8 +107,15 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& p
 
 ControlServer::ControlServer(std::string path, int fd, ControlHandler handler)
     : path_(std::move(path)), listen_fd_(fd), handler_(std::move(handler)) {
-  for (size_t i = 0; i < kControlThreads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-  acceptor_ = std::thread([this] { AcceptLoop(); });
+  for (size_t i = 0; i < kControlThreads; ++i)
+    workers_.emplace_back([this] {
+      NameThread("bb-control");
+      WorkerLoop();
+    });
+  acceptor_ = std::thread([this] {
+    NameThread("bb-control-acc");
+    AcceptLoop();
+  });
 }
 
 ControlServer::~ControlServer() {

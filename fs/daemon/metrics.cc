@@ -10,6 +10,7 @@
 #include <functional>
 #include <utility>
 
+#include "fs/base/thread_name.h"
 #include "transport/transport.h"
 
 namespace bb::fs {
@@ -200,6 +201,7 @@ std::string MetricsText(const std::vector<json>& nodes) {
 MetricsWriter::MetricsWriter(std::string path, std::chrono::seconds interval, std::function<std::string()> text)
     : path_(std::move(path)), interval_(interval), text_(std::move(text)) {
   thread_ = std::thread([this] {
+    NameThread("bb-metrics");
     std::unique_lock lock(mu_);
     while (!stop_) {
       lock.unlock();

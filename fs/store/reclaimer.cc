@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fs/base/thread_name.h"
 #include "fs/store/dir_names.h"
 
 namespace bb::fs {
@@ -21,7 +22,10 @@ Reclaimer::Reclaimer(int dir_fd) : dir_fd_(dir_fd) {
   for (std::string& name : ListNames(::openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))) {
     if (name.size() > 4 && name.ends_with(kRemovedSuffix)) removed_.push_back(std::move(name));
   }
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    NameThread("bb-reclaim");
+    Loop();
+  });
 }
 
 Reclaimer::~Reclaimer() {
