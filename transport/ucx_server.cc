@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "fs/base/thread_name.h"
 #include "transport/wire.h"
 
 namespace bb::transport::ucx {
@@ -63,9 +64,16 @@ Status Server::Open() {
     gate_.Start();
   }
   for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
-    handlers_.emplace_back([this] { HandlerLoop(&shared_lane_); });
+    handlers_.emplace_back([this] {
+      NameThread("bb-handler");
+      HandlerLoop(&shared_lane_);
+    });
   }
-  if (options_.own_thread && handler_) handlers_.emplace_back([this] { HandlerLoop(&own_lane_); });
+  if (options_.own_thread && handler_)
+    handlers_.emplace_back([this] {
+      NameThread("bb-handler-own");
+      HandlerLoop(&own_lane_);
+    });
   return Status::Ok();
 }
 
@@ -250,6 +258,16 @@ void Server::HandlerLoop(Lane* lane) {
     }
     Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;
+    // Sent from this thread when no other drives the worker: no hand-off to the progress thread
+    // and no wake-up of it (a reply awaits no answer of its own).
+    const Job& j = *job;
+    if (worker_->SendNow(
+            [&] {
+              if (server_eps_.count(j.ep)) SendReply(j.ep, j.session, j.id, j.op, std::move(r));
+            },
+            false)) {
+      continue;
+    }
     auto* shared = new Response(std::move(r));
     Job* raw = job.release();
     bool queued = worker_->Submit([this, raw, shared] {

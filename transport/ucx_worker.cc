@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+#include "fs/base/thread_name.h"
+
 namespace bb::transport::ucx {
 
 int64_t NowNs() {
@@ -113,7 +115,10 @@ Status Worker::SetAmHandler(unsigned id, ucp_am_recv_callback_t cb, void* arg) {
 
 void Worker::StartProgress(Hooks hooks) {
   hooks_ = std::move(hooks);
-  progress_ = std::thread([this] { ProgressLoop(); });
+  progress_ = std::thread([this] {
+    NameThread("bb-progress");
+    ProgressLoop();
+  });
 }
 
 void Worker::Stop() {
@@ -299,7 +304,7 @@ bool Worker::Drive(const std::function<void()>& start, const std::function<bool(
   return true;
 }
 
-bool Worker::SendNow(const std::function<void()>& start) {
+bool Worker::SendNow(const std::function<void()>& start, bool reply_due) {
   if (spin_ns_ > 0 || drivers_waiting_.load(std::memory_order_relaxed) > 0) return false;
   std::unique_lock wl(worker_mu_, std::try_to_lock);
   if (!wl.owns_lock() || stopping_.load()) return false;
@@ -309,7 +314,7 @@ bool Worker::SendNow(const std::function<void()>& start) {
   // not serve a flood of other nodes' messages).
   for (int i = 0; i < 16 && ucp_worker_progress(worker_) != 0; ++i) {
   }
-  if (idle_sleep_.load()) {
+  if (reply_due && idle_sleep_.load()) {
     // Asleep for up to a second, timed for no calls out: this call's deadline needs its sweep.
     ucp_worker_signal(worker_);
   } else if (sleeping_.load()) {
