@@ -32,9 +32,9 @@ n=50  # files per operation
 # batch per file.
 # otherstat: stats of 50 files another node made (mdtest's stat phase); statahead answers all but
 # the first 8 from one page per node (--statahead 0: 0.74-1.0 round trips per stat).
-declare -A max_fuse=([2.otherstat]=1.0 [3.otherstat]=1.0 [4.otherstat]=1.0 [1.subcreate]=6.06 [2.subcreate]=6.06 [3.subcreate]=6.06 [4.subcreate]=6.06 [1.create]=6.02 [1.stat]=1.02 [1.read]=4.0 [1.unlink]=1.98 [2.create]=6.02 [2.stat]=1.02
-  [2.read]=5.0 [2.unlink]=2.0 [3.create]=6.02 [3.stat]=1.02 [3.read]=5.0 [3.unlink]=2.0 [4.create]=6.02
-  [4.stat]=1.02 [4.read]=5.0 [4.unlink]=2.0)
+declare -A max_fuse=([2.otherstat]=1.0 [3.otherstat]=1.0 [4.otherstat]=1.0 [1.subcreate]=6.06 [2.subcreate]=6.06 [3.subcreate]=6.06 [4.subcreate]=6.06 [1.create]=6.02 [1.stat]=1.02 [1.read]=3.0 [1.unlink]=1.98 [2.create]=6.02 [2.stat]=1.02
+  [2.read]=4.0 [2.unlink]=2.0 [3.create]=6.02 [3.stat]=1.02 [3.read]=4.0 [3.unlink]=2.0 [4.create]=6.02
+  [4.stat]=1.02 [4.read]=4.0 [4.unlink]=2.0)
 declare -A max_remote=([2.otherstat]=0.18 [3.otherstat]=0.12 [4.otherstat]=0.2 [1.subcreate]=0.0 [2.subcreate]=3.74 [3.subcreate]=3.36 [4.subcreate]=2.08 [1.create]=0.0 [1.stat]=0.0 [1.read]=0.0
   [1.unlink]=0.0 [2.create]=3.84 [2.stat]=0.0 [2.read]=0.84 [2.unlink]=1.84 [3.create]=2.88 [3.stat]=0.0
   [3.read]=0.72 [3.unlink]=1.44 [4.create]=2.16 [4.stat]=0.0 [4.read]=0.0 [4.unlink]=0.72)

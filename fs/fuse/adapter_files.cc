@@ -44,6 +44,10 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
     // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
     // the end: its page cache would hold them at the wrong offset.
     if ((info.flags & O_APPEND) && !FileSystem::KeepCache(*f)) info.direct_io = 1;
+    // A close of a file opened for reading has nothing to flush (no size to publish, no write
+    // behind of its own): the kernel sends no FLUSH for it (FOPEN_NOFLUSH; kernels before 5.16
+    // ignore the flag and send it).
+    info.noflush = (info.flags & O_ACCMODE) == O_RDONLY;
     // Close-to-open: the core read the file's metadata afresh, but the kernel answers reads
     // within the size it cached at the last lookup. Dropping its attributes (not its pages:
     // keep_cache does that) makes the first read past that size, or a stat, ask again.
