@@ -159,7 +159,11 @@ void Coherence::ToKernel(const std::vector<Invalidation>& items) {
   }
   std::unique_lock lock(notify_mu_);
   if (notify_stop_) return;
-  notify_queue_.insert(notify_queue_.end(), items.begin(), items.end());
+  if (notify_queue_.empty() || notify_queue_.front() != kDropEverything) {
+    notify_queue_.insert(notify_queue_.end(), items.begin(), items.end());
+    // A kernel held up long enough to pile this much up drops everything once it is free.
+    if (notify_queue_.size() > kMaxOwed) notify_queue_ = {kDropEverything};
+  }
   uint64_t mine = ++notify_queued_;
   notify_cv_.notify_one();
   auto now = std::chrono::steady_clock::now();

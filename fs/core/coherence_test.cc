@@ -338,5 +338,37 @@ TEST_CASE("a kernel held up by a call of its own is not waited for past kKernelW
   CHECK(c.stats().received == 4);
 }
 
+TEST_CASE("a kernel held up past kMaxOwed invalidations is told to drop everything once free", "[coherence]") {
+  ManualClock clock;
+  Coherence c(NodeView{2, 1}, kHold, &clock, nullptr);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool held = true;
+  std::vector<std::vector<Invalidation>> told;
+  c.SetKernel([&](const std::vector<Invalidation>& items) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return !held; });
+    told.push_back(items);
+  });
+  c.ToKernel({{"/first", true}});  // taken by the notifier, which the kernel holds up
+  for (size_t i = 0; i <= Coherence::kMaxOwed; ++i) c.ToKernel({{"/d/" + std::to_string(i), true}});
+  {
+    std::lock_guard lock(mu);
+    held = false;
+  }
+  cv.notify_all();
+  for (int i = 0; i < 500; i++) {
+    {
+      std::lock_guard lock(mu);
+      if (told.size() == 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::lock_guard lock(mu);
+  REQUIRE(told.size() == 2);
+  CHECK(told[0] == std::vector<Invalidation>{{"/first", true}});
+  CHECK(told[1] == std::vector<Invalidation>{kDropEverything});
+}
+
 }  // namespace
 }  // namespace bb::fs
