@@ -526,11 +526,13 @@ TEST_CASE("own_thread ops are served while every handler thread waits for one of
   bool released = false;
   int waiting = 0;
   std::thread::id own;
+  std::set<std::thread::id> eights;
   TransportOptions o;
   o.key = TestKey();
   o.serve_tools = true;
   o.listen_host = "127.0.0.1";
   o.handler_threads = 2;
+  o.max_queued = 1;  // the shared lane is full with one op 8 waiting: the op 9 is not pushed back
   o.own_thread = [](uint16_t op) { return op == 9; };
   auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view, std::string_view) {
     std::unique_lock lock(mu);
@@ -541,6 +543,7 @@ TEST_CASE("own_thread ops are served while every handler thread waits for one of
       return Response{0, "served", {}};
     }
     waiting++;
+    eights.insert(std::this_thread::get_id());
     cv.notify_all();
     bool ok = cv.wait_for(lock, std::chrono::seconds(3), [&] { return released; });
     return Response{ok ? 0 : ETIMEDOUT, {}, {}};
@@ -550,21 +553,25 @@ TEST_CASE("own_thread ops are served while every handler thread waits for one of
   client->SetPeer(1, "127.0.0.1", (*server)->port());
   std::vector<std::thread> blocked;
   std::atomic<int> good{0};
-  for (int t = 0; t < 2; ++t) {
-    blocked.emplace_back([&] {
-      auto r = client->Call(1, 8, "x", {}, {});
-      if (r && r->status == 0) good++;
-    });
-  }
+  auto call8 = [&] {
+    auto r = client->Call(1, 8, "x", {}, {});
+    if (r && r->status == 0) good++;
+  };
+  for (int t = 0; t < 2; ++t) blocked.emplace_back(call8);
   {
     std::unique_lock lock(mu);
     REQUIRE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return waiting == 2; }));
   }
+  blocked.emplace_back(call8);  // queued: both handler threads wait
+  std::this_thread::sleep_for(milliseconds(50));
   auto r = client->Call(1, 9, "x", {}, {});
   REQUIRE(r.has_value());
   CHECK(r->payload == "served");
   for (auto& t : blocked) t.join();
-  CHECK(good == 2);  // released by the op 9, not by their 3 s
+  CHECK(good == 3);  // released by the op 9, not by their 3 s
+  std::lock_guard lock(mu);
+  CHECK(waiting == 3);
+  CHECK_FALSE(eights.count(own));  // a thread of its own
 }
 
 // Callers poll the worker themselves for small calls (TransportOptions::poll_spin); large

@@ -142,7 +142,10 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
     return nullptr;
   }
   *inline_op = options_.run_inline && options_.run_inline(frame.op);
-  if (!*inline_op && queued_.load(std::memory_order_relaxed) >= options_.max_queued) {
+  // Each lane is bounded on its own: the own-thread ops are the ones the full shared lane's
+  // handlers may be waiting for.
+  const Lane& lane = LaneOf(frame.op);
+  if (!*inline_op && lane.queued.load(std::memory_order_relaxed) >= options_.max_queued) {
     // Push back before the data moves: the caller sends it again shortly.
     SendReply(caller->ep, frame.session, frame.id, frame.op, Response{EBUSY, {}, {}}, kServerBusy);
     return nullptr;
@@ -236,13 +239,13 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
     if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
     return;
   }
-  Lane* lane = options_.own_thread && options_.own_thread(job->op) ? &own_lane_ : &shared_lane_;
+  Lane& lane = LaneOf(job->op);
   {
     std::lock_guard lock(jobs_mu_);
-    lane->jobs.push_back(std::move(job));
-    queued_.fetch_add(1, std::memory_order_relaxed);
+    lane.jobs.push_back(std::move(job));
+    lane.queued.store(lane.jobs.size(), std::memory_order_relaxed);
   }
-  lane->cv.notify_one();
+  lane.cv.notify_one();
 }
 
 void Server::HandlerLoop(Lane* lane) {
@@ -254,7 +257,7 @@ void Server::HandlerLoop(Lane* lane) {
       if (lane->jobs.empty()) return;
       job = std::move(lane->jobs.front());
       lane->jobs.pop_front();
-      queued_.fetch_sub(1, std::memory_order_relaxed);
+      lane->queued.store(lane->jobs.size(), std::memory_order_relaxed);
     }
     Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;

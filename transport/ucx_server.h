@@ -8,8 +8,9 @@
 // the handler threads, whose replies are handed back to the driving thread to send.
 //
 // Thread-safety: Open, StopHandlers and port() on the transport's owner thread; the UCX
-// callbacks and CloseAll on the driving thread; handler threads only take jobs and Submit
-// replies (ucx_worker.h has the lock order).
+// callbacks and CloseAll on the driving thread; handler threads take jobs and send their
+// replies as the driving thread when the worker is free (Worker::SendNow), else Submit them
+// (ucx_worker.h has the lock order).
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -91,13 +92,14 @@ class Server {
   struct Lane {
     std::condition_variable cv;
     std::deque<std::unique_ptr<Job>> jobs;
+    std::atomic<size_t> queued{0};  // jobs.size(), read without the lock (push-back)
   };
+  Lane& LaneOf(uint16_t op) { return options_.own_thread && options_.own_thread(op) ? own_lane_ : shared_lane_; }
   std::mutex jobs_mu_;  // guards the lanes' jobs and jobs_stopping_
   Lane shared_lane_, own_lane_;
   bool jobs_stopping_ = false;
   std::vector<std::thread> handlers_;
   std::atomic<uint64_t> completed_{0};  // requests served, for the answer to a ping
-  std::atomic<size_t> queued_{0};       // jobs in both lanes, read without the lock
 };
 
 }  // namespace bb::transport::ucx
