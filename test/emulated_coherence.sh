@@ -57,6 +57,28 @@ for m in 1 2 3 4; do
   check "mode $m: write-then-close on node $a: node $b sees the size" test "$(st $b $ws/h | cut -d' ' -f4)" = 9
   check "mode $m: write-then-close on node $a: node $b reads the data" test "$(on $b cat $ws/h)" = 012abcdef
 
+  # An open file's cached pages follow another node's in-place overwrite once it closed: node b
+  # reads (its kernel caches the page), node a overwrites the same bytes and closes, node b reads
+  # again through the same descriptor.
+  on $a sh -c "printf AAAA > $ws/p"
+  rm -f "$tmp/ready" "$tmp/go"
+  on $b python3 -c "
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+first = os.pread(fd, 4, 0)
+open(sys.argv[2], 'w').close()
+for _ in range(1000):
+    if os.path.exists(sys.argv[3]): break
+    time.sleep(0.01)
+print(first.decode(), os.pread(fd, 4, 0).decode())" "$ws/p" "$tmp/ready" "$tmp/go" > "$tmp/seen" &
+reader=$!
+for _ in $(seq 500); do [ -e "$tmp/ready" ] && break; sleep 0.02; done
+on $a sh -c "printf BBBB | dd of=$ws/p conv=notrunc status=none"
+touch "$tmp/go"
+wait "$reader" || true
+check "mode $m: node $b's open file reads node $a's in-place overwrite after its close ($(cat "$tmp/seen"))" \
+  test "$(cat "$tmp/seen")" = "AAAA BBBB"
+
   on $a sh -c "echo old > $ws/r"
   old=$(st $b "$ws/r")
   on $a rm "$ws/r"

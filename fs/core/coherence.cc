@@ -147,7 +147,7 @@ void Coherence::SetKernel(KernelHooks kernel) {
   kernel_ = std::move(kernel);
 }
 
-void Coherence::ToKernel(const std::vector<Invalidation>& items) {
+void Coherence::ToKernel(const std::vector<Invalidation>& items, std::chrono::milliseconds wait) {
   stats_.received.fetch_add(items.size(), std::memory_order_relaxed);
   if (items.empty()) return;
   bool held = false;
@@ -162,13 +162,14 @@ void Coherence::ToKernel(const std::vector<Invalidation>& items) {
   if (notify_queue_.empty() || notify_queue_.front() != kDropEverything) {
     notify_queue_.insert(notify_queue_.end(), items.begin(), items.end());
     // A kernel held up long enough to pile this much up drops everything once it is free.
-    if (notify_queue_.size() > kMaxOwed) notify_queue_ = {kDropEverything};
+    if (notify_queue_.size() > kMaxKernelQueue) notify_queue_ = {kDropEverything};
   }
   uint64_t mine = ++notify_queued_;
   notify_cv_.notify_one();
   auto now = std::chrono::steady_clock::now();
-  bool held_up = held || (notify_busy_ && now - notify_busy_since_ >= kKernelWait);
-  if (held_up || !told_cv_.wait_until(lock, now + kKernelWait, [&] { return notify_done_ >= mine || notify_stop_; })) {
+  bool patient = wait > kKernelWait;
+  bool held_up = !patient && (held || (notify_busy_ && now - notify_busy_since_ >= kKernelWait));
+  if (held_up || !told_cv_.wait_until(lock, now + wait, [&] { return notify_done_ >= mine || notify_stop_; })) {
     stats_.deferred.fetch_add(items.size(), std::memory_order_relaxed);
   }
 }

@@ -8,11 +8,12 @@
 // (fuse_lowlevel_notify_inval_entry / _inode) and forgets nothing else. So once a call that
 // changed a name or an attribute returns on one node, no other node's kernel answers from the
 // old state — but for a node whose kernel is held up by a call of its own in the same
-// directory: it drops the name right after that call (ToKernel).
+// directory or file, or takes longer than kKernelWait: it drops what it holds right after
+// (ToKernel).
 //
 // What is told (see CoherentView): a removed, replaced or moved name (the entry: the kernel
 // drops the name, and below it for a directory), and changed attributes of an entry (the
-// inode: the kernel drops its attributes; a shared file's pages go at every open). What is
+// inode: the kernel drops its attributes and cached pages). What is
 // not: a new name (the kernel caches no negative entries), and a directory's times and link
 // count moved by entries made or removed in it (DirChanges): those are seen within the timeout.
 //
@@ -24,6 +25,7 @@
 // Thread-safety: every method may be called concurrently.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -85,6 +87,33 @@ class CallbackTable {
 // What a node's kernel is told to drop (the adapter resolves the path to its inodes).
 using KernelInvalidator = std::function<void(const std::vector<Invalidation>&)>;
 
+// The inodes on which this node has a FUSE call in flight that holds a lock the kernel needs to
+// drop what it caches of them (KernelHooks::held): a directory in which a name is made, removed
+// or renamed (the directory's lock), a file being read or written (its pages' locks); from
+// before QoS admits the call until its reply went. Counted in a fixed table of slots, without a
+// lock: two inodes may share a slot, which costs only a wait not made.
+class KernelCallsInFlight {
+ public:
+  // Counts its inode as held while it, or any copy of it, lives.
+  class Hold {
+   public:
+    explicit Hold(std::atomic<uint32_t>* slot) : slot_(slot) { slot_->fetch_add(1); }
+    Hold(const Hold& other) : Hold(other.slot_) {}
+    Hold& operator=(const Hold&) = delete;
+    ~Hold() { slot_->fetch_sub(1); }
+
+   private:
+    std::atomic<uint32_t>* slot_;
+  };
+  Hold Of(uint64_t ino) { return Hold(&slots_[Slot(ino)]); }
+  bool Holds(uint64_t ino) const { return slots_[Slot(ino)].load() != 0; }
+
+ private:
+  static constexpr int kBits = 12;
+  static size_t Slot(uint64_t ino) { return static_cast<size_t>((ino * 0x9E3779B97F4A7C15ull) >> (64 - kBits)); }
+  std::array<std::atomic<uint32_t>, size_t{1} << kBits> slots_{};
+};
+
 // How a node drops what it caches of changed paths (Coherence::ToKernel).
 struct KernelHooks {
   // Drops the daemon's own copies, before the kernel is told (what it asks next is read afresh).
@@ -92,8 +121,8 @@ struct KernelHooks {
   KernelInvalidator forget;
   // Drops what the kernel holds; may wait for the kernel's locks.
   KernelInvalidator drop;
-  // Whether `drop` would wait for a call of this node's own in flight (its kernel holds a
-  // directory's lock until the daemon answers it). Empty: never.
+  // Whether `drop` would wait for a call of this node's own in flight (KernelCallsInFlight:
+  // its kernel holds the lock until the daemon answers the call). Empty: never.
   std::function<bool(const std::vector<Invalidation>&)> held;
 };
 
@@ -133,13 +162,17 @@ class Coherence {
   // Drops `items` from this node's caches: the daemon's at once (`forget`), the kernel's
   // through the notifier thread. Returns once the kernel took them too, or with them still
   // queued (counted: `deferred`) — at once when `held` says a call of this node's own holds
-  // the lock the kernel needs, else after kKernelWait. The kernel takes a directory's lock to
-  // drop a name in it, and this node's own create or unlink in that directory holds it until
-  // its daemon answers, which may wait for the very change being told here (a cycle through
-  // two nodes). Queued items reach the kernel as soon as that call is answered. While the
-  // notifier has been held up kKernelWait already, returns at once.
-  void ToKernel(const std::vector<Invalidation>& items);
+  // a lock the kernel needs, else after `wait`. The kernel takes a directory's lock to drop a
+  // name in it, and a file's page locks to drop its pages, and this node's own create or
+  // unlink in that directory, or write of that file, holds them until its daemon answers,
+  // which may wait for the very change being told here (a cycle through two nodes). Queued
+  // items reach the kernel as soon as that call is answered. While the notifier has been held
+  // up kKernelWait already, returns at once. A `wait` longer than kKernelWait (a command that
+  // must not return before the kernel dropped everything) waits for the kernel regardless.
+  void ToKernel(const std::vector<Invalidation>& items, std::chrono::milliseconds wait = kKernelWait);
   static constexpr std::chrono::milliseconds kKernelWait{25};
+  // Invalidations queued for a held-up kernel, at most; past it they become kDropEverything.
+  static constexpr size_t kMaxKernelQueue = 1 << 16;
   // Tells every node registered for the items' paths except `caller`; returns once each
   // answered or failed. A node that did not answer is owed what it missed: it is told again
   // (Catchup) until it answers, and meanwhile new invalidations for it wait with the owed ones

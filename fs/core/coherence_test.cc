@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -291,83 +292,117 @@ TEST_CASE("reads of a path no other node can reach register nobody", "[coherence
   CHECK(c.table().size() == 1);
 }
 
+// A kernel that takes nothing while `held` (as one whose directory lock this node's own create
+// holds, while that create waits for the change being told), recording what it took.
+struct HeldKernel {
+  ManualClock clock;
+  Coherence c{NodeView{2, 1}, kHold, &clock, nullptr};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool held = true;
+  bool entered = false;  // the notifier is in the kernel
+  std::vector<std::vector<Invalidation>> told;
+  bool own_call = false;  // what KernelHooks::held answers
+
+  explicit HeldKernel(bool with_held_hook = false) {
+    KernelHooks hooks;
+    hooks.drop = [this](const std::vector<Invalidation>& items) {
+      std::unique_lock lock(mu);
+      entered = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return !held; });
+      told.push_back(items);
+      cv.notify_all();
+    };
+    if (with_held_hook) hooks.held = [this](const std::vector<Invalidation>&) { return own_call; };
+    c.SetKernel(std::move(hooks));
+  }
+  void WaitEntered() {
+    std::unique_lock lock(mu);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return entered; }));
+  }
+  void Release() {
+    std::lock_guard lock(mu);
+    held = false;
+    cv.notify_all();
+  }
+  // Waits until the kernel took `n` batches; what it took, flattened.
+  std::vector<Invalidation> Took(size_t n) {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return told.size() >= n; });
+    std::vector<Invalidation> all;
+    for (const auto& b : told) all.insert(all.end(), b.begin(), b.end());
+    return all;
+  }
+};
+
 TEST_CASE("a kernel held up by a call of its own is not waited for past kKernelWait, and gets it all after",
           "[coherence]") {
-  // As a kernel whose directory lock this node's own create holds, while that create waits for
-  // the change being told: the kernel takes nothing until `held` is cleared.
-  ManualClock clock;
-  Coherence c(NodeView{2, 1}, kHold, &clock, nullptr);
-  std::mutex mu;
-  std::condition_variable cv;
-  bool held = true;
-  std::vector<Invalidation> told;
-  c.SetKernel([&](const std::vector<Invalidation>& items) {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return !held; });
-    told.insert(told.end(), items.begin(), items.end());
-  });
+  HeldKernel k;
   auto start = std::chrono::steady_clock::now();
-  c.ToKernel({{"/d/a", true}});
+  k.c.ToKernel({{"/d/a", true}});
   auto first = std::chrono::steady_clock::now() - start;
   CHECK(first >= Coherence::kKernelWait);
-  CHECK(first < Coherence::kKernelWait * 40);  // bounded: not the RPC deadline
-  CHECK(c.stats().deferred == 1);
-  // Held up that long already: the next one is not waited for at all.
+  CHECK(first < Coherence::kKernelWait * 200);  // bounded: not the RPC deadline
+  CHECK(k.c.stats().deferred == 1);
+  k.WaitEntered();
+  // Held up that long already: the next one is not waited for at all (it is queued).
+  std::this_thread::sleep_for(Coherence::kKernelWait);
   start = std::chrono::steady_clock::now();
-  c.ToKernel({{"/d/b", true}, {"/d/c", false}});
+  k.c.ToKernel({{"/d/b", true}, {"/d/c", false}});
   CHECK(std::chrono::steady_clock::now() - start < Coherence::kKernelWait);
-  CHECK(c.stats().deferred == 3);
-  {
-    std::lock_guard lock(mu);
-    CHECK(told.empty());
-    held = false;
-  }
-  cv.notify_all();
-  // Once free, the kernel gets everything, in order, and is waited for again.
-  for (int i = 0; i < 500; i++) {
-    {
-      std::lock_guard lock(mu);
-      if (told.size() == 3) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  c.ToKernel({{"/d/e", true}});
-  std::lock_guard lock(mu);
-  CHECK(told == std::vector<Invalidation>{{"/d/a", true}, {"/d/b", true}, {"/d/c", false}, {"/d/e", true}});
-  CHECK(c.stats().deferred == 3);
-  CHECK(c.stats().received == 4);
+  CHECK(k.c.stats().deferred == 3);
+  CHECK(k.Took(0).empty());
+  k.Release();
+  // Once free, the kernel gets everything, in order.
+  CHECK(k.Took(2) == std::vector<Invalidation>{{"/d/a", true}, {"/d/b", true}, {"/d/c", false}});
+  k.c.ToKernel({{"/d/e", true}});
+  CHECK(k.Took(3).back() == Invalidation{"/d/e", true});
+  CHECK(k.c.stats().received == 4);
 }
 
-TEST_CASE("a kernel held up past kMaxOwed invalidations is told to drop everything once free", "[coherence]") {
-  ManualClock clock;
-  Coherence c(NodeView{2, 1}, kHold, &clock, nullptr);
-  std::mutex mu;
-  std::condition_variable cv;
-  bool held = true;
-  std::vector<std::vector<Invalidation>> told;
-  c.SetKernel([&](const std::vector<Invalidation>& items) {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return !held; });
-    told.push_back(items);
-  });
-  c.ToKernel({{"/first", true}});  // taken by the notifier, which the kernel holds up
-  for (size_t i = 0; i <= Coherence::kMaxOwed; ++i) c.ToKernel({{"/d/" + std::to_string(i), true}});
+TEST_CASE("a kernel held by this node's own call is not waited for at all", "[coherence]") {
+  HeldKernel k(true);
+  k.own_call = true;
+  auto start = std::chrono::steady_clock::now();
+  k.c.ToKernel({{"/d/a", true}});
+  CHECK(std::chrono::steady_clock::now() - start < Coherence::kKernelWait);
+  CHECK(k.c.stats().deferred == 1);
+  k.Release();
+  CHECK(k.Took(1) == std::vector<Invalidation>{{"/d/a", true}});
+  // A command that must not return before the kernel dropped it waits regardless of `held`.
+  k.c.ToKernel({{"/d/b", true}}, std::chrono::seconds(10));
+  CHECK(k.Took(2).back() == Invalidation{"/d/b", true});
+  CHECK(k.c.stats().deferred == 1);
+}
+
+TEST_CASE("a kernel held up past kMaxKernelQueue invalidations is told to drop everything once free", "[coherence]") {
+  HeldKernel k;
+  k.c.ToKernel({{"/first", true}});  // taken by the notifier, which the kernel holds up
+  k.WaitEntered();
+  std::this_thread::sleep_for(Coherence::kKernelWait);  // held up long enough: nothing more waits
+  std::vector<Invalidation> batch;
+  for (size_t i = 0; i < 2048; ++i) batch.push_back({"/d/" + std::to_string(i), true});
+  for (size_t i = 0; i <= Coherence::kMaxKernelQueue / batch.size(); ++i) k.c.ToKernel(batch);
+  k.Release();
+  CHECK(k.Took(2) == std::vector<Invalidation>{{"/first", true}, kDropEverything});
+}
+
+TEST_CASE("a call in flight holds its inode while it or a copy of its hold lives", "[coherence]") {
+  KernelCallsInFlight calls;
+  CHECK_FALSE(calls.Holds(42));
   {
-    std::lock_guard lock(mu);
-    held = false;
-  }
-  cv.notify_all();
-  for (int i = 0; i < 500; i++) {
+    KernelCallsInFlight::Hold h = calls.Of(42);
+    CHECK(calls.Holds(42));
     {
-      std::lock_guard lock(mu);
-      if (told.size() == 2) break;
+      auto copy = h;  // a lambda that captured the hold, copied into a std::function
+      CHECK(calls.Holds(42));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(calls.Holds(42));
+    std::function<void()> body = [h] {};
+    std::function<void()> body2 = body;
   }
-  std::lock_guard lock(mu);
-  REQUIRE(told.size() == 2);
-  CHECK(told[0] == std::vector<Invalidation>{{"/first", true}});
-  CHECK(told[1] == std::vector<Invalidation>{kDropEverything});
+  CHECK_FALSE(calls.Holds(42));
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ json Daemon::CoherenceJson() {
 }
 
 json Daemon::DropCachesCommand(const json&, const ControlPeer&) {
-  coherence_->ToKernel({kDropEverything});
+  coherence_->ToKernel({kDropEverything}, std::chrono::seconds(10));  // returns once it is done
   return {{"ok", true}};
 }
 

@@ -178,37 +178,19 @@ void DropFromKernel(fuse_session* session, const FileSystem& fs, const std::vect
       std::string name(BaseName(item.path));
       (void)fuse_lowlevel_notify_inval_entry(session, k.parent, name.data(), name.size());
     }
-    // Attributes only (offset -1): dropping pages waits for their locks, which a write or read
-    // of this node's holds until its daemon answers, and that answer may wait for the change
-    // told here. The kernel drops the pages itself once it reads a changed size, and at every
-    // open of a shared file (close-to-open); node-private files are told nothing.
-    if (k.ino != 0) (void)fuse_lowlevel_notify_inval_inode(session, k.ino, -1, 0);
+    // Attributes and pages: dropping pages waits for their locks, which a read or write of
+    // this node's holds until its daemon answers (KernelHeldBy tells Coherence not to wait).
+    if (k.ino != 0) (void)fuse_lowlevel_notify_inval_inode(session, k.ino, 0, 0);
   }
 }
 
 }  // namespace
 
-std::shared_ptr<void> DirCallsInFlight::Hold(fuse_ino_t dir) {
-  {
-    std::lock_guard lock(mu_);
-    calls_[dir]++;
-  }
-  return std::shared_ptr<void>(nullptr, [this, dir](void*) {
-    std::lock_guard lock(mu_);
-    if (auto it = calls_.find(dir); it != calls_.end() && --it->second == 0) calls_.erase(it);
-  });
-}
-
-bool DirCallsInFlight::Holds(fuse_ino_t dir) const {
-  std::lock_guard lock(mu_);
-  return calls_.count(dir) != 0;
-}
-
-bool KernelHeldBy(const DirCallsInFlight& dirs, const FileSystem& fs, const std::vector<Invalidation>& items) {
+bool KernelHeldBy(const KernelCallsInFlight& calls, const FileSystem& fs, const std::vector<Invalidation>& items) {
   for (const Invalidation& item : items) {
-    if (!item.entry) continue;  // attributes only: the kernel takes no lock for those
     KernelInodes k = fs.KernelInodesOf(item.path);
-    if (k.parent != 0 && dirs.Holds(k.parent)) return true;
+    if (item.entry && k.parent != 0 && calls.Holds(k.parent)) return true;  // the directory's lock
+    if (k.ino != 0 && calls.Holds(k.ino)) return true;                      // its pages' locks
   }
   return false;
 }

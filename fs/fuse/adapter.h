@@ -2,8 +2,8 @@
 //
 // Each callback unpacks its request, makes one call into the core, and sends exactly one
 // reply; ToErrno is the one place that turns a Status into the errno the application sees.
-// The adapter keeps no state but the session's userdata (with the directories its calls in
-// flight hold: DirCallsInFlight).
+// The adapter keeps no state but the session's userdata (with the inodes its calls in flight
+// hold locks of: KernelCallsInFlight).
 //
 // Thread-safety: callbacks run on libfuse's worker threads, concurrently.
 #pragma once
@@ -11,11 +11,9 @@
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
-#include <memory>
-#include <mutex>
-#include <unordered_map>
 #include <utility>
 
+#include "fs/core/coherence.h"
 #include "fs/core/file_system.h"
 #include "fs/core/stats.h"
 #include "qos/channel_cache.h"
@@ -31,20 +29,6 @@ struct AdapterOptions {
   double private_cache_timeout = 60;
 };
 
-// The directories in which this node has a call in flight that holds the directory's lock in
-// the kernel (a name made, removed or renamed in it): from before QoS admits the call until its
-// reply went. Dropping a name from such a directory waits for that call (KernelHeldBy).
-class DirCallsInFlight {
- public:
-  // Holds `dir` until the returned handle goes.
-  std::shared_ptr<void> Hold(fuse_ino_t dir);
-  bool Holds(fuse_ino_t dir) const;
-
- private:
-  mutable std::mutex mu_;
-  std::unordered_map<fuse_ino_t, int> calls_;
-};
-
 // The session's userdata. `fs` (and `stage`, `channels` when set) must outlive the session.
 // QoS admission happens here, in the adapter, before a request's one call into the core: with
 // a stage, every operation but forget/release is submitted to it (qos/stage.h) on the channel
@@ -58,21 +42,21 @@ struct AdapterContext {
   // Set once the session exists: opens of shared files drop the kernel's cached attributes
   // (close-to-open: a size another node published since the last lookup is seen).
   fuse_session* session = nullptr;
-  NodeStats* stats = nullptr;  // counts error replies by errno when set
-  DirCallsInFlight dir_calls{};
+  NodeStats* stats = nullptr;   // counts error replies by errno when set
+  KernelCallsInFlight calls{};  // this node's calls that hold a lock in the kernel
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.
 const fuse_lowlevel_ops& FuseOperations();
 
 // Drops what `session`'s kernel holds of each item's path (fs/core/coherence.h): its name from
-// its parent directory for an entry, the attributes of the inode at the path. Paths the kernel
-// was never given are skipped. Returns once the kernel did it.
+// its parent directory for an entry, the attributes and pages of the inode at the path. Paths
+// the kernel was never given are skipped. Returns once the kernel did it.
 void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items);
 
 // Whether dropping `items` from the kernel would wait for a call of this node's own in flight
-// (KernelHooks::held): a name to drop from a directory `dirs` holds.
-bool KernelHeldBy(const DirCallsInFlight& dirs, const FileSystem& fs, const std::vector<Invalidation>& items);
+// (KernelHooks::held): a name to drop from a directory `calls` holds, or an inode they hold.
+bool KernelHeldBy(const KernelCallsInFlight& calls, const FileSystem& fs, const std::vector<Invalidation>& items);
 
 // Internal helpers shared by the adapter's translation units.
 namespace adapter {

@@ -66,7 +66,7 @@ void Readlink(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
-  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, rdev, held = Ctx(req).dir_calls.Hold(parent)] {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, rdev, held = Ctx(req).calls.Of(parent)] {
     auto e = Ctx(req).fs->Mknod(parent, name, mode, rdev, CallerOf(req));
     if (!e) return ReplyError(req, e.error(), "mknod");
     ReplyEntry(req, *e);
@@ -74,7 +74,7 @@ void Mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev
 }
 
 void Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
-  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, held = Ctx(req).dir_calls.Hold(parent)] {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), mode, held = Ctx(req).calls.Of(parent)] {
     auto e = Ctx(req).fs->Mkdir(parent, name, mode, CallerOf(req));
     if (!e) return ReplyError(req, e.error(), "mkdir");
     ReplyEntry(req, *e);
@@ -82,7 +82,7 @@ void Mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
 }
 
 void Unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  Admit(req, kMeta, 1, [req, parent, name = std::string(name), held = Ctx(req).dir_calls.Hold(parent)] {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), held = Ctx(req).calls.Of(parent)] {
     Status s = Ctx(req).fs->Unlink(parent, name);
     if (!s.ok()) return ReplyError(req, s, "unlink");
     fuse_reply_err(req, 0);
@@ -90,7 +90,7 @@ void Unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
 }
 
 void Rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  Admit(req, kMeta, 1, [req, parent, name = std::string(name), held = Ctx(req).dir_calls.Hold(parent)] {
+  Admit(req, kMeta, 1, [req, parent, name = std::string(name), held = Ctx(req).calls.Of(parent)] {
     Status s = Ctx(req).fs->Rmdir(parent, name);
     if (!s.ok()) return ReplyError(req, s, "rmdir");
     fuse_reply_err(req, 0);
@@ -99,7 +99,7 @@ void Rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
 
 void Symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
   Admit(req, kMeta, 1,
-        [req, link = std::string(link), parent, name = std::string(name), held = Ctx(req).dir_calls.Hold(parent)] {
+        [req, link = std::string(link), parent, name = std::string(name), held = Ctx(req).calls.Of(parent)] {
           auto e = Ctx(req).fs->Symlink(parent, name, link, CallerOf(req));
           if (!e) return ReplyError(req, e.error(), "symlink");
           ReplyEntry(req, *e);
@@ -108,10 +108,10 @@ void Symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* na
 
 void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_parent, const char* new_name,
             unsigned int flags) {
-  DirCallsInFlight& dirs = Ctx(req).dir_calls;
+  KernelCallsInFlight& calls = Ctx(req).calls;
   Admit(req, kMeta, 1,
         [req, parent, name = std::string(name), new_parent, new_name = std::string(new_name), flags,
-         held = dirs.Hold(parent), held_new = dirs.Hold(new_parent)] {
+         held = calls.Of(parent), held_new = calls.Of(new_parent)] {
           Status s = Ctx(req).fs->Rename(parent, name, new_parent, new_name, flags);
           if (!s.ok()) return ReplyError(req, s, "rename");
           fuse_reply_err(req, 0);
@@ -119,12 +119,11 @@ void Rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t new_
 }
 
 void Link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t new_parent, const char* new_name) {
-  Admit(req, kMeta, 1,
-        [req, ino, new_parent, new_name = std::string(new_name), held = Ctx(req).dir_calls.Hold(new_parent)] {
-          auto e = Ctx(req).fs->Link(ino, new_parent, new_name);
-          if (!e) return ReplyError(req, e.error(), "link");
-          ReplyEntry(req, *e);
-        });
+  Admit(req, kMeta, 1, [req, ino, new_parent, new_name = std::string(new_name), held = Ctx(req).calls.Of(new_parent)] {
+    auto e = Ctx(req).fs->Link(ino, new_parent, new_name);
+    if (!e) return ReplyError(req, e.error(), "link");
+    ReplyEntry(req, *e);
+  });
 }
 
 void StatFs(fuse_req_t req, fuse_ino_t) {

@@ -14,7 +14,7 @@ constexpr auto kData = qos::Class::kData;
 
 void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi_in) {
   Admit(req, kMeta, 1,
-        [req, parent, name = std::string(name), mode, info = *fi_in, held = Ctx(req).dir_calls.Hold(parent)]() mutable {
+        [req, parent, name = std::string(name), mode, info = *fi_in, held = Ctx(req).calls.Of(parent)]() mutable {
           auto r = Ctx(req).fs->Create(parent, name, mode, info.flags, CallerOf(req));
           if (!r) return ReplyError(req, r.error(), "create");
           SetFileHandle(&info, r->second);
@@ -58,8 +58,9 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
   });
 }
 
-void Read(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  Admit(req, kData, size, [req, size, off, file = FileHandle(fi)] {
+void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
+  // The kernel holds the pages being read locked until the reply (KernelCallsInFlight).
+  Admit(req, kData, size, [req, size, off, file = FileHandle(fi), held = Ctx(req).calls.Of(ino)] {
     // One buffer per thread, grown to the largest read seen (max_read bounds it).
     thread_local std::unique_ptr<char[]> buf;
     thread_local size_t cap = 0;
@@ -81,14 +82,16 @@ void DoWrite(fuse_req_t req, OpenFile* file, off_t off, std::span<const char> da
 }
 }  // namespace
 
-void Write(fuse_req_t req, fuse_ino_t, const char* data, size_t size, off_t off, fuse_file_info* fi) {
+void Write(fuse_req_t req, fuse_ino_t ino, const char* data, size_t size, off_t off, fuse_file_info* fi) {
   AdapterContext& c = Ctx(req);
   OpenFile* file = FileHandle(fi);
+  // The kernel holds the pages being written locked until the reply (KernelCallsInFlight).
+  KernelCallsInFlight::Hold held = c.calls.Of(ino);
   if (c.stage == nullptr) return DoWrite(req, file, off, {data, size});
   qos::Stage::Channel* ch = JobChannel(req, kData);
   if (c.stage->Admit(ch, size)) return DoWrite(req, file, off, {data, size});
   // The request buffer is libfuse's until this callback returns: a waiting write keeps a copy.
-  c.stage->Wait(ch, size, [req, file, off, copy = std::string(data, size)] {
+  c.stage->Wait(ch, size, [req, file, off, copy = std::string(data, size), held] {
     DoWrite(req, file, off, {copy.data(), copy.size()});
   });
 }

@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
       [fs](const std::vector<bb::fs::Invalidation>& items) { fs->Invalidated(items); },
       [se, fs](const std::vector<bb::fs::Invalidation>& items) { bb::fs::InvalidateInKernel(se, *fs, items); },
       [&ctx, fs](const std::vector<bb::fs::Invalidation>& items) {
-        return bb::fs::KernelHeldBy(ctx.dir_calls, *fs, items);
+        return bb::fs::KernelHeldBy(ctx.calls, *fs, items);
       }});
   spdlog::info("mounted {} (root {}, chunk size {}, {} FUSE threads)", cfg.mount, cfg.root, cfg.chunk_size,
                cfg.fuse_threads);
