@@ -261,16 +261,6 @@ void Server::HandlerLoop(Lane* lane) {
     }
     Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;
-    // Sent from this thread when no other drives the worker: no hand-off to the progress thread
-    // and no wake-up of it (a reply awaits no answer of its own).
-    const Job& j = *job;
-    if (worker_->SendNow(
-            [&] {
-              if (server_eps_.count(j.ep)) SendReply(j.ep, j.session, j.id, j.op, std::move(r));
-            },
-            false)) {
-      continue;
-    }
     auto* shared = new Response(std::move(r));
     Job* raw = job.release();
     bool queued = worker_->Submit([this, raw, shared] {

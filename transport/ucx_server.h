@@ -8,9 +8,8 @@
 // the handler threads, whose replies are handed back to the driving thread to send.
 //
 // Thread-safety: Open, StopHandlers and port() on the transport's owner thread; the UCX
-// callbacks and CloseAll on the driving thread; handler threads take jobs and send their
-// replies as the driving thread when the worker is free (Worker::SendNow), else Submit them
-// (ucx_worker.h has the lock order).
+// callbacks and CloseAll on the driving thread; handler threads only take jobs and Submit
+// replies (ucx_worker.h has the lock order).
 #pragma once
 
 #include <ucp/api/ucp.h>

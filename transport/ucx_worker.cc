@@ -304,20 +304,18 @@ bool Worker::Drive(const std::function<void()>& start, const std::function<bool(
   return true;
 }
 
-bool Worker::SendNow(const std::function<void()>& start, bool reply_due) {
+bool Worker::SendNow(const std::function<void()>& start) {
   if (spin_ns_ > 0 || drivers_waiting_.load(std::memory_order_relaxed) > 0) return false;
   std::unique_lock wl(worker_mu_, std::try_to_lock);
   if (!wl.owns_lock() || stopping_.load()) return false;
-  bool ran = RunSubmissions();  // work handed over earlier goes first
+  RunSubmissions();  // work handed over earlier goes first
   start();
   // Push the send out; what else came is the progress thread's (bounded: a caller's thread does
   // not serve a flood of other nodes' messages).
   for (int i = 0; i < 16 && ucp_worker_progress(worker_) != 0; ++i) {
   }
-  if (idle_sleep_.load() &&
-      (reply_due || ran || (hooks_.idle && !hooks_.idle()) || (hooks_.retrying && hooks_.retrying()))) {
-    // Asleep for up to a second, timed for no calls out: a call sent here (this one, or one
-    // handed over that this thread ran) needs its deadline's sweep, and one pushed back its retry.
+  if (idle_sleep_.load()) {
+    // Asleep for up to a second, timed for no calls out: this call's deadline needs its sweep.
     ucp_worker_signal(worker_);
   } else if (sleeping_.load()) {
     // The progress thread sleeps in poll, armed before the events this thread just consumed:

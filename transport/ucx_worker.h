@@ -74,9 +74,8 @@ class Worker {
   // Without poll_spin: runs `start` on the calling thread when no other thread drives the
   // worker now, pushes out what it sends, and leaves the rest (the reply) to the progress
   // thread, re-arming its sleep: no hand-off and no wake-up of the progress thread to send. False
-  // (nothing run) otherwise: the caller then Submits `start`. `reply_due`: what `start` sends
-  // is a call, whose deadline the progress thread watches (a server's reply is not).
-  bool SendNow(const std::function<void()>& start, bool reply_due = true);
+  // (nothing run) otherwise: the caller then Submits `start`.
+  bool SendNow(const std::function<void()>& start);
   bool stopping() const { return stopping_.load(); }
 
   // Closes an endpoint by force; the close completes in the background (driving thread only).
