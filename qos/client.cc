@@ -66,10 +66,7 @@ Result<nlohmann::json> AskController(const std::string& host, uint16_t port, con
 
 QosClient::QosClient(Stage* stage, std::string node, std::string host, uint16_t port, const auth::Key& key)
     : stage_(stage), node_(std::move(node)), host_(std::move(host)), port_(port), key_(key) {
-  thread_ = std::thread([this] {
-    NameThread("bb-qos-client");
-    Loop();
-  });
+  thread_ = NamedThread("bb-qos-client", [this] { Loop(); });
 }
 
 std::string QosClient::last_error() const {

@@ -23,15 +23,8 @@ const char* ClassName(Class c) { return c == Class::kMetadata ? "metadata" : "da
 Stage::Stage(const Clock* clock, size_t threads, int64_t window_ns)
     : clock_(clock), window_ns_(window_ns), usage_since_ns_(clock->MonotonicNs()) {
   if (threads == 0) return;
-  dispatcher_ = std::thread([this] {
-    NameThread("bb-qos-dispatch");
-    DispatchLoop();
-  });
-  for (size_t i = 0; i < threads; ++i)
-    runners_.emplace_back([this] {
-      NameThread("bb-qos-runner");
-      RunnerLoop();
-    });
+  dispatcher_ = NamedThread("bb-qos-dispatch", [this] { DispatchLoop(); });
+  for (size_t i = 0; i < threads; ++i) runners_.push_back(NamedThread("bb-qos-runner", [this] { RunnerLoop(); }));
 }
 
 Stage::~Stage() {

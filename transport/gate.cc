@@ -110,11 +110,7 @@ Status Gate::Open(std::string worker_address) {
 }
 
 void Gate::Start() {
-  if (listen_fd_ >= 0)
-    thread_ = std::thread([this] {
-      NameThread("bb-gate");
-      Loop();
-    });
+  if (listen_fd_ >= 0) thread_ = NamedThread("bb-gate", [this] { Loop(); });
 }
 
 void Gate::Stop() {

@@ -115,10 +115,7 @@ Status Worker::SetAmHandler(unsigned id, ucp_am_recv_callback_t cb, void* arg) {
 
 void Worker::StartProgress(Hooks hooks) {
   hooks_ = std::move(hooks);
-  progress_ = std::thread([this] {
-    NameThread("bb-progress");
-    ProgressLoop();
-  });
+  progress_ = NamedThread("bb-progress", [this] { ProgressLoop(); });
 }
 
 void Worker::Stop() {

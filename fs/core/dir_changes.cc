@@ -7,11 +7,7 @@
 namespace bb::fs {
 
 DirChanges::DirChanges(Send send, std::chrono::milliseconds interval) : send_(std::move(send)), interval_(interval) {
-  if (interval_.count() > 0)
-    thread_ = std::thread([this] {
-      NameThread("bb-dir-changes");
-      Loop();
-    });
+  if (interval_.count() > 0) thread_ = NamedThread("bb-dir-changes", [this] { Loop(); });
 }
 
 DirChanges::~DirChanges() {

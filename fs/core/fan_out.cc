@@ -17,11 +17,7 @@ struct FanOut::Batch {
 };
 
 FanOut::FanOut(size_t threads) {
-  for (size_t i = 0; i < threads; ++i)
-    helpers_.emplace_back([this] {
-      NameThread("bb-fan-out");
-      HelperLoop();
-    });
+  for (size_t i = 0; i < threads; ++i) helpers_.push_back(NamedThread("bb-fan-out", [this] { HelperLoop(); }));
 }
 
 FanOut::~FanOut() {

@@ -107,15 +107,8 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& p
 
 ControlServer::ControlServer(std::string path, int fd, ControlHandler handler)
     : path_(std::move(path)), listen_fd_(fd), handler_(std::move(handler)) {
-  for (size_t i = 0; i < kControlThreads; ++i)
-    workers_.emplace_back([this] {
-      NameThread("bb-control");
-      WorkerLoop();
-    });
-  acceptor_ = std::thread([this] {
-    NameThread("bb-control-acc");
-    AcceptLoop();
-  });
+  for (size_t i = 0; i < kControlThreads; ++i) workers_.push_back(NamedThread("bb-control", [this] { WorkerLoop(); }));
+  acceptor_ = NamedThread("bb-control-acc", [this] { AcceptLoop(); });
 }
 
 ControlServer::~ControlServer() {

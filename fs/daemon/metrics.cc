@@ -200,8 +200,7 @@ std::string MetricsText(const std::vector<json>& nodes) {
 
 MetricsWriter::MetricsWriter(std::string path, std::chrono::seconds interval, std::function<std::string()> text)
     : path_(std::move(path)), interval_(interval), text_(std::move(text)) {
-  thread_ = std::thread([this] {
-    NameThread("bb-metrics");
+  thread_ = NamedThread("bb-metrics", [this] {
     std::unique_lock lock(mu_);
     while (!stop_) {
       lock.unlock();

@@ -22,10 +22,7 @@ Reclaimer::Reclaimer(int dir_fd) : dir_fd_(dir_fd) {
   for (std::string& name : ListNames(::openat(dir_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))) {
     if (name.size() > 4 && name.ends_with(kRemovedSuffix)) removed_.push_back(std::move(name));
   }
-  thread_ = std::thread([this] {
-    NameThread("bb-reclaim");
-    Loop();
-  });
+  thread_ = NamedThread("bb-reclaim", [this] { Loop(); });
 }
 
 Reclaimer::~Reclaimer() {
