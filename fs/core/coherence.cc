@@ -99,15 +99,11 @@ constexpr size_t kBatch = 2048;  // invalidations per message
 Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private,
                      size_t capacity, std::chrono::milliseconds catchup_every)
     : view_(view), table_(hold_ns, clock, capacity), peers_(std::move(peers)), node_private_(std::move(node_private)) {
-  notifier_ = std::thread([this] {
-    NameThread("bb-kernel-inval");
-    NotifyLoop();
-  });
+  notifier_ = NamedThread("bb-kernel-inval", [this] { NotifyLoop(); });
   if (!table_.active() || catchup_every.count() <= 0) return;
   // Asleep while nothing is owed or given up (an idle daemon wakes for nothing); while a node
   // is owed, it tries every `catchup_every`.
-  catchup_ = std::thread([this, catchup_every] {
-    NameThread("bb-catchup");
+  catchup_ = NamedThread("bb-catchup", [this, catchup_every] {
     std::unique_lock lock(owed_mu_);
     while (!stop_) {
       if (owed_.empty() && !table_.HasBreak()) {
@@ -168,7 +164,7 @@ void Coherence::ToKernel(const std::vector<Invalidation>& items, std::chrono::mi
   notify_cv_.notify_one();
   auto now = std::chrono::steady_clock::now();
   bool patient = wait > kKernelWait;
-  bool held_up = !patient && (held || (notify_busy_ && now - notify_busy_since_ >= kKernelWait));
+  bool held_up = !patient && (held || (notify_busy_since_ && now - *notify_busy_since_ >= kKernelWait));
   if (held_up || !told_cv_.wait_until(lock, now + wait, [&] { return notify_done_ >= mine || notify_stop_; })) {
     stats_.deferred.fetch_add(items.size(), std::memory_order_relaxed);
   }
@@ -182,7 +178,6 @@ void Coherence::NotifyLoop() {
     // Everything queued meanwhile goes in one pass.
     std::vector<Invalidation> items = std::exchange(notify_queue_, {});
     uint64_t upto = notify_queued_;
-    notify_busy_ = true;
     notify_busy_since_ = std::chrono::steady_clock::now();
     lock.unlock();
     {
@@ -190,7 +185,7 @@ void Coherence::NotifyLoop() {
       if (kernel_.drop) kernel_.drop(items);
     }
     lock.lock();
-    notify_busy_ = false;
+    notify_busy_since_.reset();
     notify_done_ = upto;
     told_cv_.notify_all();
   }

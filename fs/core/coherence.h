@@ -13,9 +13,9 @@
 //
 // What is told (see CoherentView): a removed, replaced or moved name (the entry: the kernel
 // drops the name, and below it for a directory), and changed attributes of an entry (the
-// inode: the kernel drops its attributes and cached pages). What is
-// not: a new name (the kernel caches no negative entries), and a directory's times and link
-// count moved by entries made or removed in it (DirChanges): those are seen within the timeout.
+// inode: the kernel drops its attributes and cached pages). What is not: a new name (the kernel
+// caches no negative entries), and a directory's times and link count moved by entries made or
+// removed in it (DirChanges): those are seen within the timeout.
 //
 // The requests of one caller reach the owner's store through a CoherentView, which registers
 // the caller for what it reads and tells the others of what it changes; the owner's own file
@@ -220,10 +220,9 @@ class Coherence {
   std::condition_variable notify_cv_;  // wakes the notifier
   std::condition_variable told_cv_;    // wakes ToKernel's waiters
   std::vector<Invalidation> notify_queue_;
-  uint64_t notify_queued_ = 0;                                 // batches queued so far
-  uint64_t notify_done_ = 0;                                   // of those, handed to the kernel
-  std::chrono::steady_clock::time_point notify_busy_since_{};  // while the kernel has a batch
-  bool notify_busy_ = false;
+  uint64_t notify_queued_ = 0;                                              // batches queued so far
+  uint64_t notify_done_ = 0;                                                // of those, handed to the kernel
+  std::optional<std::chrono::steady_clock::time_point> notify_busy_since_;  // while the kernel has a batch
   bool notify_stop_ = false;
   CoherenceStats stats_;
   std::mutex owed_mu_;  // guards owed_, stop_

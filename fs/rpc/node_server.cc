@@ -63,17 +63,17 @@ const OpRow* Row(uint16_t op) {
   return static_cast<uint16_t>(row.op) == op ? &row : nullptr;
 }
 
+// An unknown op goes to the handler threads, which refuse it.
+Where WhereOf(uint16_t op) {
+  const OpRow* row = Row(op);
+  return row != nullptr ? row->where : kHandlers;
+}
+
 }  // namespace
 
-bool ServeInline(uint16_t op) {
-  const OpRow* row = Row(op);
-  return row != nullptr && row->where == kInline;
-}
+bool ServeInline(uint16_t op) { return WhereOf(op) == kInline; }
 
-bool ServeOwnThread(uint16_t op) {
-  const OpRow* row = Row(op);
-  return row != nullptr && row->where == kOwn;
-}
+bool ServeOwnThread(uint16_t op) { return WhereOf(op) == kOwn; }
 
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk) {
   const OpRow* row = Row(op);
