@@ -24,7 +24,7 @@ struct Job {
   size_t bulk_size = 0;
   size_t bulk_offset = 0;  // past a payload that travelled in front of the data
   uint32_t prefix = 0;     // payload bytes still at the front of the data
-  bool inline_op = false;  // answered on the driving thread (TransportOptions::run_inline)
+  ServedOn where = ServedOn::kHandlers;
 
   void AllocBulk(BufferPool& pool, size_t n) {
     bulk_mem = pool.Get(n);
@@ -64,16 +64,10 @@ Status Server::Open() {
     gate_.Start();
   }
   for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
-    handlers_.emplace_back([this] {
-      NameThread("bb-handler");
-      HandlerLoop(&shared_lane_);
-    });
+    handlers_.push_back(NamedThread("bb-handler", [this] { HandlerLoop(&shared_lane_); }));
   }
   if (options_.own_thread && handler_)
-    handlers_.emplace_back([this] {
-      NameThread("bb-handler-own");
-      HandlerLoop(&own_lane_);
-    });
+    handlers_.push_back(NamedThread("bb-handler-own", [this] { HandlerLoop(&own_lane_); }));
   return Status::Ok();
 }
 
@@ -131,7 +125,7 @@ void Server::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
 
 // The caller of a well-formed request that is to be queued, or nullptr when it is answered
 // already: junk or an unknown session (Unknown), a ping, or push-back from a full queue.
-Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* param, bool* inline_op) {
+Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* param, ServedOn* where) {
   Caller* caller = frame.kind == Kind::kRequest ? Resolve(frame.session) : nullptr;
   if (caller == nullptr) {
     Unknown(param, frame);
@@ -141,11 +135,14 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
     SendReply(caller->ep, frame.session, frame.id, kPingOp, Response{0, Writer().U64(completed_).Take(), {}});
     return nullptr;
   }
-  *inline_op = options_.run_inline && options_.run_inline(frame.op);
+  if (options_.run_inline && options_.run_inline(frame.op)) {
+    *where = ServedOn::kDrivingThread;
+    return caller;
+  }
+  *where = options_.own_thread && options_.own_thread(frame.op) ? ServedOn::kOwnThread : ServedOn::kHandlers;
   // Each lane is bounded on its own: the own-thread ops are the ones the full shared lane's
   // handlers may be waiting for.
-  const Lane& lane = LaneOf(frame.op);
-  if (!*inline_op && lane.queued.load(std::memory_order_relaxed) >= options_.max_queued) {
+  if (LaneFor(*where).queued.load(std::memory_order_relaxed) >= options_.max_queued) {
     // Push back before the data moves: the caller sends it again shortly.
     SendReply(caller->ep, frame.session, frame.id, frame.op, Response{EBUSY, {}, {}}, kServerBusy);
     return nullptr;
@@ -169,8 +166,8 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
                                const ucp_am_recv_param_t* param) {
   auto* self = static_cast<Server*>(arg);
   auto frame = DecodeFrame({static_cast<const char*>(header), header_length});
-  bool inline_op = false;
-  Caller* caller = frame ? self->Admit(*frame, param, &inline_op) : nullptr;
+  ServedOn where = ServedOn::kHandlers;
+  Caller* caller = frame ? self->Admit(*frame, param, &where) : nullptr;
   if (caller == nullptr) {
     if (!frame) self->Unknown(param, Frame{});
     return UCS_OK;
@@ -182,7 +179,7 @@ ucs_status_t Server::OnRequest(void* arg, const void* header, size_t header_leng
   job->session = std::string(frame->session);
   job->id = frame->id;
   job->op = frame->op;
-  job->inline_op = inline_op;
+  job->where = where;
   job->payload = std::string(frame->payload);
   job->prefix = frame->payload_in_data ? frame->payload_size : 0;
   if (length < job->prefix) {
@@ -233,13 +230,13 @@ void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* use
 
 // On the driving thread (from UCX's receive callbacks).
 void Server::Dispatch(std::unique_ptr<Job> job) {
-  if (job->inline_op) {
+  if (job->where == ServedOn::kDrivingThread) {
     Response r = handler_(job->caller, job->op, job->payload, job->bulk());
     completed_++;
     if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
     return;
   }
-  Lane& lane = LaneOf(job->op);
+  Lane& lane = LaneFor(job->where);
   {
     std::lock_guard lock(jobs_mu_);
     lane.jobs.push_back(std::move(job));

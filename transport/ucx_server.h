@@ -37,6 +37,10 @@ namespace bb::transport::ucx {
 
 struct Job;
 
+// Where a request is served, decided once as it arrives (TransportOptions::run_inline and
+// own_thread).
+enum class ServedOn { kDrivingThread, kHandlers, kOwnThread };
+
 class Server {
  public:
   // `worker` and `stats` must outlive the server; `handler` may be empty (client only).
@@ -59,8 +63,8 @@ class Server {
     ucp_ep_h ep;
   };
   Caller* Resolve(std::string_view session);
-  // Also says whether the request's op runs inline (TransportOptions::run_inline), asked once.
-  Caller* Admit(const Frame& frame, const ucp_am_recv_param_t* param, bool* inline_op);
+  // Also says where the request is served, asked once.
+  Caller* Admit(const Frame& frame, const ucp_am_recv_param_t* param, ServedOn* where);
   void Unknown(const ucp_am_recv_param_t* param, const Frame& frame);
   void Dispatch(std::unique_ptr<Job> job);
   struct Lane;
@@ -93,7 +97,7 @@ class Server {
     std::deque<std::unique_ptr<Job>> jobs;
     std::atomic<size_t> queued{0};  // jobs.size(), read without the lock (push-back)
   };
-  Lane& LaneOf(uint16_t op) { return options_.own_thread && options_.own_thread(op) ? own_lane_ : shared_lane_; }
+  Lane& LaneFor(ServedOn where) { return where == ServedOn::kOwnThread ? own_lane_ : shared_lane_; }
   std::mutex jobs_mu_;  // guards the lanes' jobs and jobs_stopping_
   Lane shared_lane_, own_lane_;
   bool jobs_stopping_ = false;
