@@ -15,6 +15,8 @@ cluster_test emulated_coherence
 
 # stat NODE PYTHON-EXPRESSION: evaluates the expression over node NODE's statistics `s`.
 stat_of() { "$bbctl" stats --node "$1" --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($2)"; }
+# sum_of PYTHON-EXPRESSION: the expression summed over the 4 nodes.
+sum_of() { for n in 0 1 2 3; do stat_of $n "$1"; done | awk '{s += $1} END {print s}'; }
 # What node N's `stat` says of a path (format %F %a %s %i), or "none".
 st() { on "$1" stat -c '%F %a %s %i' "$2" 2>/dev/null || echo none; }
 
@@ -134,7 +136,7 @@ for i in range(150): os.close(os.open(f'{sys.argv[1]}/n$n.{i}', os.O_CREAT | os.
 wait
 for n in 0 1 2 3; do on $n ls -l "$ws/busy" >/dev/null & done
 wait
-failed0=$(for n in 0 1 2 3; do stat_of $n 's["invalidations"]["failed"]'; done | awk '{s += $1} END {print s}')
+failed0=$(sum_of 's["invalidations"]["failed"]')
 start=$(date +%s%N)
 pids=()
 for n in 0 1 2 3; do on $n python3 -c "
@@ -150,8 +152,8 @@ os.close(fd)" "$ws/shared" & pids+=($!); done
 ok=0
 for p in "${pids[@]}"; do wait "$p" && ok=$((ok + 1)); done
 took=$((($(date +%s%N) - start) / 1000000))
-failed1=$(for n in 0 1 2 3; do stat_of $n 's["invalidations"]["failed"]'; done | awk '{s += $1} END {print s}')
-deferred=$(for n in 0 1 2 3; do stat_of $n 's["invalidations"]["deferred"]'; done | awk '{s += $1} END {print s}')
+failed1=$(sum_of 's["invalidations"]["failed"]')
+deferred=$(sum_of 's["invalidations"]["deferred"]')
 echo "     600 removals and 400 shared-file writes on 4 nodes: ${took} ms, $deferred invalidations acknowledged before the kernel took them"
 check "busy nodes: every removal and write succeeded ($ok of 8 processes)" test "$ok" = 8
 check "busy nodes: no invalidation waited for its deadline ($((failed1 - failed0)) failed)" test "$((failed1 - failed0))" = 0
@@ -188,6 +190,6 @@ check "drop-caches: a cached stat asked node 2's daemon nothing ($((asked1 - ask
   test $((asked1 - asked0)) -eq 0 -a $((asked2 - asked1)) -ge 1
 
 received=$(stat_of 2 's["invalidations"]["received"]')
-failed=$(for n in 0 1 2 3; do stat_of $n 's["invalidations"]["failed"]'; done | awk "{s += \$1} END {print s}")
+failed=$(sum_of 's["invalidations"]["failed"]')
 check "node 2's kernel was told of the changes ($received invalidations), none failed but those to the stopped node ($failed)" \
   test "$received" -ge 20 -a "$failed" -le 2
