@@ -169,6 +169,34 @@ for m in 1 2 3 4; do
   check "mode $m: the last name removed, node 0 lists neither name" test -z "$(on 0 ls "$mnt/m$m" | grep '^hl')"
 done
 
+# Paths as long as PATH_MAX allows, named relative to the workspace root (as pjdfstest's
+# ENAMETOOLONG tests name them): the longest is made, renamed and removed in every mode, with the
+# workspace's own name in front of it inside the file system; one byte more is refused.
+long_paths='
+import errno, os, sys
+os.chdir(sys.argv[1])
+names, left = [], 4095  # PATH_MAX - 1, as the call names it
+while left > 0:
+    n = min(255, left if not names else left - 1)
+    names.append("p" * n); left -= n + (1 if len(names) > 1 else 0)
+path = "/".join(names)
+for i in range(1, len(names)): os.mkdir("/".join(names[:i]))
+os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+os.rename(path, path[:-1] + "q"); os.rename(path[:-1] + "q", path)
+assert os.stat(path).st_size == 0 and len(path) == 4095
+try:
+    os.open(path + "x", os.O_CREAT | os.O_WRONLY, 0o644); sys.exit("a path of PATH_MAX bytes was made")
+except OSError as e:
+    assert e.errno == errno.ENAMETOOLONG, e
+os.unlink(path)
+for i in range(len(names) - 1, 0, -1): os.rmdir("/".join(names[:i]))
+print("ok")
+'
+for m in 1 2 3 4; do
+  out=$(on 1 python3 -c "$long_paths" "$mnt/m$m" 2>&1 || true)
+  check "mode $m: a path of PATH_MAX - 1 bytes below the workspace is made, renamed and removed ($out)" test "$out" = ok
+done
+
 # Workspaces survive a daemon restart: node 2 comes back routing them the same way.
 "$bbctl" emulate kill --node 2 >/dev/null
 "$bbctl" emulate restart --node 2 >/dev/null

@@ -330,7 +330,7 @@ Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name, cons
                                   const Caller& c) {
   Count(FsOp::kSymlink);
   if (target.empty()) return Status(ENOENT, "empty symlink target");
-  if (target.size() >= kPathMax) return Status(ENAMETOOLONG, "symlink target too long");
+  if (target.size() >= kPosixPathMax) return Status(ENAMETOOLONG, "symlink target too long");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
   Metadata md = NewMeta(FileType::kSymlink, 0777, c, id);
   md.symlink_target = target;

@@ -193,7 +193,7 @@ class FileSystem {
   // Mknod makes regular files, FIFOs, sockets and (for root only: EPERM otherwise) device nodes
   // with `rdev`; EINVAL for other types. The three: EEXIST when the name
   // exists; ENOENT when `parent` was removed; EINVAL/ENAMETOOLONG for the name; Symlink also
-  // ENOENT for an empty target and ENAMETOOLONG for one of kPathMax bytes or more.
+  // ENOENT for an empty target and ENAMETOOLONG for one of kPosixPathMax bytes or more.
   Result<Entry> Mknod(uint64_t parent, const std::string& name, mode_t mode, dev_t rdev, const Caller& c);
   Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
   // Sends the directory changes this node still holds (dir_changes.h) to their owners now.

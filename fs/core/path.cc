@@ -21,7 +21,9 @@ Result<std::string> JoinPath(std::string_view parent, std::string_view name) {
   if (parent != "/") path.append(parent);
   path.push_back('/');
   path.append(name);
-  if (path.size() > kPathMax) return Status(ENAMETOOLONG, "path longer than 4096 bytes");
+  if (path.size() > kPathMax) {
+    return Status(ENAMETOOLONG, "path longer than " + std::to_string(kPathMax) + " bytes");
+  }
   return path;
 }
 

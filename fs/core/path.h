@@ -13,7 +13,13 @@
 namespace bb::fs {
 
 inline constexpr size_t kNameMax = 255;
-inline constexpr size_t kPathMax = 4096;
+// PATH_MAX: the longest path one call may name, and the longest symlink target.
+inline constexpr size_t kPosixPathMax = 4096;
+// The longest path inside the file system: a workspace's root ("/<name>") and below it any path
+// a call may name relative to that root. A job that works in its workspace (pjdfstest's
+// PATH_MAX-deep trees, relative to the workspace) reaches exactly what it would on a local file
+// system; only paths built from a working directory deeper still are refused (ENAMETOOLONG).
+inline constexpr size_t kPathMax = 1 + kNameMax + kPosixPathMax;
 
 // OK for a valid directory-entry name; ENAMETOOLONG over kNameMax bytes; EINVAL for "", ".",
 // ".." or a name containing '/' or NUL.
