@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 
+#include "fs/base/mounts.h"
 #include "test/mount_fixture.h"
 
 namespace bb::test {
@@ -520,6 +521,25 @@ TEST_CASE("after kill -9, everything fsynced before the kill is there", "[mounte
   CHECK((st.st_mode & 07777) == 0600);
   CHECK(ReadFile(bb.Path("synced")) == data + "end");
   CHECK(::access(bb.Path("d").c_str(), F_OK) == 0);
+}
+
+TEST_CASE("an aborted connection answers with ENOTCONN and the daemon leaves", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  WriteFile(bb.Path("f"), "data");
+  CHECK(AbortFuseConnection("/no such mount point here").code() == EINVAL);
+  // An open file keeps the mount busy, so it stays mounted (without fusectl the abort is a
+  // forced unmount, which would otherwise also unmount it).
+  int fd = ::open(bb.Path("f").c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  REQUIRE(AbortFuseConnection(bb.mnt()).ok());
+  struct stat st;
+  CHECK(ERRNO_OF(::stat(bb.Path("never looked up").c_str(), &st)) == ENOTCONN);  // nothing cached
+  ::close(fd);
+  bb.Stop();  // the session has ended: SIGTERM finds a daemon that leaves at once
+  CHECK_FALSE(MountedBb::IsMounted(bb.mnt()));
+  REQUIRE(bb.Start());
+  CHECK(ReadFile(bb.Path("f")) == "data");
 }
 
 TEST_CASE("a full backing store gives ENOSPC and keeps existing files intact", "[mounted]") {

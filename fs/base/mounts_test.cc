@@ -1,5 +1,8 @@
 #include "fs/base/mounts.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <catch2/catch.hpp>
 
 namespace bb {
@@ -13,6 +16,16 @@ TEST_CASE("mountinfo paths: the kernel's octal escapes are decoded", "[base]") {
   CHECK(DecodeMountPath("/tmp/not\\0a9") == "/tmp/not\\0a9");  // not octal
   CHECK(MountedFsType("/") != std::nullopt);
   CHECK(MountedFsType("/no such mount point here") == std::nullopt);
+}
+
+TEST_CASE("a mount's device is the one stat reports for its root", "[base]") {
+  auto proc = FindMount("/proc");
+  REQUIRE(proc.has_value());
+  CHECK(proc->fstype == "proc");
+  struct stat st {};
+  REQUIRE(::stat("/proc", &st) == 0);
+  CHECK(proc->major == major(st.st_dev));
+  CHECK(proc->minor == minor(st.st_dev));
 }
 
 }  // namespace

@@ -143,6 +143,13 @@ void Coherence::SetKernel(KernelHooks kernel) {
   kernel_ = std::move(kernel);
 }
 
+bool Coherence::SetKernel(KernelHooks kernel, std::chrono::milliseconds deadline) {
+  std::unique_lock lock(kernel_mu_, std::defer_lock);
+  if (!lock.try_lock_for(deadline)) return false;
+  kernel_ = std::move(kernel);
+  return true;
+}
+
 void Coherence::ToKernel(const std::vector<Invalidation>& items, std::chrono::milliseconds wait) {
   stats_.received.fetch_add(items.size(), std::memory_order_relaxed);
   if (items.empty()) return;

@@ -159,6 +159,11 @@ class Coherence {
   // before the session goes. Returns once no call of the previous one runs.
   void SetKernel(KernelHooks kernel);
   void SetKernel(KernelInvalidator drop) { SetKernel(KernelHooks{nullptr, std::move(drop), nullptr}); }
+  // The same, giving up after `deadline` while the kernel is still being told: false then, with
+  // the hooks unchanged. At shutdown the notifier may wait in the kernel for a lock that a
+  // process holds while its request waits, unread, in a session that reads no more; the daemon
+  // then aborts the connection (which answers that request) and calls SetKernel again.
+  bool SetKernel(KernelHooks kernel, std::chrono::milliseconds deadline);
   // Drops `items` from this node's caches: the daemon's at once (`forget`), the kernel's
   // through the notifier thread. Returns once the kernel took them too, or with them still
   // queued (counted: `deferred`) — at once when `held` says a call of this node's own holds
@@ -214,7 +219,7 @@ class Coherence {
   CallbackTable table_;
   const NodeResolver peers_;
   const PathTest node_private_;
-  std::shared_mutex kernel_mu_;  // shared while the kernel is told
+  std::shared_timed_mutex kernel_mu_;  // shared while the kernel is told
   KernelHooks kernel_;
   std::mutex notify_mu_;               // guards the notifier's queue and state below
   std::condition_variable notify_cv_;  // wakes the notifier

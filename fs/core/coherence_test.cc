@@ -361,6 +361,21 @@ TEST_CASE("a kernel held up by a call of its own is not waited for past kKernelW
   CHECK(k.c.stats().received == 4);
 }
 
+TEST_CASE("the kernel's hooks are not taken away while the kernel is told; a deadline says so", "[coherence]") {
+  HeldKernel k;
+  k.c.ToKernel({{"/d/a", true}});
+  k.WaitEntered();  // the notifier waits in the kernel
+  auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(k.c.SetKernel(KernelHooks{}, std::chrono::milliseconds(50)));
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(50));
+  k.Release();  // what an aborted connection does: the kernel answers
+  CHECK(k.Took(1) == std::vector<Invalidation>{{"/d/a", true}});
+  CHECK(k.c.SetKernel(KernelHooks{}, std::chrono::seconds(10)));
+  // Without a kernel nothing more is handed to the old hooks.
+  k.c.ToKernel({{"/d/b", true}});
+  CHECK(k.Took(1).size() == 1);
+}
+
 TEST_CASE("a kernel held by this node's own call is not waited for at all", "[coherence]") {
   HeldKernel k(true);
   k.own_call = true;

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <map>
 
+#include "fs/base/mounts.h"
 #include "fs/daemon/config.h"
 #include "fs/daemon/daemon.h"
 #include "fs/daemon/startup.h"
@@ -219,8 +220,15 @@ int main(int argc, char** argv) {
   fuse_loop_cfg_set_idle_threads(loop, UINT_MAX);
   int rc = fuse_session_loop_mt(se, loop);
   fuse_loop_cfg_destroy(loop);
-  (*daemon)->StopQos();                        // answers what waits for QoS tokens while the session is there
-  (*daemon)->coherence()->SetKernel(nullptr);  // no more invalidations into the session
+  (*daemon)->StopQos();  // answers what waits for QoS tokens while the session is there
+  // No more invalidations into the session. The notifier may be waiting in the kernel for a
+  // directory or page lock that a process holds while its request waits, unread now, in the
+  // session: then abort the connection, which answers that request and frees the notifier.
+  if (!(*daemon)->coherence()->SetKernel(bb::fs::KernelHooks{}, std::chrono::seconds(2))) {
+    spdlog::warn("an invalidation is held up in the kernel at shutdown: aborting the FUSE connection of {}", cfg.mount);
+    if (Status s = bb::AbortFuseConnection(cfg.mount); !s.ok()) spdlog::error("{}", s.ToString());
+    (*daemon)->coherence()->SetKernel(nullptr);
+  }
   fuse_session_unmount(se);
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
