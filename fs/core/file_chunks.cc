@@ -49,11 +49,18 @@ std::set<NodeId> FileSystem::ChunkNodes(const DataPlacement& data, uint64_t firs
   return nodes;
 }
 
-// Only the nodes that can hold chunks of the file are asked.
+// Only the nodes that can hold chunks of the file are asked. A file of one chunk on another
+// node is freed there behind the call (chunk_removals.h); larger files at once, so that the
+// space a large removal frees is free when it returns.
 Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::string& path) {
   DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
+  std::set<NodeId> nodes = ChunkNodes(data, 0, ChunkCount(size, md.chunk_size));
+  if (size <= md.chunk_size && nodes.size() == 1 && *nodes.begin() != self_ &&
+      removals_->Note(*nodes.begin(), md.file_id)) {
+    return Status::Ok();
+  }
   Status first_error;
-  for (NodeId n : ChunkNodes(data, 0, ChunkCount(size, md.chunk_size))) {
+  for (NodeId n : nodes) {
     Status s = nodes_(n)->RemoveChunks(md.file_id);
     if (!s.ok() && first_error.ok()) first_error = s;
   }

@@ -35,6 +35,9 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
   SetPathLocked(*root, "/");
   inodes_.emplace(kRootFileId, std::move(root));
   if (options_.prefault_write_behind) behind_->Prefault(options_.chunk_size);
+  removals_ = std::make_unique<ChunkRemovals>(
+      [this](NodeId n, const std::vector<uint64_t>& ids) { return nodes_(n)->RemoveFiles(ids); },
+      std::chrono::milliseconds(options_.chunk_removal_ms), kMaxChunkRemovals);
   dir_changes_ = std::make_unique<DirChanges>(
       [this](const std::string& dir, const DirChanges::Change& c) { SendDirChange(dir, c); },
       std::chrono::milliseconds(options_.dir_change_ms));

@@ -56,6 +56,7 @@
 
 #include "fs/base/clock.h"
 #include "fs/base/status.h"
+#include "fs/core/chunk_removals.h"
 #include "fs/core/chunking.h"
 #include "fs/core/dir_changes.h"
 #include "fs/core/file_id_allocator.h"
@@ -70,6 +71,8 @@ namespace bb::fs {
 
 // The most names one file may have (EMLINK past it), as ext4's.
 inline constexpr uint32_t kLinkMax = 65000;
+// Removed files whose chunks wait to be freed behind their unlink (chunk_removals.h), at most.
+inline constexpr size_t kMaxChunkRemovals = 65536;
 
 struct FileSystemOptions {
   uint32_t chunk_size = kDefaultChunkSize;
@@ -92,6 +95,9 @@ struct FileSystemOptions {
   // sent to its owner together (fs/core/dir_changes.h); 0: only when this node reads the
   // directory's attributes, and at stop.
   uint32_t dir_change_ms = 20;
+  // How long the removal of a removed small file's chunk on another node waits here to go with
+  // others to that node (fs/core/chunk_removals.h); 0: only at statfs and at stop.
+  uint32_t chunk_removal_ms = 5;
   // How long an entry's attributes read from its owner may answer getattr and open here
   // without asking again, unless the owner tells this node it changed (fs/core/coherence.h:
   // set only where the owners tell, and to no more than their callback hold). 0: always ask.
@@ -279,6 +285,9 @@ class FileSystem {
   size_t KnownInodes() const;
   // What statahead did (read-aheads, entries they brought, lookups they answered).
   Statahead::Counters StataheadCounters() const { return statahead_.counters(); }
+  ChunkRemovals::Counters ChunkRemovalCounters() const { return removals_->counters(); }
+  // Sends the chunk removals waiting (chunk_removals.h) now; returns once they went.
+  Status SendChunkRemovals() { return removals_->Flush(); }
 
  private:
   Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;
@@ -400,7 +409,8 @@ class FileSystem {
   std::deque<std::pair<uint64_t, std::string>> told_;
   std::atomic<uint64_t> told_seq_{0};
 
-  // Last: its destructor sends what is pending, through everything above.
+  // Last: their destructors send what is pending, through everything above.
+  std::unique_ptr<ChunkRemovals> removals_;
   std::unique_ptr<DirChanges> dir_changes_;
 };
 

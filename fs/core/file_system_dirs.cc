@@ -11,6 +11,8 @@ namespace bb::fs {
 
 Result<SpaceStats> FileSystem::StatFs() {
   Count(FsOp::kStatFs);
+  // What removals freed is free: `df` after `rm` (a failed one stays counted, not an error here).
+  (void)removals_->Flush();
   SpaceStats total;
   bool first = true;
   for (NodeId n : AllNodes(*router_)) {

@@ -141,6 +141,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
           {"workspaces", router_->List().size()},
           {"invalidations", CoherenceJson()},
           {"statahead", StataheadJson()},
+          {"chunk_removals", ChunkRemovalsJson()},
           {"qos", QosJson()}};
 }
 
@@ -163,6 +164,11 @@ json Daemon::DropCachesCommand(const json&, const ControlPeer&) {
 json Daemon::StataheadJson() {
   Statahead::Counters c = fs_->StataheadCounters();
   return {{"reads", c.reads}, {"fetched", c.fetched}, {"hits", c.hits}};
+}
+
+json Daemon::ChunkRemovalsJson() {
+  ChunkRemovals::Counters c = fs_->ChunkRemovalCounters();
+  return {{"behind", c.noted}, {"batches", c.batches}, {"failed", c.failed}};
 }
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {
