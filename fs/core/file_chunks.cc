@@ -2,6 +2,7 @@
 // which nodes are asked (only those that can hold chunks of the file).
 #include <set>
 
+#include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
 
@@ -59,21 +60,22 @@ Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::
       removals_->Note(*nodes.begin(), md.file_id)) {
     return Status::Ok();
   }
-  Status first_error;
-  for (NodeId n : nodes) {
-    Status s = nodes_(n)->RemoveChunks(md.file_id);
-    if (!s.ok() && first_error.ok()) first_error = s;
-  }
-  return first_error;
+  // Every node's share at the same time: a large file's removal costs one round trip, not one
+  // per node in a row.
+  std::vector<FanOut::Task> tasks;
+  for (NodeId n : nodes) tasks.push_back([this, n, id = md.file_id] { return nodes_(n)->RemoveChunks(id); });
+  return fan_out_->Run(tasks);
 }
 
 Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path) {
   if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
   DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
+  std::vector<FanOut::Task> tasks;
   for (NodeId n : ChunkNodes(data, new_size / md.chunk_size, ChunkCount(old_size, md.chunk_size))) {
-    BB_RETURN_IF_ERROR(nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size));
+    tasks.push_back(
+        [this, n, &md, new_size] { return nodes_(n)->TruncateChunks(md.file_id, new_size, md.chunk_size); });
   }
-  return Status::Ok();
+  return fan_out_->Run(tasks);
 }
 
 }  // namespace bb::fs
