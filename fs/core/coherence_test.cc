@@ -361,7 +361,7 @@ TEST_CASE("a kernel held up by a call of its own is not waited for past kKernelW
   CHECK(k.c.stats().received == 4);
 }
 
-TEST_CASE("the kernel's hooks are not taken away while the kernel is told; a deadline says so", "[coherence]") {
+TEST_CASE("the kernel's hooks are not taken away while the kernel is told, and a deadline says so", "[coherence]") {
   HeldKernel k;
   k.c.ToKernel({{"/d/a", true}});
   k.WaitEntered();  // the notifier waits in the kernel

@@ -96,22 +96,6 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
                   {"write_bytes", t.write_bytes.load()}});
   }
   const auto& sv = stats_->served();
-  json peers = json::array();
-  if (transport_) {
-    for (const auto& c : transport_->Counters()) {
-      peers.push_back({{"peer", c.peer},
-                       {"calls_sent", c.calls_sent},
-                       {"calls_failed", c.calls_failed},
-                       {"calls_extended", c.calls_extended},
-                       {"calls_pushed_back", c.calls_pushed_back},
-                       {"bytes_sent", c.bytes_sent},
-                       {"bytes_received", c.bytes_received},
-                       {"requests_received", c.requests_received},
-                       {"request_bytes_received", c.request_bytes_received},
-                       {"latency", c.latency},
-                       {"latency_seconds", c.latency_seconds}});
-    }
-  }
   json errors = json::object();  // error replies by errno, the ones that happened
   for (size_t e = 0; e < NodeStats::kErrnos; ++e) {
     if (uint64_t n = stats_->errors(static_cast<int>(e))) errors[std::to_string(e)] = n;
@@ -137,12 +121,32 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
             {"data_ops", sv.data_ops.load()},
             {"read_bytes", sv.read_bytes.load()},
             {"write_bytes", sv.write_bytes.load()}}},
-          {"peers", peers},
+          {"peers", PeersJson()},
           {"workspaces", router_->List().size()},
           {"invalidations", CoherenceJson()},
           {"statahead", StataheadJson()},
           {"chunk_removals", ChunkRemovalsJson()},
           {"qos", QosJson()}};
+}
+
+json Daemon::PeersJson() {
+  json peers = json::array();
+  if (transport_) {
+    for (const auto& c : transport_->Counters()) {
+      peers.push_back({{"peer", c.peer},
+                       {"calls_sent", c.calls_sent},
+                       {"calls_failed", c.calls_failed},
+                       {"calls_extended", c.calls_extended},
+                       {"calls_pushed_back", c.calls_pushed_back},
+                       {"bytes_sent", c.bytes_sent},
+                       {"bytes_received", c.bytes_received},
+                       {"requests_received", c.requests_received},
+                       {"request_bytes_received", c.request_bytes_received},
+                       {"latency", c.latency},
+                       {"latency_seconds", c.latency_seconds}});
+    }
+  }
+  return peers;
 }
 
 json Daemon::CoherenceJson() {
