@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   app.add_option("--size", size);
   app.add_option("--threads", threads);
   bool inline_ops = false;
-  app.add_flag("--inline", inline_ops, "server: answer on the progress thread (TransportOptions::run_inline)");
+  app.add_flag("--inline", inline_ops, "server: answer on the progress thread (ServedOn::kDrivingThread)");
   int poll_spin_us = static_cast<int>(TransportOptions{}.poll_spin.count());
   std::string key_file;
   int connects = 20;
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     o.poll_spin = std::chrono::microseconds(poll_spin_us);
     o.listen_host = host;
     o.listen_port = port;
-    if (inline_ops) o.run_inline = [](uint16_t) { return true; };
+    if (inline_ops) o.served_on = [](uint16_t) { return ServedOn::kDrivingThread; };
     auto t = StartUcxTransport(o, [](NodeId, uint16_t, std::string_view, std::string_view) { return Response{}; });
     if (!t) {
       std::fprintf(stderr, "%s\n", t.error().ToString().c_str());

@@ -477,7 +477,8 @@ TEST_CASE("a server whose queue is full pushes back, and every call still succee
   CHECK(failed == 0);
 }
 
-TEST_CASE("run_inline ops are answered on the progress thread, the others on handler threads", "[transport]") {
+TEST_CASE("ops served on the driving thread are answered on the progress thread, the others on handler threads",
+          "[transport]") {
   std::mutex mu;
   std::map<uint16_t, std::set<std::thread::id>> threads;
   TransportOptions o;
@@ -485,7 +486,7 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   o.serve_tools = true;
   o.listen_host = "127.0.0.1";
   o.handler_threads = 3;
-  o.run_inline = [](uint16_t op) { return op == 7; };
+  o.served_on = [](uint16_t op) { return op == 7 ? ServedOn::kDrivingThread : ServedOn::kHandlers; };
   auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view payload, std::string_view bulk) {
     std::lock_guard lock(mu);
     threads[op].insert(std::this_thread::get_id());
@@ -518,7 +519,7 @@ TEST_CASE("run_inline ops are answered on the progress thread, the others on han
   CHECK_FALSE(threads[8].count(*threads[7].begin()));
 }
 
-TEST_CASE("own_thread ops are served while every handler thread waits for one of them", "[transport]") {
+TEST_CASE("ops served on their own thread are served while every handler thread waits for one of them", "[transport]") {
   // As an owner's handlers wait for the invalidations they sent: op 8 waits until an op 9 was
   // served, and both handler threads are taken by op 8s when the op 9 comes.
   std::mutex mu;
@@ -533,7 +534,7 @@ TEST_CASE("own_thread ops are served while every handler thread waits for one of
   o.listen_host = "127.0.0.1";
   o.handler_threads = 2;
   o.max_queued = 1;  // the shared lane is full with one op 8 waiting: the op 9 is not pushed back
-  o.own_thread = [](uint16_t op) { return op == 9; };
+  o.served_on = [](uint16_t op) { return op == 9 ? ServedOn::kOwnThread : ServedOn::kHandlers; };
   auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view, std::string_view) {
     std::unique_lock lock(mu);
     if (op == 9) {

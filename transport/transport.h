@@ -41,8 +41,23 @@ struct Response {
 
 // Serves one request (op, payload, bulk) from `caller`: the node id the caller proved at its
 // gate (auth::kNoId for a tool). Runs on a handler thread, where it may block on disk I/O, or
-// for the ops of TransportOptions::run_inline on the progress thread.
+// for the ops TransportOptions::served_on puts there on the progress thread.
 using Handler = std::function<Response(NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk)>;
+
+// Where a request is served (TransportOptions::served_on), decided once as it arrives.
+enum class ServedOn {
+  // The handler threads, which may block (disk I/O, calls to other nodes).
+  kHandlers,
+  // The progress thread itself, which saves the two thread hand-offs (to a handler thread and
+  // back) of every other request. Only for handlers that never wait long — every other message
+  // of this node waits meanwhile.
+  kDrivingThread,
+  // A handler thread of its own, never queued behind the others: for handlers that call no
+  // other node and that other nodes' handlers wait for (an invalidation, which the owner of a
+  // changed path waits for while it holds one of its handler threads: two nodes whose handlers
+  // all wait for each other would otherwise wait for their deadlines).
+  kOwnThread,
+};
 
 struct TransportOptions {
   std::string listen_host;   // IPv4 address to serve on; empty = client only
@@ -62,16 +77,8 @@ struct TransportOptions {
   size_t max_bulk = 64 << 20;  // larger bulk parts are refused
   // Calls carrying 64 KiB or more that may be in flight at once; more callers wait for a slot.
   size_t max_large_in_flight = 16;
-  // Ops whose handler runs on the progress thread itself, which saves the two thread hand-offs
-  // (to a handler thread and back) of every other request. Only for handlers that never wait
-  // long — every other message of this node waits meanwhile. Empty: none.
-  std::function<bool(uint16_t op)> run_inline;
-  // Ops served by a handler thread of their own, never queued behind the others: for handlers
-  // that call no other node and that other nodes' handlers wait for (an invalidation, which
-  // the owner of a changed path waits for while it holds one of its handler threads: two nodes
-  // whose handlers all wait for each other would otherwise wait for their deadlines). Empty:
-  // none.
-  std::function<bool(uint16_t op)> own_thread;
+  // Where each op is served. Empty: every op on the handler threads.
+  std::function<ServedOn(uint16_t op)> served_on;
   // How long a thread keeps polling UCX for events before it sleeps: the progress thread after
   // its last event, and a caller that drives the worker itself while its reply is due (no hand-
   // off to the progress thread and back). Trades a core's time for the latency of two to four

@@ -66,8 +66,9 @@ Status Server::Open() {
   for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
     handlers_.push_back(NamedThread("bb-handler", [this] { HandlerLoop(&shared_lane_); }));
   }
-  if (options_.own_thread && handler_)
+  if (options_.served_on && handler_) {
     handlers_.push_back(NamedThread("bb-handler-own", [this] { HandlerLoop(&own_lane_); }));
+  }
   return Status::Ok();
 }
 
@@ -135,11 +136,8 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
     SendReply(caller->ep, frame.session, frame.id, kPingOp, Response{0, Writer().U64(completed_).Take(), {}});
     return nullptr;
   }
-  if (options_.run_inline && options_.run_inline(frame.op)) {
-    *where = ServedOn::kDrivingThread;
-    return caller;
-  }
-  *where = options_.own_thread && options_.own_thread(frame.op) ? ServedOn::kOwnThread : ServedOn::kHandlers;
+  *where = options_.served_on ? options_.served_on(frame.op) : ServedOn::kHandlers;
+  if (*where == ServedOn::kDrivingThread) return caller;
   // Each lane is bounded on its own: the own-thread ops are the ones the full shared lane's
   // handlers may be waiting for.
   if (LaneFor(*where).queued.load(std::memory_order_relaxed) >= options_.max_queued) {

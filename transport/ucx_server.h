@@ -3,9 +3,9 @@
 //
 // A request is decoded on the driving thread and served only when its session is one the gate
 // gave out (else the sender is told, once per interval in the log); its bulk part lands in a buffer of the server's
-// pool (by rendezvous when large). The ops of TransportOptions::run_inline are answered there
-// at once, those of own_thread go to a handler thread of their own; every other request goes to
-// the handler threads, whose replies are handed back to the driving thread to send.
+// pool (by rendezvous when large). Where TransportOptions::served_on says, it is answered there
+// at once, or goes to a handler thread of its own, or to the handler threads; a handler
+// thread's reply is handed back to the driving thread to send.
 //
 // Thread-safety: Open, StopHandlers and port() on the transport's owner thread; the UCX
 // callbacks and CloseAll on the driving thread; handler threads only take jobs and Submit
@@ -36,10 +36,6 @@
 namespace bb::transport::ucx {
 
 struct Job;
-
-// Where a request is served, decided once as it arrives (TransportOptions::run_inline and
-// own_thread).
-enum class ServedOn { kDrivingThread, kHandlers, kOwnThread };
 
 class Server {
  public:
@@ -91,7 +87,7 @@ class Server {
   uint64_t callers_generation_ = 0;                  // of sessions_, when callers_ was last pruned
   LogLimiter unknown_log_{10'000'000'000};           // requests without a session, one line per 10 s
 
-  // Requests waiting for a handler thread: the ops of own_thread in their own lane.
+  // Requests waiting for a handler thread: those ServedOn::kOwnThread in their own lane.
   struct Lane {
     std::condition_variable cv;
     std::deque<std::unique_ptr<Job>> jobs;

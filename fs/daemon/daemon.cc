@@ -77,8 +77,7 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   topt.poll_spin = std::chrono::microseconds(cfg.rpc_poll_spin_us);
   topt.max_large_in_flight = cfg.rpc_large_in_flight;
   topt.max_queued = cfg.rpc_max_queued;
-  topt.run_inline = NodeServer::Inline;
-  topt.own_thread = NodeServer::OwnThread;
+  topt.served_on = ServedOnOf;
   BB_ASSIGN_OR_RETURN(topt.key, auth::LoadOrCreateKey(cfg.KeyFile()));
   auto t = transport::StartUcxTransport(topt, server_.Handler());
   if (!t) return t.error().Annotate("cannot serve on " + cfg.listen);

@@ -54,18 +54,15 @@ enum class NodeOp : uint16_t {
 std::unique_ptr<NodeService> NewRemoteNodeService(transport::Transport* transport, transport::NodeId node,
                                                   std::chrono::milliseconds deadline);
 
-// The requests cheap enough to answer on the transport's progress thread (TransportOptions::
-// run_inline): reading one metadata entry, and the liveness probe. Writes go to
+// Where the transport serves each op (TransportOptions::served_on). On the progress thread:
+// the requests cheap enough, reading one metadata entry and the liveness probe. Writes go to
 // the handler threads, even those that tell nobody: a LevelDB write may wait for a compaction
 // (level-0 files piling up, or a memtable still being written out), and while it waited the
 // progress thread would answer no ping, so that a node slowed under load (its CPU capped) was
 // taken for gone by every caller. Whatever tells other nodes, scans or touches chunk data goes
-// there too.
-bool ServeInline(uint16_t op);
-
-// The requests served on a handler thread of their own (TransportOptions::own_thread): the
-// invalidations an owner telling of a change waits for while it holds a handler thread.
-bool ServeOwnThread(uint16_t op);
+// there too. On a handler thread of its own: the invalidations an owner telling of a change
+// waits for while it holds a handler thread. Unknown ops: the handler threads, which refuse them.
+transport::ServedOn ServedOnOf(uint16_t op);
 
 // Answers one request with `local`. Malformed requests and unknown ops get EPROTO with the
 // reason.
@@ -84,8 +81,6 @@ class NodeServer {
     coherence_.store(coherence, std::memory_order_relaxed);
     local_.store(local, std::memory_order_release);
   }
-  static bool Inline(uint16_t op) { return ServeInline(op); }
-  static bool OwnThread(uint16_t op) { return ServeOwnThread(op); }
 
  private:
   std::atomic<NodeService*> local_{nullptr};

@@ -266,7 +266,8 @@ TEST_CASE("a page with attributes stops at its byte bound, and a malformed one i
 }
 
 TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc]") {
-  auto inline_for = [](NodeOp op) { return ServeInline(static_cast<uint16_t>(op)); };
+  auto on = [](auto op) { return ServedOnOf(static_cast<uint16_t>(op)); };
+  auto inline_for = [&](NodeOp op) { return on(op) == transport::ServedOn::kDrivingThread; };
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(inline_for(op));
   // Writes (a LevelDB write may wait for a compaction), changes that may tell other nodes, scans
   // and chunk I/O: never inline.
@@ -277,14 +278,13 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate, NodeOp::kListAttrs}) {
     CHECK_FALSE(inline_for(op));
   }
-  CHECK_FALSE(ServeInline(999));
+  CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there
   // Invalidations, which owners wait for while holding a handler thread, are served on a
   // thread of their own; nothing else is.
-  CHECK(ServeOwnThread(static_cast<uint16_t>(NodeOp::kInvalidate)));
+  CHECK(on(NodeOp::kInvalidate) == transport::ServedOn::kOwnThread);
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kRemoveMeta, NodeOp::kUpdateMeta, NodeOp::kWriteChunk}) {
-    CHECK_FALSE(ServeOwnThread(static_cast<uint16_t>(op)));
+    CHECK(on(op) != transport::ServedOn::kOwnThread);
   }
-  CHECK_FALSE(ServeOwnThread(999));
 }
 
 TEST_CASE("invalidations reach the other node's kernel through its view, and malformed ones are refused", "[rpc]") {

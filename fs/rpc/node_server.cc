@@ -18,16 +18,14 @@ Response Serve(NodeService& local, std::string_view payload, std::string_view bu
   return Op::Serve(local, request, bulk);
 }
 
-// Where a request is served (transport.h): on the progress thread (ServeInline), on a handler
-// thread of its own (ServeOwnThread), or on the handler threads.
-enum class Where { kInline, kOwnThread, kHandlers };
-constexpr auto kInline = Where::kInline;
-constexpr auto kOwn = Where::kOwnThread;
-constexpr auto kHandlers = Where::kHandlers;
+// Where a request is served (ServedOnOf).
+constexpr auto kInline = transport::ServedOn::kDrivingThread;
+constexpr auto kOwn = transport::ServedOn::kOwnThread;
+constexpr auto kHandlers = transport::ServedOn::kHandlers;
 
 struct OpRow {
   NodeOp op;
-  Where where;
+  transport::ServedOn where;
   Response (*serve)(NodeService&, std::string_view payload, std::string_view bulk);
 };
 
@@ -63,17 +61,12 @@ const OpRow* Row(uint16_t op) {
   return static_cast<uint16_t>(row.op) == op ? &row : nullptr;
 }
 
-// An unknown op goes to the handler threads, which refuse it.
-Where WhereOf(uint16_t op) {
+}  // namespace
+
+transport::ServedOn ServedOnOf(uint16_t op) {
   const OpRow* row = Row(op);
   return row != nullptr ? row->where : kHandlers;
 }
-
-}  // namespace
-
-bool ServeInline(uint16_t op) { return WhereOf(op) == kInline; }
-
-bool ServeOwnThread(uint16_t op) { return WhereOf(op) == kOwn; }
 
 transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::string_view payload, std::string_view bulk) {
   const OpRow* row = Row(op);
