@@ -17,19 +17,20 @@ import collections
 import datetime
 import os
 import platform
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import md_scaling as md  # noqa: E402  (the emulated cluster, med)
+
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def threads(root):
-    """{(pid, tid): (name, switches, cpu ticks)} of every bbd whose root is under `root`."""
-    pids = subprocess.run(["pgrep", "-f", f"bbd --root {root}"], capture_output=True, text=True).stdout.split()
+def threads(pids):
+    """{(pid, tid): (name, switches, cpu ticks)} of every thread of the processes `pids`."""
     out = {}
     for pid in pids:
         try:
@@ -60,45 +61,33 @@ def per_thread_name(before, after, ops):
     return res
 
 
-def on(bbctl, node, *cmd):
-    return subprocess.Popen([bbctl, "exec", "--node", str(node), "--", *cmd], stdout=subprocess.DEVNULL)
-
-
 def one_round(bbctl, files, mib):
-    work = tempfile.mkdtemp(prefix="bb-switches-")
-    root, mnt = f"{work}/root", f"{work}/mnt"
-    subprocess.run([bbctl, "emulate", "up", "--nodes", "4", "--link-rate", "1gbit", "--root", root, "--mount", mnt],
-                   check=True, stdout=subprocess.DEVNULL)
-    try:
-        subprocess.run([bbctl, "job", "start", "--name", "sw", "--mode-file", f"{SRC}/configs/modes/mode3.yaml"],
-                       check=True, stdout=subprocess.DEVNULL)
-        ws = f"{mnt}/sw"
-        on(bbctl, 0, "mkdir", f"{ws}/d").wait()
-        maker = ("import os, sys\nfor i in range(int(sys.argv[2])): "
-                 "os.close(os.open(f'{sys.argv[1]}.{i}', os.O_CREAT | os.O_WRONLY, 0o644))")
-        results = {}
-        t0, start = threads(root), time.monotonic()
-        procs = [on(bbctl, n, "python3", "-c", maker, f"{ws}/d/n{n}.{r}", str(files)) for n in range(4) for r in range(2)]
-        if any(p.wait() for p in procs):
-            raise RuntimeError("a create process failed")
-        creates = 8 * files
-        results["create"] = (creates / (time.monotonic() - start), per_thread_name(t0, threads(root), creates))
-        t0, start = threads(root), time.monotonic()
-        procs = [on(bbctl, n, "dd", "if=/dev/zero", f"of={ws}/f{n}", "bs=1M", f"count={mib}", "status=none")
-                 for n in range(4)]
-        if any(p.wait() for p in procs):
-            raise RuntimeError("a dd failed")
-        written = 4 * mib
-        results["write"] = (written / (time.monotonic() - start), per_thread_name(t0, threads(root), written))
-        return results
-    finally:
-        subprocess.run([bbctl, "emulate", "down"], stdout=subprocess.DEVNULL)
-        subprocess.run(["rm", "-rf", work])
-
-
-def med(xs):
-    m = statistics.median(xs)
-    return f"{m:,.0f} [{min(xs):,.0f}–{max(xs):,.0f}]" if m >= 100 else f"{m:.2f} [{min(xs):.2f}–{max(xs):.2f}]"
+    with tempfile.TemporaryDirectory(prefix="bb-switches-") as work:
+        c = md.Cluster(bbctl, work, 4, [])
+        try:
+            ws = c.workspace("sw", 3)
+            c.exec(0, ["mkdir", f"{ws}/d"], check=True)
+            maker = ("import os, sys\nfor i in range(int(sys.argv[2])): "
+                     "os.close(os.open(f'{sys.argv[1]}.{i}', os.O_CREAT | os.O_WRONLY, 0o644))")
+            results = {}
+            pids = c.bbd_pids()
+            t0, start = threads(pids), time.monotonic()
+            procs = [c.popen(n, ["python3", "-c", maker, f"{ws}/d/n{n}.{r}", str(files)])
+                     for n in range(4) for r in range(2)]
+            if any(p.wait() for p in procs):
+                raise RuntimeError("a create process failed")
+            creates = 8 * files
+            results["create"] = (creates / (time.monotonic() - start), per_thread_name(t0, threads(pids), creates))
+            t0, start = threads(pids), time.monotonic()
+            procs = [c.popen(n, ["dd", "if=/dev/zero", f"of={ws}/f{n}", "bs=1M", f"count={mib}", "status=none"])
+                     for n in range(4)]
+            if any(p.wait() for p in procs):
+                raise RuntimeError("a dd failed")
+            written = 4 * mib
+            results["write"] = (written / (time.monotonic() - start), per_thread_name(t0, threads(pids), written))
+            return results
+        finally:
+            c.down()
 
 
 def main():
@@ -129,7 +118,7 @@ def main():
     ]
     for load, unit in (("create", "create"), ("write", "MiB written")):
         rates = [rd[load][0] for rd in rounds]
-        lines += [f"## {load} ({'creates' if load == 'create' else 'MiB'}/s: {med(rates)})", "",
+        lines += [f"## {load} ({'creates' if load == 'create' else 'MiB'}/s: {md.med(rates)})", "",
                   f"| thread | context switches per {unit} | CPU µs per {unit} |", "|---|---|---|"]
         names = sorted({n for rd in rounds for n in rd[load][1]}, key=lambda n: (n == "all threads", n))
         for n in names:
@@ -137,7 +126,7 @@ def main():
             cpu = [rd[load][1].get(n, (0.0, 0.0))[1] for rd in rounds]
             if max(sw) < 0.005 and max(cpu) < 0.5:
                 continue  # threads that did nothing
-            lines.append(f"| {n} | {med(sw)} | {med(cpu)} |")
+            lines.append(f"| {n} | {md.med(sw)} | {md.med(cpu)} |")
         lines.append("")
     with open(a.out, "w") as f:
         f.write("\n".join(lines))
