@@ -2,22 +2,13 @@
 
 #include <algorithm>
 
-#include "fs/base/thread_name.h"
-
 namespace bb::fs {
 
 ChunkRemovals::ChunkRemovals(Send send, std::chrono::milliseconds interval, size_t capacity)
-    : send_(std::move(send)), interval_(interval), capacity_(capacity) {
-  if (interval_.count() > 0) thread_ = NamedThread("bb-chunk-rm", [this] { Loop(); });
-}
+    : send_(std::move(send)), capacity_(capacity), flusher_("bb-chunk-rm", interval, [this] { (void)Flush(); }) {}
 
 ChunkRemovals::~ChunkRemovals() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  flusher_.Stop();
   (void)Flush();
 }
 
@@ -31,7 +22,7 @@ bool ChunkRemovals::Note(NodeId node, uint64_t file_id) {
     ++pending_count_;
   }
   noted_.fetch_add(1, std::memory_order_relaxed);
-  if (first) cv_.notify_all();  // the flusher sleeps without a timeout while nothing is noted
+  if (first) flusher_.Wake();
   return true;
 }
 
@@ -65,19 +56,6 @@ size_t ChunkRemovals::pending() const {
 ChunkRemovals::Counters ChunkRemovals::counters() const {
   return {noted_.load(std::memory_order_relaxed), batches_.load(std::memory_order_relaxed),
           failed_.load(std::memory_order_relaxed)};
-}
-
-void ChunkRemovals::Loop() {
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    cv_.wait(lock, [&] { return stop_ || pending_count_ > 0; });
-    // The first removal of a burst waits one interval, so the rest of the burst joins it.
-    cv_.wait_for(lock, interval_, [&] { return stop_; });
-    if (stop_) return;
-    lock.unlock();
-    (void)Flush();
-    lock.lock();
-  }
 }
 
 }  // namespace bb::fs

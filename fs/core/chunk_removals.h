@@ -18,15 +18,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "fs/base/status.h"
+#include "fs/core/interval_flusher.h"
 #include "fs/core/layout.h"
 
 namespace bb::fs {
@@ -57,19 +56,14 @@ class ChunkRemovals {
   Counters counters() const;
 
  private:
-  void Loop();
-
   const Send send_;
-  const std::chrono::milliseconds interval_;
   const size_t capacity_;
-  mutable std::mutex mu_;  // guards pending_, pending_count_ and stop_
-  std::condition_variable cv_;
+  mutable std::mutex mu_;  // guards pending_ and pending_count_
   std::map<NodeId, std::vector<uint64_t>> pending_;
   size_t pending_count_ = 0;
-  bool stop_ = false;
   std::mutex send_mu_;  // one batch at a time
   std::atomic<uint64_t> noted_{0}, batches_{0}, failed_{0};
-  std::thread thread_;
+  IntervalFlusher flusher_;  // last: its thread uses the members above
 };
 
 }  // namespace bb::fs

@@ -2,21 +2,13 @@
 
 #include <algorithm>
 
-#include "fs/base/thread_name.h"
-
 namespace bb::fs {
 
-DirChanges::DirChanges(Send send, std::chrono::milliseconds interval) : send_(std::move(send)), interval_(interval) {
-  if (interval_.count() > 0) thread_ = NamedThread("bb-dir-changes", [this] { Loop(); });
-}
+DirChanges::DirChanges(Send send, std::chrono::milliseconds interval)
+    : send_(std::move(send)), flusher_("bb-dir-changes", interval, [this] { FlushAll(); }) {}
 
 DirChanges::~DirChanges() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  flusher_.Stop();
   FlushAll();
 }
 
@@ -29,7 +21,7 @@ void DirChanges::Note(const std::string& dir, int64_t time_ns, int32_t subdirs) 
     c.time_ns = std::max(c.time_ns, time_ns);
     c.subdirs += subdirs;
   }
-  if (first) cv_.notify_all();  // the flusher sleeps without a timeout while nothing is pending
+  if (first) flusher_.Wake();
 }
 
 void DirChanges::FlushAll() {
@@ -52,19 +44,6 @@ std::optional<DirChanges::Change> DirChanges::Pending(const std::string& dir) co
 size_t DirChanges::pending() const {
   std::lock_guard lock(mu_);
   return pending_.size();
-}
-
-void DirChanges::Loop() {
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    cv_.wait(lock, [&] { return stop_ || !pending_.empty(); });
-    // The first change of a burst waits one interval, so the rest of the burst joins it.
-    cv_.wait_for(lock, interval_, [&] { return stop_; });
-    if (stop_) return;
-    lock.unlock();
-    FlushAll();
-    lock.lock();
-  }
 }
 
 }  // namespace bb::fs

@@ -16,14 +16,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
+
+#include "fs/core/interval_flusher.h"
 
 namespace bb::fs {
 
@@ -48,16 +48,11 @@ class DirChanges {
   size_t pending() const;
 
  private:
-  void Loop();
-
   const Send send_;
-  const std::chrono::milliseconds interval_;
-  mutable std::mutex mu_;  // guards pending_ and stop_
-  std::condition_variable cv_;
+  mutable std::mutex mu_;  // guards pending_
   std::map<std::string, Change> pending_;
-  bool stop_ = false;
-  std::mutex send_mu_;  // one FlushAll at a time, so a directory's changes arrive in order
-  std::thread thread_;
+  std::mutex send_mu_;       // one FlushAll at a time, so a directory's changes arrive in order
+  IntervalFlusher flusher_;  // last: its thread uses the members above
 };
 
 }  // namespace bb::fs
