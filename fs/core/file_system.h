@@ -286,8 +286,6 @@ class FileSystem {
   // What statahead did (read-aheads, entries they brought, lookups they answered).
   Statahead::Counters StataheadCounters() const { return statahead_.counters(); }
   ChunkRemovals::Counters ChunkRemovalCounters() const { return removals_->counters(); }
-  // Sends the chunk removals waiting (chunk_removals.h) now; returns once they went.
-  Status SendChunkRemovals() { return removals_->Flush(); }
 
  private:
   Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;
