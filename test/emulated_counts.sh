@@ -87,7 +87,8 @@ for m in 1 2 3 4; do
     fi
     read -r f0 q0 r0 d0 b0 <<<"$(counts)"
     on 1 python3 "$tmp/ops.py" "$phase" "$mnt/m$m" "$n"
-    sleep 0.1  # chunk removals go within 5 ms of their unlink (fs/core/chunk_removals.h): counted here
+    # Chunk removals go within 5 ms of their unlink (fs/core/chunk_removals.h): counted here.
+    [ $phase = unlink ] && sleep 0.1
     read -r f1 q1 r1 d1 b1 <<<"$(counts)"
     fuse=$(python3 -c "print(round(($f1 - $f0) / $n, 2))")
     meta=$(python3 -c "print(round(($q1 - $q0) / $n, 2))")
