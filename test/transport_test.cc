@@ -227,6 +227,23 @@ TEST_CASE("deadlines, dead peers and reconnection", "[transport]") {
   }
 }
 
+// Whether every thread of process `pid` is stopped (SIGSTOP takes effect on each thread when
+// it next enters the kernel), within 5 s.
+bool WaitStopped(pid_t pid) {
+  for (int i = 0; i < 500; ++i) {
+    bool all = true;
+    for (const auto& t : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+      std::ifstream in(t.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), {});
+      size_t paren = stat.rfind(')');
+      if (paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'T') all = false;
+    }
+    if (all) return true;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return false;
+}
+
 TEST_CASE("a peer alive and working through requests is waited for past the deadline, a stopped one is not",
           "[transport]") {
   auto client = Client(TransportOptions{}.poll_spin, milliseconds(600));
@@ -254,6 +271,7 @@ TEST_CASE("a peer alive and working through requests is waited for past the dead
   CHECK(failed == 0);
   // Stopped (alive as a process, answering nothing): the deadline holds, about once over.
   REQUIRE(::kill(peer.pid(), SIGSTOP) == 0);
+  REQUIRE(WaitStopped(peer.pid()));  // a call made before every thread stopped may be answered
   start = Clock::now();
   auto stopped = client->Call(1, 1, "x", {}, {});
   took = Clock::now() - start;
