@@ -46,6 +46,14 @@ left_of() {
   echo "${what:-nothing}"
 }
 
+# explain ID: what a failed check needs to be understood: the job's output and what Slurm said of it.
+explain() {
+  echo "  job $1's output:"
+  sed 's/^/  | /' "$sub/out-$1.txt" 2>/dev/null || true
+  echo "  Slurm's logs on job $1:"
+  grep -h "JobId=$1\b\|job $1\b\|job_id $1\b" /run/bb-emu/slurm/*.log 2>/dev/null | tail -n 30 | sed 's/^/  | /' || true
+}
+
 # 1. Directives only: stage a directory in, 8 tasks on 4 nodes write, stage the results out.
 cat > "$sub/job.sh" <<'EOF'
 #!/bin/bash
@@ -54,7 +62,7 @@ cat > "$sub/job.sh" <<'EOF'
 #BB stage_in source=input destination=in type=directory
 #BB stage_out source=out destination=$SLURM_SUBMIT_DIR/out.$SLURM_JOB_ID type=directory
 mkdir -p "$BB_WORKSPACE/out"
-(cd "$BB_WORKSPACE/in" && find . -type f | sort | xargs md5sum) > "$BB_WORKSPACE/out/input.md5"
+(cd "$BB_WORKSPACE/in" && find . -type f -print0 | sort -z | xargs -0 md5sum) > "$BB_WORKSPACE/out/input.md5"
 srun bash -c 'head -c $((100000 + 4099 * SLURM_PROCID)) /dev/zero | tr "\0" "$SLURM_PROCID" > "$BB_WORKSPACE/out/r$SLURM_PROCID"
               echo "$SLURMD_NODENAME" > "$BB_WORKSPACE/out/node$SLURM_PROCID"'
 EOF
@@ -62,7 +70,7 @@ id=$(run_job "$sub/job.sh")
 out=$sub/out.$id
 check "job $id completed ($(state "$id"))" test "$(state "$id")" = COMPLETED
 check "the job saw BB_WORKSPACE and the staged-in files, byte for byte" \
-  test "$(cat "$out/input.md5" 2>/dev/null)" = "$(cd "$sub/input" && find . -type f | sort | xargs md5sum)"
+  test "$(cat "$out/input.md5" 2>/dev/null)" = "$(cd "$sub/input" && find . -type f -print0 | sort -z | xargs -0 md5sum)"
 good=1
 for r in 0 1 2 3 4 5 6 7; do
   [ "$(md5sum < "$out/r$r" 2>/dev/null)" = "$(head -c $((100000 + 4099 * r)) /dev/zero | tr '\0' "$r" | md5sum)" ] || good=0
@@ -92,6 +100,7 @@ cat > "$sub/cancel.sh" <<'EOF'
 #BB stage_out source=out destination=$SLURM_SUBMIT_DIR/out.$SLURM_JOB_ID type=directory
 mkdir -p "$BB_WORKSPACE/out"
 srun bash -c 'echo "rank $SLURM_PROCID" > "$BB_WORKSPACE/out/r$SLURM_PROCID"'
+echo "srun: exit $?"
 echo written
 sleep 300
 EOF
@@ -100,7 +109,9 @@ for _ in $(seq 240); do grep -q written "$sub/out-$id.txt" 2>/dev/null && break;
 scancel "$id"
 for _ in $(seq 480); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.25; done
 check "the cancelled job $id is CANCELLED ($(state "$id"))" test "$(state "$id")" = CANCELLED
+before=$fails
 check "what it wrote before the cancel was staged out" test "$(cat "$sub/out.$id"/r* 2>/dev/null | wc -l)" = 4
+[ "$fails" = "$before" ] || explain "$id"
 check "nothing of the cancelled job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
 
 # 4. A node whose daemon cannot start (its node-local storage is not a folder): the job fails

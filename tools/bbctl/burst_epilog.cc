@@ -1,9 +1,12 @@
 // The burst buffer's epilog (burst.h): stage-out of what exists, then nothing left on any node.
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -47,8 +50,15 @@ std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
   }
   for (const auto& d : req->stage_out) {
     std::string src = jobs::InsidePath(d.source, j.workspace), dst = jobs::OutsidePath(d.destination, j.slurm.work_dir);
-    if (!Exists(src)) {
-      report += "bb: stage_out " + src + ": nothing there, skipped\n";
+    struct stat st;
+    if (::lstat(src.c_str(), &st) != 0) {
+      const int err = errno;
+      if (err == ENOENT) {
+        report += "bb: stage_out " + src + ": nothing there, skipped\n";
+      } else {  // there may be something there that cannot be reached: not "nothing"
+        report += "bb: stage_out " + src + " FAILED: " + std::strerror(err) + "\n";
+        *ok = false;
+      }
       continue;
     }
     Status s = RunLogged(AsUser(j, {Beside("bbctl"), "stage", "out", src, dst, "--quiet"}), "FAILED");
@@ -87,7 +97,12 @@ Status BurstEpilog(const BurstOptions& o) {
       if (!report.empty()) report += "\n";
     }
     bool ok = true;
-    if (up && Alive(DaemonPid(j.root))) report += StageOut(o, j, &ok);
+    if (up && Alive(DaemonPid(j.root))) {
+      report += StageOut(o, j, &ok);
+    } else if (up) {  // its data went with it: say so rather than stay silent
+      ok = false;
+      report += "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
+    }
     std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
   } else if (up) {
     // The other daemons hold the data being staged out: wait for it.
