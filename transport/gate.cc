@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -214,12 +215,15 @@ void Gate::Loop() {
   std::vector<pollfd> fds;
   while (!stop_.load()) {
     fds.assign({{wake_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}});
-    int64_t now = NowMs(), next = now + 1000;
+    // Without connections nothing is due: it sleeps until one arrives or Stop wakes it (an idle
+    // daemon's threads do not wake by themselves).
+    int64_t now = NowMs(), next = INT64_MAX;
     for (auto& [fd, c] : conns) {
       fds.push_back({fd, static_cast<short>(c.out.empty() ? POLLIN : POLLIN | POLLOUT), 0});
       next = std::min(next, c.deadline_ms);
     }
-    if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(next - now, 0))) < 0 && errno != EINTR) {
+    int timeout_ms = conns.empty() ? -1 : static_cast<int>(std::clamp<int64_t>(next - now, 0, 1000));
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
       spdlog::error("transport: the gate's poll failed: {}", std::strerror(errno));
       break;
     }

@@ -171,7 +171,9 @@ int main(int argc, char** argv) {
     }
   }
   spdlog::set_level(spdlog::level::from_str(cfg.log_level));
-  spdlog::flush_every(std::chrono::seconds(1));
+  // Each line at info and above reaches the log at once; debug and trace lines with the next of
+  // those (or at exit). No flusher thread: an idle daemon does not wake to flush nothing.
+  spdlog::flush_on(spdlog::level::info);
 
   auto daemon = Daemon::Start(cfg);
   if (!daemon) return Fail(launcher, daemon.error());
