@@ -104,6 +104,12 @@ check "a 100,000-entry directory lists completely, without duplicates, from node
 
 # One daemon killed: what needs it fails fast (EIO/ETIMEDOUT), the rest goes on.
 for i in $(seq 40); do on 0 sh -c "echo $i > $mnt/top$i"; done
+# Small files, for the removals below: the chunk folders node 1 gained for them.
+chunk_folders() { ls "$root/node1/chunks" | grep -v '\.del$' | sort; }
+folders_before=$(chunk_folders)
+on 0 mkdir "$mnt/gone"
+on 0 sh -c "for i in \$(seq 40); do echo small > $mnt/gone/f\$i; done"
+on_node1=$(comm -13 <(echo "$folders_before") <(chunk_folders))
 "$bbctl" emulate kill --node 1
 start=$(date +%s)
 ok=0; bad=0
@@ -118,10 +124,19 @@ echo "     with node 1 down: $ok readable, $bad failed, in ${took}s"
 check "files on live nodes stay readable while node 1 is down" test "$ok" -gt 0
 check "files needing node 1 fail with EIO or ETIMEDOUT" test "$bad" -gt 0 -a "$bad" -lt 1000
 check "failures come within the deadline (40 reads in under 30 s)" test "$took" -lt 30
+# Removed while node 1 is down: the entries go (where their owner is up), the removals of their
+# chunks on node 1 fail and are kept in node 0's LevelDB.
+on 0 sh -c "for i in \$(seq 40); do rm -f $mnt/gone/f\$i 2>/dev/null & done; wait" || true
 "$bbctl" emulate restart --node 1
 ok=0
 for i in $(seq 40); do [ "$(on 3 cat "$mnt/top$i" 2>/dev/null)" = "$i" ] && ok=$((ok + 1)); done
 check "after restart node 1 rejoins and all 40 files read back" test "$ok" = 40
+# The rest removed now; a statfs on node 0 sends what it kept.
+on 0 rm -rf "$mnt/gone"
+on 0 stat -f "$mnt" >/dev/null
+left=$(comm -12 <(echo "$on_node1") <(chunk_folders) | wc -l)
+check "chunks of files removed while their node was down are freed once it is back ($(echo "$on_node1" | grep -c .) on node 1, $left left)" \
+  test "$(echo "$on_node1" | grep -c .)" -gt 0 -a "$left" = 0
 
 # Teardown leaves nothing behind.
 "$bbctl" emulate down

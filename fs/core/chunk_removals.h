@@ -8,9 +8,16 @@
 // trip per file, and the chunks cost one per node per interval. A file id is never reused, so
 // chunks that outlive their entry by an interval are never read. What was noted reaches its node
 // before a statfs answers (Flush), so `df` after `rm` counts the space free. At most `capacity`
-// files wait; past it the caller removes the chunks itself. A removal that fails (its node down)
-// is counted (`bbctl stats`: chunk_removals.failed): those chunks stay until their workspace goes
-// (job stop frees every node's data of it), as do those noted when a daemon is killed.
+// files wait; past it the caller removes the chunks itself.
+//
+// With a journal (the node's MetaStore), a removal is written there before Note returns and
+// erased once its node confirmed it, so none is lost:
+//   - a daemon killed before a batch went sends it at its next start;
+//   - a removal that failed (its node down: counted, `bbctl stats` chunk_removals.failed) is sent
+//     again with the first flush at least kRetryAfter later (by new removals, a statfs, or the
+//     next start), until its node confirms it.
+// The journal's writes are not synced: they outlive the daemon, not the machine (neither do the
+// chunks' pages). Without a journal, such chunks stay until their workspace goes.
 //
 // Thread-safety: every method may be called from any thread; `send` runs on the flusher's thread
 // or in Flush, one batch at a time.
@@ -27,6 +34,7 @@
 #include "fs/base/status.h"
 #include "fs/core/interval_flusher.h"
 #include "fs/core/layout.h"
+#include "fs/store/meta_store.h"
 
 namespace bb::fs {
 
@@ -39,8 +47,10 @@ class ChunkRemovals {
     uint64_t failed = 0;   // files whose removal failed
   };
 
-  // `interval` 0: no flusher thread (what is noted waits for Flush).
-  ChunkRemovals(Send send, std::chrono::milliseconds interval, size_t capacity);
+  // `interval` 0: no flusher thread (what is noted waits for Flush). `journal` (may be null; must
+  // outlive this): where removals are kept until confirmed; those it holds from an earlier run
+  // are sent with the first flush (at once when there is a flusher thread).
+  ChunkRemovals(Send send, std::chrono::milliseconds interval, size_t capacity, MetaStore* journal = nullptr);
   ~ChunkRemovals();  // sends what is noted
   ChunkRemovals(const ChunkRemovals&) = delete;
   ChunkRemovals& operator=(const ChunkRemovals&) = delete;
@@ -50,17 +60,33 @@ class ChunkRemovals {
   bool Note(NodeId node, uint64_t file_id);
   // Files per request, at most.
   static constexpr size_t kMaxBatch = 4096;
-  // Sends everything noted before the call; returns once it was sent, with the first error.
+  // How long a failed removal waits before it is sent again.
+  static constexpr std::chrono::seconds kRetryAfter{1};
+  // Sends everything noted before the call, and the failed removals due again; returns once it
+  // was sent, with the first error.
   Status Flush();
   size_t pending() const;
+  // Removals that failed and wait to be sent again (in memory; the journal keeps them all).
+  size_t retrying() const;
   Counters counters() const;
 
+  // The journal's key of a removal (system keys start with 'S', fs/store/metadata.h).
+  static std::string JournalKey(NodeId node, uint64_t file_id);
+
  private:
+  using Removals = std::map<NodeId, std::vector<uint64_t>>;
+  void LoadJournal();
+  void Forget(NodeId node, const std::vector<uint64_t>& ids);
+
   const Send send_;
   const size_t capacity_;
-  mutable std::mutex mu_;  // guards pending_ and pending_count_
-  std::map<NodeId, std::vector<uint64_t>> pending_;
+  MetaStore* const journal_;
+  mutable std::mutex mu_;  // guards the fields below
+  Removals pending_;
   size_t pending_count_ = 0;
+  Removals retry_;  // sent and failed, to be sent again at retry_at_
+  size_t retry_count_ = 0;
+  std::chrono::steady_clock::time_point retry_at_{};
   std::mutex send_mu_;  // one batch at a time
   std::atomic<uint64_t> noted_{0}, batches_{0}, failed_{0};
   IntervalFlusher flusher_;  // last: its thread uses the members above

@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 
+#include "fs/base/temp_dir.h"
 #include "fs/core/test_cluster.h"
 
 namespace bb::fs {
@@ -65,6 +66,90 @@ TEST_CASE("chunk removals go within their interval, and at destruction", "[core]
     REQUIRE(r.Note(2, 20));
   }
   CHECK(sent.batches.back() == std::pair<NodeId, std::vector<uint64_t>>{2, {20}});
+}
+
+// The journal's removals, as (node, file id).
+std::set<std::pair<NodeId, uint64_t>> Journaled(MetaStore& store) {
+  std::set<std::pair<NodeId, uint64_t>> out;
+  for (NodeId n = 0; n < 4; ++n) {
+    for (uint64_t id = 0; id < 40; ++id) {
+      if (store.Get(ChunkRemovals::JournalKey(n, id)).has_value()) out.insert({n, id});
+    }
+  }
+  return out;
+}
+
+TEST_CASE("a journaled removal is kept from Note until its node confirms it", "[core]") {
+  auto store = NewMemoryMetaStore();
+  Sent sent;
+  sent.down.insert(2);
+  ChunkRemovals r(sent.Sender(), 0ms, 100, store.get());
+  REQUIRE(r.Note(1, 10));
+  REQUIRE(r.Note(2, 20));
+  CHECK(Journaled(*store) == std::set<std::pair<NodeId, uint64_t>>{{1, 10}, {2, 20}});  // before any send
+  CHECK(r.Flush().code() == ETIMEDOUT);
+  CHECK(Journaled(*store) == std::set<std::pair<NodeId, uint64_t>>{{2, 20}});  // node 1 confirmed
+  CHECK(r.retrying() == 1);
+  // Not again before kRetryAfter, even with other removals going.
+  REQUIRE(r.Note(3, 30));
+  REQUIRE(r.Flush().ok());
+  CHECK(sent.batches.back() == std::pair<NodeId, std::vector<uint64_t>>{3, {30}});
+  CHECK(r.retrying() == 1);
+  sent.down.clear();
+  std::this_thread::sleep_for(ChunkRemovals::kRetryAfter + 10ms);
+  REQUIRE(r.Flush().ok());
+  CHECK(sent.batches.back() == std::pair<NodeId, std::vector<uint64_t>>{2, {20}});
+  CHECK(r.retrying() == 0);
+  CHECK(Journaled(*store).empty());
+}
+
+TEST_CASE("removals a stopped run did not send go with the next run's first flush, through LevelDB", "[core]") {
+  TempDir dir("bb-chunk-rm");
+  auto open = [&] {
+    auto store = OpenLevelDbMetaStore(dir.path + "/meta");
+    REQUIRE(store.has_value());
+    return std::move(*store);
+  };
+  Sent sent;
+  sent.down = {1, 2};
+  {
+    auto store = open();
+    ChunkRemovals r(sent.Sender(), 0ms, 100, store.get());
+    REQUIRE(r.Note(1, 11));
+    REQUIRE(r.Note(2, 21));
+    REQUIRE(r.Note(2, 22));
+  }  // its last flush failed: as if killed before sending
+  sent.down.clear();
+  sent.batches.clear();
+  {
+    auto store = open();
+    REQUIRE(Journaled(*store).size() == 3);
+    ChunkRemovals r(sent.Sender(), 0ms, 100, store.get());
+    CHECK(r.retrying() == 3);
+    REQUIRE(r.Flush().ok());
+    CHECK(Journaled(*store).empty());
+  }
+  CHECK(sent.batches == std::vector<std::pair<NodeId, std::vector<uint64_t>>>{{1, {11}}, {2, {21, 22}}});
+  // With a flusher thread, they go without being asked.
+  auto store = open();
+  sent.down = {3};
+  {
+    ChunkRemovals r(sent.Sender(), 0ms, 100, store.get());
+    REQUIRE(r.Note(3, 31));
+  }
+  sent.down.clear();
+  ChunkRemovals r(sent.Sender(), 1ms, 100, store.get());
+  for (int i = 0; i < 5000 && !Journaled(*store).empty(); ++i) std::this_thread::sleep_for(1ms);
+  CHECK(Journaled(*store).empty());
+}
+
+TEST_CASE("a removal refused for capacity leaves nothing in the journal", "[core]") {
+  Sent sent;
+  auto store = NewMemoryMetaStore();
+  ChunkRemovals full(sent.Sender(), 0ms, 1, store.get());
+  REQUIRE(full.Note(1, 1));
+  CHECK_FALSE(full.Note(1, 2));
+  CHECK(Journaled(*store) == std::set<std::pair<NodeId, uint64_t>>{{1, 1}});  // none for the refused one
 }
 
 TEST_CASE("a removed one-chunk file's chunk on another node goes behind the unlink, larger files at once", "[core]") {

@@ -36,8 +36,12 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
   inodes_.emplace(kRootFileId, std::move(root));
   if (options_.prefault_write_behind) behind_->Prefault(options_.chunk_size);
   removals_ = std::make_unique<ChunkRemovals>(
-      [this](NodeId n, const std::vector<uint64_t>& ids) { return nodes_(n)->RemoveFiles(ids); },
-      std::chrono::milliseconds(options_.chunk_removal_ms), kMaxChunkRemovals);
+      [this](NodeId n, const std::vector<uint64_t>& ids) {
+        // A journal of an earlier run may name a node this cluster no longer has: nothing of
+        // this cluster is there.
+        return n < router_->view().nodes ? nodes_(n)->RemoveFiles(ids) : Status::Ok();
+      },
+      std::chrono::milliseconds(options_.chunk_removal_ms), kMaxChunkRemovals, options_.chunk_removal_journal);
   dir_changes_ = std::make_unique<DirChanges>(
       [this](const std::string& dir, const DirChanges::Change& c) { SendDirChange(dir, c); },
       std::chrono::milliseconds(options_.dir_change_ms));

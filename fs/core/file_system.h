@@ -98,6 +98,10 @@ struct FileSystemOptions {
   // How long the removal of a removed small file's chunk on another node waits here to go with
   // others to that node (fs/core/chunk_removals.h); 0: only at statfs and at stop.
   uint32_t chunk_removal_ms = 5;
+  // Where those removals are kept until their node confirmed them (this node's MetaStore;
+  // must outlive the file system): none is lost to a killed daemon or a node that was down.
+  // Null: kept in memory only.
+  MetaStore* chunk_removal_journal = nullptr;
   // How long an entry's attributes read from its owner may answer getattr and open here
   // without asking again, unless the owner tells this node it changed (fs/core/coherence.h:
   // set only where the owners tell, and to no more than their callback hold). 0: always ask.
@@ -286,6 +290,7 @@ class FileSystem {
   // What statahead did (read-aheads, entries they brought, lookups they answered).
   Statahead::Counters StataheadCounters() const { return statahead_.counters(); }
   ChunkRemovals::Counters ChunkRemovalCounters() const { return removals_->counters(); }
+  size_t ChunkRemovalsRetrying() const { return removals_->retrying(); }
 
  private:
   Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;

@@ -172,7 +172,8 @@ json Daemon::StataheadJson() {
 
 json Daemon::ChunkRemovalsJson() {
   ChunkRemovals::Counters c = fs_->ChunkRemovalCounters();
-  return {{"behind", c.noted}, {"batches", c.batches}, {"failed", c.failed}};
+  return {
+      {"behind", c.noted}, {"batches", c.batches}, {"failed", c.failed}, {"retrying", fs_->ChunkRemovalsRetrying()}};
 }
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {
