@@ -8,7 +8,7 @@ namespace {
 constexpr std::string_view kJournalPrefix = "Schunk_rm/";
 constexpr size_t kJournalKeySize = kJournalPrefix.size() + 4 + 8;
 
-// Big-endian, so that a node's removals sort together.
+// Fixed width (the key's length tells a well-formed one), most significant byte first.
 void AppendBigEndian(std::string* out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
@@ -105,7 +105,6 @@ Status ChunkRemovals::Flush() {
     }
   }
   Status first;
-  Removals again;
   for (const auto& [node, ids] : all) {
     for (size_t at = 0; at < ids.size(); at += kMaxBatch) {
       std::vector<uint64_t> batch(ids.begin() + at, ids.begin() + std::min(ids.size(), at + kMaxBatch));
@@ -117,19 +116,14 @@ Status ChunkRemovals::Flush() {
       }
       failed_.fetch_add(batch.size(), std::memory_order_relaxed);
       if (first.ok()) first = s.Annotate("node " + std::to_string(node));
-      if (journal_ != nullptr) again[node].insert(again[node].end(), batch.begin(), batch.end());
+      if (journal_ == nullptr) continue;
+      std::lock_guard lock(mu_);
+      // Past capacity, the journal alone keeps the rest, for the next start.
+      size_t kept = std::min(batch.size(), capacity_ - std::min(capacity_, retry_count_));
+      retry_[node].insert(retry_[node].end(), batch.begin(), batch.begin() + static_cast<ptrdiff_t>(kept));
+      retry_count_ += kept;
+      retry_at_ = std::chrono::steady_clock::now() + kRetryAfter;
     }
-  }
-  if (!again.empty()) {
-    std::lock_guard lock(mu_);
-    for (auto& [node, ids] : again) {
-      for (uint64_t id : ids) {
-        if (retry_count_ >= capacity_) break;  // the journal keeps it for the next start
-        retry_[node].push_back(id);
-        ++retry_count_;
-      }
-    }
-    retry_at_ = std::chrono::steady_clock::now() + kRetryAfter;
   }
   return first;
 }
