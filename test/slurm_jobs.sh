@@ -51,7 +51,7 @@ explain() {
   echo "  job $1's output:"
   sed 's/^/  | /' "$sub/out-$1.txt" 2>/dev/null || true
   echo "  Slurm's logs on job $1:"
-  grep -h "JobId=$1\b\|job $1\b\|job_id $1\b" /run/bb-emu/slurm/*.log 2>/dev/null | tail -n 30 | sed 's/^/  | /' || true
+  grep -h "JobId=$1\b\|job $1\b\|job_id $1\b" "$(dirname "$SLURM_CONF")"/*.log 2>/dev/null | tail -n 30 | sed 's/^/  | /' || true
 }
 
 # 1. Directives only: stage a directory in, 8 tasks on 4 nodes write, stage the results out.
@@ -113,6 +113,29 @@ before=$fails
 check "what it wrote before the cancel was staged out" test "$(cat "$sub/out.$id"/r* 2>/dev/null | wc -l)" = 4
 [ "$fails" = "$before" ] || explain "$id"
 check "nothing of the cancelled job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 3b. The first node's daemon dies while the job runs: its data went with it, and the job's
+# output says that nothing was staged out, instead of nothing; nothing stays.
+cat > "$sub/dies.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 4
+#BB mode=2
+#BB stage_out source=out destination=$SLURM_SUBMIT_DIR/out.$SLURM_JOB_ID type=directory
+mkdir -p "$BB_WORKSPACE/out"
+echo rank0 > "$BB_WORKSPACE/out/r0"
+echo written
+for _ in $(seq 240); do [ -e "$SLURM_SUBMIT_DIR/go.$SLURM_JOB_ID" ] && break; sleep 0.25; done
+EOF
+id=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" dies.sh)
+for _ in $(seq 240); do grep -q written "$sub/out-$id.txt" 2>/dev/null && break; sleep 0.25; done
+pkill -KILL -f -- "--root $root/local/node0/bb\.$id " || true
+touch "$sub/go.$id"
+for _ in $(seq 480); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.25; done
+before=$fails
+check "a job whose first node's daemon died says nothing was staged out" \
+  grep -q "stage_out: the daemon on node0 is not running; nothing was staged out" "$sub/out-$id.txt"
+[ "$fails" = "$before" ] || explain "$id"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
 
 # 4. A node whose daemon cannot start (its node-local storage is not a folder): the job fails
 # within the deadline, naming the node and why; the node stays in service.

@@ -121,7 +121,16 @@ Status RunOk(const std::vector<std::string>& argv, bool quiet) {
   return Status(EIO, "'" + line + "' failed (exit " + std::to_string(rc) + ")");
 }
 
-bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+bool Alive(pid_t pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  // A process that exited but was not reaped (its parent gone, and an init that does not reap
+  // orphans, as in some containers) still takes signals: it is dead all the same.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  size_t end = line.rfind(')');
+  return end == std::string::npos || end + 2 >= line.size() || (line[end + 2] != 'Z' && line[end + 2] != 'X');
+}
 
 bool Terminate(pid_t pid, int seconds) {
   if (!Alive(pid)) return true;

@@ -32,6 +32,7 @@ int Wait(pid_t pid);
 int TryWait(pid_t pid);
 // Sends SIGTERM, waits up to `seconds`, then SIGKILL. True when the process is gone.
 bool Terminate(pid_t pid, int seconds);
+// Whether `pid` runs (one that exited and waits to be reaped does not).
 bool Alive(pid_t pid);
 // The pid recorded in a bbd root's lock file, or -1.
 pid_t DaemonPid(const std::string& root);
