@@ -94,17 +94,22 @@ void ChunkRemovals::Forget(NodeId node, const std::vector<uint64_t>& ids) {
 Status ChunkRemovals::Flush() {
   std::lock_guard send_lock(send_mu_);
   Removals all;
+  bool retried = false;  // failed removals due again are in `all`
+  bool waiting;          // failed removals not due yet wait for their time
   {
     std::lock_guard lock(mu_);
     all.swap(pending_);
     pending_count_ = 0;
     if (retry_count_ > 0 && std::chrono::steady_clock::now() >= retry_at_) {
+      retried = true;
       for (auto& [node, ids] : retry_) all[node].insert(all[node].end(), ids.begin(), ids.end());
       retry_.clear();
       retry_count_ = 0;
     }
+    waiting = retry_count_ > 0;
   }
   Status first;
+  bool failed = false;
   for (const auto& [node, ids] : all) {
     for (size_t at = 0; at < ids.size(); at += kMaxBatch) {
       std::vector<uint64_t> batch(ids.begin() + at, ids.begin() + std::min(ids.size(), at + kMaxBatch));
@@ -117,13 +122,28 @@ Status ChunkRemovals::Flush() {
       failed_.fetch_add(batch.size(), std::memory_order_relaxed);
       if (first.ok()) first = s.Annotate("node " + std::to_string(node));
       if (journal_ == nullptr) continue;
+      failed = true;
       std::lock_guard lock(mu_);
       // Past capacity, the journal alone keeps the rest, for the next start.
       size_t kept = std::min(batch.size(), capacity_ - std::min(capacity_, retry_count_));
       retry_[node].insert(retry_[node].end(), batch.begin(), batch.begin() + static_cast<ptrdiff_t>(kept));
       retry_count_ += kept;
-      retry_at_ = std::chrono::steady_clock::now() + kRetryAfter;
     }
+  }
+  if (failed) {
+    std::chrono::steady_clock::time_point at;
+    {
+      std::lock_guard lock(mu_);
+      // Sent again failed: wait longer next time. A first failure joins the retries already
+      // due at some time, or waits the current delay.
+      if (retried) retry_after_ = std::min(2 * retry_after_, kRetryMax);
+      if (retried || !waiting) retry_at_ = std::chrono::steady_clock::now() + retry_after_;
+      at = retry_at_;
+    }
+    flusher_.WakeAt(at);  // sent again though nothing else comes
+  } else if (retried) {
+    std::lock_guard lock(mu_);
+    if (retry_count_ == 0) retry_after_ = kRetryAfter;
   }
   return first;
 }

@@ -14,8 +14,9 @@
 // erased once its node confirmed it, so none is lost:
 //   - a daemon killed before a batch went sends it at its next start;
 //   - a removal that failed (its node down: counted, `bbctl stats` chunk_removals.failed) is sent
-//     again with the first flush at least kRetryAfter later (by new removals, a statfs, or the
-//     next start), until its node confirms it.
+//     again kRetryAfter later by the flusher thread (or by the first flush after that: new
+//     removals, a statfs, the next start), then at intervals that double up to kRetryMax while
+//     its node keeps failing, until the node confirms it.
 // The journal's writes are not synced: they outlive the daemon, not the machine (neither do the
 // chunks' pages). Without a journal, such chunks stay until their workspace goes.
 //
@@ -60,8 +61,9 @@ class ChunkRemovals {
   bool Note(NodeId node, uint64_t file_id);
   // Files per request, at most.
   static constexpr size_t kMaxBatch = 4096;
-  // How long a failed removal waits before it is sent again.
-  static constexpr std::chrono::seconds kRetryAfter{1};
+  // How long a failed removal waits before it is sent again, the first time and at most.
+  static constexpr std::chrono::milliseconds kRetryAfter{1000};
+  static constexpr std::chrono::milliseconds kRetryMax{30000};
   // Sends everything noted before the call, and the failed removals due again; returns once it
   // was sent, with the first error.
   Status Flush();
@@ -87,6 +89,7 @@ class ChunkRemovals {
   Removals retry_;  // sent and failed, to be sent again at retry_at_
   size_t retry_count_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
+  std::chrono::milliseconds retry_after_ = kRetryAfter;  // doubles while sends keep failing
   std::mutex send_mu_;  // one batch at a time
   std::atomic<uint64_t> noted_{0}, batches_{0}, failed_{0};
   IntervalFlusher flusher_;  // last: its thread uses the members above

@@ -103,6 +103,36 @@ TEST_CASE("a journaled removal is kept from Note until its node confirms it", "[
   CHECK(Journaled(*store).empty());
 }
 
+TEST_CASE("a failed removal is sent again by the flusher thread at its time, whatever went meanwhile", "[core]") {
+  auto store = NewMemoryMetaStore();
+  Sent sent;
+  {
+    std::lock_guard lock(sent.mu);
+    sent.down.insert(2);
+  }
+  ChunkRemovals r(sent.Sender(), 1ms, 100, store.get());
+  REQUIRE(r.Note(2, 20));
+  for (int i = 0; i < 5000 && r.counters().failed == 0; ++i) std::this_thread::sleep_for(1ms);
+  REQUIRE(r.counters().failed == 1);
+  {
+    std::lock_guard lock(sent.mu);
+    sent.down.clear();
+  }
+  // A removal for another node goes before the retry is due: the retry still waits for its time.
+  REQUIRE(r.Note(3, 30));
+  for (int i = 0; i < 5000 && r.pending() > 0; ++i) std::this_thread::sleep_for(1ms);
+  REQUIRE(r.pending() == 0);
+  CHECK(r.retrying() == 1);
+  // No more Note, no Flush: the thread sends it again once kRetryAfter passed.
+  auto deadline = std::chrono::steady_clock::now() + ChunkRemovals::kRetryAfter + 5s;
+  while (!Journaled(*store).empty() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+  CHECK(Journaled(*store).empty());
+  CHECK(r.retrying() == 0);
+  std::lock_guard lock(sent.mu);
+  REQUIRE(sent.batches.size() == 3);
+  CHECK(sent.batches.back() == std::pair<NodeId, std::vector<uint64_t>>{2, {20}});
+}
+
 TEST_CASE("removals a stopped run did not send go with the next run's first flush, through LevelDB", "[core]") {
   TempDir dir("bb-chunk-rm");
   auto open = [&] {
