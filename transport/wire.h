@@ -25,7 +25,7 @@
 namespace bb::transport {
 
 inline constexpr uint32_t kMagic = 0x50524242;
-inline constexpr uint8_t kWireVersion = 7;  // 7: directory pages with attributes (statahead)
+inline constexpr uint8_t kWireVersion = 8;  // 8: a chunk write with its file's size (WriteChunkAndUpdate)
 inline constexpr size_t kSessionBytes = 16;
 inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + kSessionBytes;
 inline constexpr uint32_t kNoSender = 0xffffffffu;

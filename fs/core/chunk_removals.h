@@ -90,7 +90,7 @@ class ChunkRemovals {
   size_t retry_count_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
   std::chrono::milliseconds retry_after_ = kRetryAfter;  // doubles while sends keep failing
-  std::mutex send_mu_;  // one batch at a time
+  std::mutex send_mu_;                                   // one batch at a time
   std::atomic<uint64_t> noted_{0}, batches_{0}, failed_{0};
   IntervalFlusher flusher_;  // last: its thread uses the members above
 };

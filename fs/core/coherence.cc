@@ -296,6 +296,7 @@ bool ChangesCachedAttributes(const MetaUpdate& u) {
   MetaUpdate rest = u;
   rest.touch_ns.reset();
   rest.subdirs.reset();
+  rest.if_file_id.reset();
   return rest != MetaUpdate{};
 }
 

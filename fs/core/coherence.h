@@ -260,6 +260,12 @@ class CoherentView final : public NodeService {
                     std::span<const char> data) override {
     return local_->WriteChunk(file_id, chunk_size, index, offset, data);
   }
+  // The update through this view: it registers and tells as UpdateMeta does.
+  Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                                      uint64_t offset, std::span<const char> data,
+                                                      const std::string& path, const MetaUpdate& update) override {
+    return WriteChunkThenUpdate(*this, file_id, chunk_size, index, offset, data, path, update);
+  }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
     return local_->ReadChunk(file_id, chunk_size, index, offset, buf);

@@ -15,8 +15,8 @@ std::string EncodeU64(uint64_t v) {
 
 }  // namespace
 
-Result<uint64_t> FileIdAllocator::Next() {
-  std::lock_guard lock(mu_);
+// REQUIRES mu_.
+Status FileIdAllocator::Reserve() {
   if (limit_ == 0) {
     auto stored = store_->Get(kReservedKey);
     if (stored) {
@@ -30,11 +30,12 @@ Result<uint64_t> FileIdAllocator::Next() {
       return stored.error();
     }
   }
+  if (next_ >= kCounterEnd) return Status(ENOSPC, "this node's file ids are used up");
   if (next_ == limit_) {
     BB_RETURN_IF_ERROR(store_->Put(kReservedKey, EncodeU64(limit_ + kBlock), /*sync=*/true));
     limit_ += kBlock;
   }
-  return (static_cast<uint64_t>(node_id_) + 1) << 48 | next_++;
+  return Status::Ok();
 }
 
 }  // namespace bb::fs

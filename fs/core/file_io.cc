@@ -71,8 +71,13 @@ class ChunkPieces {
 Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const std::string& name, mode_t mode, int flags,
                                                        const Caller& c) {
   Count(FsOp::kCreate);
-  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
-  auto created = CreateEntry(parent, name, NewMeta(FileType::kRegular, mode, c, id));
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  PathLayout layout = router_->Resolve(path);
+  // An id that suits the mode: about one in `nodes` where it keeps the first chunk with the entry
+  // (that none of 16 * nodes tries suits has a chance below e^-16).
+  BB_ASSIGN_OR_RETURN(
+      uint64_t id, ids_->NextWhere([&](uint64_t id) { return layout.SuitsNewFile(id, path); }, 16 * layout.view.nodes));
+  auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id));
   Entry entry;
   if (created) {
     entry = *created;
@@ -182,6 +187,26 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
   return want;
 }
 
+Result<FileSystem::WriteStart> FileSystem::StartWrite(OpenFile* file, uint64_t offset, uint64_t length, bool behind,
+                                                      bool shared_append) {
+  Inode& inode = *file->inode;
+  std::unique_lock lock(inode.mu);
+  // A write behind that failed is reported by the next write (as by flush and fsync).
+  if (!inode.behind.error.ok()) return std::exchange(inode.behind.error, Status::Ok());
+  // A write that waits for its chunks must not overtake writes behind of the same chunks.
+  if (!behind) WriteBehind::WaitLocked(inode, lock);
+  WriteStart start{inode.meta, offset, std::nullopt, ++inode.writes};
+  if ((file->flags & O_APPEND) && !shared_append) {  // reserved here: this node's appenders never overlap
+    start.offset = std::max(inode.size, start.md.size);
+    inode.size = start.offset + length;
+    inode.size_dirty = true;
+  }
+  if (!inode.size_dirty && inode.behind.chunks.empty() && !file->node_private && !shared_append) {
+    start.published = std::max(inode.size, start.md.size);
+  }
+  return start;
+}
+
 Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<const char> data) {
   Count(FsOp::kWrite);
   Inode& inode = *file->inode;
@@ -189,23 +214,16 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   // its range is published when it is handed out, so its data must be there before the reply.
   const bool shared_append = (file->flags & O_APPEND) && !file->node_private;
   const bool behind = behind_->enabled() && !(file->flags & (O_DSYNC | O_DIRECT)) && !shared_append;
-  Metadata md;
-  {
-    std::unique_lock lock(inode.mu);
-    // A write behind that failed is reported by the next write (as by flush and fsync).
-    if (!inode.behind.error.ok()) return std::exchange(inode.behind.error, Status::Ok());
-    // A write that waits for its chunks must not overtake writes behind of the same chunks.
-    if (!behind) WriteBehind::WaitLocked(inode, lock);
-    md = inode.meta;
-    if ((file->flags & O_APPEND) && !shared_append) {  // reserved here: this node's appenders never overlap
-      offset = std::max(inode.size, md.size);
-      inode.size = offset + data.size();
-      inode.size_dirty = true;
-    }
-  }
+  BB_ASSIGN_OR_RETURN(WriteStart start, StartWrite(file, offset, data.size(), behind, shared_append));
+  const Metadata& md = start.md;
+  const uint64_t seq = start.seq;
+  offset = start.offset;
   if (shared_append) {
     BB_ASSIGN_OR_RETURN(offset, ReserveAppend(file->inode, data.size()));
   }
+  // The size goes with the chunk when it can (only for a write within one chunk).
+  std::shared_ptr<SizeAlong> along =
+      start.published ? SizeWith(file, md, seq, *start.published, offset, data.size()) : nullptr;
   TouchedNodes touched;
   ChunkPieces pieces(fan_out_.get(), offset, data.size(), md.chunk_size);
   BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) -> Status {
@@ -214,9 +232,10 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     NodeService* node = DataService(target, 0, s.length);
     std::span<const char> piece = data.subspan(s.buf_offset, s.length);
     if (behind && target != self_) {
-      behind_->Send(file->inode, node, md.file_id, md.chunk_size, s, piece);
+      behind_->Send(file->inode, node, md.file_id, md.chunk_size, s, piece, along);
       return Status::Ok();
     }
+    if (along) return pieces.Add([&] { return WriteWithSize(node, md.file_id, md.chunk_size, s, piece, *along); });
     return pieces.Add([&md, node, s, piece] {
       return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece);
     });
@@ -227,8 +246,10 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   {
     std::lock_guard lock(inode.mu);
     inode.size = std::max(inode.size, offset + data.size());
-    inode.size_dirty = true;
-    inode.dirty_mtime_ns = now;
+    if (inode.size_taken_at != seq) {  // its chunk's node did not take (or has yet to take) the size
+      inode.size_dirty = true;
+      inode.dirty_mtime_ns = now;
+    }
     touched.InsertInto(&inode.written_nodes);
     // A published size never covers data still on its way: while writes behind are, the size
     // waits for a later write, flush or fsync.

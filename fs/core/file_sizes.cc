@@ -1,9 +1,11 @@
-// Sizes other nodes see: publishing a file's size to its metadata owner, and the owner handing
-// out the ranges of O_APPEND writes to a shared file.
+// Sizes other nodes see: publishing a file's size to its metadata owner (on its own, or with a
+// chunk the owner holds), and the owner handing out the ranges of O_APPEND writes to a shared
+// file.
 #include <algorithm>
 
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
+#include "fs/core/write_behind.h"
 
 namespace bb::fs {
 
@@ -43,6 +45,44 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   inode->meta = *md;  // the entry as its owner holds it after the update
   MarkFresh(*inode, asked_ns, told);
   return Status::Ok();
+}
+
+std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t known_size,
+                                                uint64_t offset, uint64_t length) {
+  if (length == 0 || md.chunk_size == 0) return nullptr;
+  uint64_t index = offset / md.chunk_size;
+  if ((offset + length - 1) / md.chunk_size != index) return nullptr;
+  NodeId target = file->data.For(index);
+  if (target == self_) return nullptr;  // the size's own request is the only one then
+  std::string path;
+  {
+    std::lock_guard lock(table_mu_);
+    if (file->inode->unlinked) return nullptr;
+    path = file->inode->path;
+  }
+  PathLayout layout = router_->Resolve(path);
+  if (layout.replicated || layout.MetaNode(path) != target) return nullptr;
+  auto along = std::make_shared<SizeAlong>();
+  along->path = path;
+  along->update.grow_to = std::max(known_size, offset + length);
+  along->update.mtime_ns = along->update.ctime_ns = clock_->WallNs();
+  along->update.if_file_id = md.file_id;
+  int64_t asked_ns = clock_->MonotonicNs();
+  uint64_t since = ToldSeq();
+  along->taken = [this, inode = file->inode, path, asked_ns, since, seq](std::optional<Metadata> entry) {
+    Changed(path);
+    if (!entry) return;  // published the usual way
+    bool told = ToldSince(path, since);
+    std::lock_guard lock(inode->mu);
+    inode->meta = *entry;
+    MarkFresh(*inode, asked_ns, told);
+    if (inode->writes == seq && entry->size >= inode->size) {
+      inode->size_dirty = false;
+      inode->size_taken_at = seq;
+      inode->last_publish_ns = clock_->MonotonicNs();
+    }
+  };
+  return along;
 }
 
 Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, uint64_t length) {

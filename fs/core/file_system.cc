@@ -294,7 +294,10 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
 
 Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, Metadata md) {
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
-  PathLayout layout = router_->Resolve(path);
+  return CreateEntryAt(path, router_->Resolve(path), std::move(md));
+}
+
+Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md) {
   ApplyLayout(&md, layout);
   int64_t asked_ns = clock_->MonotonicNs();
   uint64_t since = ToldSeq();

@@ -8,7 +8,10 @@
 //
 // File sizes: a write grows the open file's in-memory size; the size (and mtime) reach the
 // metadata owner coalesced — on flush/close, fsync, and at most every publish_interval — never
-// as one update per write. A read that reaches past the known size asks the owner again, so it
+// as one update per write. The first write since the size was published, when its chunk lies on
+// the owner (where the mode keeps a file's first chunk with its entry, layout.h), carries the
+// size in its own request (NodeService::WriteChunkAndUpdate), and the close then has nothing to
+// send. A read that reaches past the known size asks the owner again, so it
 // sees data another writer has published.
 //
 // Data: the chunks of one read or write move at the same time (FanOut). With write-behind
@@ -165,6 +168,7 @@ struct OpenFile;
 struct DirHandle;
 class FanOut;
 class WriteBehind;
+struct SizeAlong;
 
 // `nodes` (NodeResolver, node_service.h) must return non-null for every node the router names.
 class FileSystem {
@@ -337,6 +341,22 @@ class FileSystem {
   uint64_t ToldSeq() const { return told_seq_.load(std::memory_order_acquire); }
   bool ToldSince(const std::string& path, uint64_t since) const;
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
+  Result<Entry> CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md);
+  // What a write starts from: the file's metadata, its offset (an O_APPEND write's, reserved on a
+  // node-private file), the size while nothing of it is unpublished or on its way, and the
+  // write's number (Inode::writes). Reports an earlier write behind's error.
+  struct WriteStart {
+    Metadata md;
+    uint64_t offset = 0;
+    std::optional<uint64_t> published;
+    uint64_t seq = 0;
+  };
+  Result<WriteStart> StartWrite(OpenFile* file, uint64_t offset, uint64_t length, bool behind, bool shared_append);
+  // Where the mode keeps a file's first chunk with its entry (layout.h): the size that goes with
+  // write number `seq` of `file` (Inode::writes), when it is the first since the size was published
+  // (`known_size`) and lies in one chunk on the entry's node; null otherwise.
+  std::shared_ptr<SizeAlong> SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t known_size,
+                                      uint64_t offset, uint64_t length);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   void ApplyLayout(Metadata* md, const PathLayout& layout) const;

@@ -35,6 +35,10 @@ struct Inode {
   bool size_dirty = false;
   int64_t dirty_mtime_ns = 0;
   int64_t last_publish_ns = 0;
+  // Writes begun here, and the one of them whose size its chunk's node last took with the chunk
+  // (SizeAlong): while no later write began, nothing of the size is unpublished.
+  uint64_t writes = 0;
+  uint64_t size_taken_at = 0;
   // `meta` answers getattr and open until then (FileSystemOptions::attr_cache_ns).
   int64_t fresh_until_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync

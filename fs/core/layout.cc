@@ -46,15 +46,15 @@ constexpr ModeInfo kModes[] = {
     {LayoutMode::kNodeLocal, "node-local",
      "each node sees only its own files; data and metadata stay on the node that made them", OnSelf, MetaOnSelf,
      DirsOnSelf, /*records_data_location=*/false, /*node_private=*/true,
-     /*uses_metadata_ratio=*/false},
+     /*uses_metadata_ratio=*/false, /*first_chunk_with_entry=*/false},
     {LayoutMode::kCentralizedMeta, "centralized-metadata",
      "one namespace whose metadata lives on the first ceil(ratio * N) nodes; data hashed over all", HashedData,
-     MetaOnSubset, DirsOnSubset, false, false, true},
+     MetaOnSubset, DirsOnSubset, false, false, true, false},
     {LayoutMode::kHashed, "distributed-hashing", "one namespace; metadata and data hashed over all nodes", HashedData,
-     MetaHashed, DirsOnAll, false, false, false},
+     MetaHashed, DirsOnAll, false, false, false, true},
     {LayoutMode::kHybrid, "hybrid",
      "one namespace; a file's data stays on the node that created it, metadata hashed over all", AtDataLocation,
-     MetaHashed, DirsOnAll, true, false, false},
+     MetaHashed, DirsOnAll, true, false, false, false},
 };
 static_assert(std::size(kModes) == kModeCount, "one row per LayoutMode");
 

@@ -10,6 +10,7 @@
 //   mode 2 centralized meta:  data hash(id, chunk) % N;  meta S[hash(path) % |S|]; dirs S
 //                             where S = nodes 0 .. ceil(ratio * N) - 1
 //   mode 3 distributed hash:  data hash(id, chunk) % N;  meta hash(path) % N;     dirs all
+//                             a new file's id is one whose chunk 0 hashes to its entry's node
 //   mode 4 hybrid:            data the writer's node (data_location, else self);
 //                             meta hash(path) % N;       dirs all
 //
@@ -83,6 +84,11 @@ struct ModeInfo {
   bool records_data_location;  // a new file records its creating node as data_location
   bool node_private;           // entries and data are seen by their own node only
   bool uses_metadata_ratio;    // metadata_server_ratio matters
+  // A new file gets an id whose first chunk f_data places on its entry's node (f_meta_file), so
+  // that a small file's data and size go to one node in one request (WriteChunkAndUpdate). Only
+  // where both functions spread over the same nodes: in mode 2 it would put small files' data on
+  // the metadata subset.
+  bool first_chunk_with_entry;
 };
 
 // Every mode, in mode-number order.
@@ -130,6 +136,11 @@ struct PathLayout {
   }
   // data_location of a new regular file here (kNoNode when the mode records none).
   uint32_t NewDataLocation() const { return mode().records_data_location ? view.self : kNoNode; }
+  // Whether file id `id` suits a new file at `path` (ModeInfo::first_chunk_with_entry; any id
+  // when the mode asks for none, or the entry is on every node).
+  bool SuitsNewFile(uint64_t id, std::string_view path) const {
+    return !mode().first_chunk_with_entry || replicated || Data(id, kNoNode).For(0) == MetaNode(path);
+  }
   // Whether only this node sees what is here, so the kernel may cache it for long.
   bool node_private() const { return mode().node_private; }
 };

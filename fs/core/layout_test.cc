@@ -119,6 +119,43 @@ TEST_CASE("every mode of the table is found by its number and places inside the 
   }
 }
 
+TEST_CASE("where a mode keeps a new file's first chunk with its entry, the ids that suit do, and the rest spread",
+          "[layout]") {
+  for (const ModeInfo& m : Modes()) {
+    INFO("mode " << m.name);
+    for (uint32_t nodes : {1u, 4u, 7u}) {
+      PathLayout layout{"", WorkspaceSpec{{m.mode, 0.25}, kDefaultChunkSize}, false, NodeView{nodes, 0}};
+      if (m.first_chunk_with_entry) {
+        // Only where the entries and the data spread over the same nodes: every node.
+        CHECK(layout.DirNodes().size() == nodes);
+      }
+      for (const auto& p : Paths()) {
+        size_t suiting = 0;
+        std::set<NodeId> later_chunks;
+        for (uint64_t id = 1; id <= 64 * nodes; ++id) {
+          if (!layout.SuitsNewFile(id, p)) continue;
+          ++suiting;
+          DataPlacement d = layout.Data(id, kNoNode);
+          if (m.first_chunk_with_entry) CHECK(d.For(0) == layout.MetaNode(p));
+          for (uint64_t c = 1; c < 8; ++c) later_chunks.insert(d.For(c));
+        }
+        if (!m.first_chunk_with_entry) {
+          CHECK(suiting == 64 * nodes);  // any id
+        } else {
+          CHECK(suiting > 32);  // about one id in `nodes`
+          if (!m.node_private) CHECK(later_chunks.size() == nodes);
+        }
+        // A replicated entry (a workspace's root) takes any id.
+        PathLayout root = layout;
+        root.replicated = true;
+        CHECK(root.SuitsNewFile(12345, p));
+      }
+    }
+  }
+  CHECK(ModeOf(LayoutMode::kHashed).first_chunk_with_entry);
+  CHECK_FALSE(ModeOf(LayoutMode::kCentralizedMeta).first_chunk_with_entry);
+}
+
 TEST_CASE("workspace specs compare the ratio only where the mode uses it", "[layout]") {
   for (const ModeInfo& m : Modes()) {
     WorkspaceSpec a{{m.mode, 0.25}, 1 << 20}, b{{m.mode, 0.5}, 1 << 20};

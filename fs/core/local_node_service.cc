@@ -61,6 +61,9 @@ class LocalNodeService final : public NodeService {
     std::lock_guard lock(Stripe(path));
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(key));
     BB_ASSIGN_OR_RETURN(Metadata md, Decode(path, value));
+    if (u.if_file_id && (md.file_id != *u.if_file_id || md.link == LinkRole::kName)) {
+      return Status(ESTALE, path + ": not the entry of file " + std::to_string(*u.if_file_id));
+    }
     uint64_t end = std::max({md.size, u.size.value_or(0), u.grow_to.value_or(0)});
     if (end > kMaxFileBytes || u.append.value_or(0) > kMaxFileBytes - end) {
       return Status(EFBIG, path + ": a size past the largest file offset");
@@ -137,6 +140,11 @@ class LocalNodeService final : public NodeService {
                     std::span<const char> data) override {
     CountData(0, data.size());
     return chunks_->Write(file_id, chunk_size, index, offset, data);
+  }
+  Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                                      uint64_t offset, std::span<const char> data,
+                                                      const std::string& path, const MetaUpdate& update) override {
+    return WriteChunkThenUpdate(*this, file_id, chunk_size, index, offset, data, path, update);
   }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
@@ -302,6 +310,16 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
   if (u.subdirs) md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + *u.subdirs));
   if (u.links) md->nlink = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->nlink} + *u.links));
   if (u.link_role) md->link = *u.link_role;
+}
+
+Result<std::optional<Metadata>> WriteChunkThenUpdate(NodeService& s, uint64_t file_id, uint64_t chunk_size,
+                                                     uint64_t index, uint64_t offset, std::span<const char> data,
+                                                     const std::string& path, const MetaUpdate& update) {
+  BB_RETURN_IF_ERROR(s.WriteChunk(file_id, chunk_size, index, offset, data));
+  if (!update.if_file_id) return std::optional<Metadata>();  // only ever for the file's own entry
+  auto md = s.UpdateMeta(path, update);
+  if (!md) return std::optional<Metadata>();
+  return std::optional<Metadata>(std::move(*md));
 }
 
 std::unique_ptr<NodeService> NewLocalNodeService(MetaStore* meta, ChunkStore* chunks, LocalNodeOptions options) {

@@ -53,6 +53,9 @@ struct MetaUpdate {
   // fs/store/metadata.h).
   std::optional<int32_t> links;
   std::optional<LinkRole> link_role;
+  // Applied only to the entry of this file that holds its attributes (its one name, or its link
+  // record); ESTALE, changing nothing, for an entry of another file or a name of a linked one.
+  std::optional<uint64_t> if_file_id;
   bool operator==(const MetaUpdate&) const = default;
 };
 
@@ -139,6 +142,14 @@ class NodeService {
   // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
   virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                             std::span<const char> data) = 0;
+  // WriteChunk, then UpdateMeta(path, update) — in one request to a node that holds both the
+  // chunk and the entry (a small file's data and its size). REQUIRES: update.if_file_id. Returns
+  // the entry after the update, or nullopt when the data was written but the entry not updated
+  // (another file's, a name, absent, or the update failed: the caller publishes the usual way);
+  // the write's error otherwise (nothing updated).
+  virtual Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                                              uint64_t offset, std::span<const char> data,
+                                                              const std::string& path, const MetaUpdate& update) = 0;
   // Bytes filled at `offset` of the chunk (short or 0 = hole; the caller zero-fills).
   virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                                    std::span<char> buf) = 0;
@@ -166,6 +177,12 @@ class NodeService {
   // CoherentView passes them to its node's kernel.
   virtual Status Invalidate(const std::vector<Invalidation>& items) = 0;
 };
+
+// WriteChunkAndUpdate as `s`'s own WriteChunk and UpdateMeta, one after the other (what the
+// services that hold both do).
+Result<std::optional<Metadata>> WriteChunkThenUpdate(NodeService& s, uint64_t file_id, uint64_t chunk_size,
+                                                     uint64_t index, uint64_t offset, std::span<const char> data,
+                                                     const std::string& path, const MetaUpdate& update);
 
 // Reaches node n's service.
 using NodeResolver = std::function<NodeService*(NodeId)>;

@@ -43,6 +43,14 @@ uint64_t AddExtent(Extents& extents, uint64_t offset, std::span<const char> data
   return (hi - lo) - held;
 }
 
+Status WriteWithSize(NodeService* node, uint64_t file_id, uint64_t chunk_size, const ChunkSpan& span,
+                     std::span<const char> bytes, const SizeAlong& size) {
+  auto r =
+      node->WriteChunkAndUpdate(file_id, chunk_size, span.index, span.offset_in_chunk, bytes, size.path, size.update);
+  size.taken(r ? std::move(*r) : std::nullopt);
+  return r.status();
+}
+
 WriteBehind::WriteBehind(uint64_t limit, FanOut* fan_out) : limit_(limit), fan_out_(fan_out), pool_(limit) {}
 
 void WriteBehind::Prefault(uint64_t chunk_size) {
@@ -50,7 +58,7 @@ void WriteBehind::Prefault(uint64_t chunk_size) {
 }
 
 void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
-                       const ChunkSpan& span, std::span<const char> bytes) {
+                       const ChunkSpan& span, std::span<const char> bytes, std::shared_ptr<SizeAlong> size) {
   const uint64_t n = bytes.size();
   {
     std::unique_lock lock(mu_);
@@ -74,8 +82,10 @@ void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, u
   }
   auto copy = std::make_shared<BufferPool::Buffer>(pool_.Get(n));
   std::memcpy(copy->get(), bytes.data(), n);
-  fan_out_->Post([this, inode, node, file_id, chunk_size, span, n, copy] {
-    Status s = node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, {copy->get(), n});
+  fan_out_->Post([this, inode, node, file_id, chunk_size, span, n, copy, size] {
+    std::span<const char> bytes(copy->get(), n);
+    Status s = size ? WriteWithSize(node, file_id, chunk_size, span, bytes, *size)
+                    : node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, bytes);
     copy->reset();
     Finished(inode, span.index, file_id, n, s);
   });

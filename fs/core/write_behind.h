@@ -19,9 +19,11 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -29,12 +31,26 @@
 #include "fs/base/buffer_pool.h"
 #include "fs/base/status.h"
 #include "fs/core/chunking.h"
+#include "fs/core/node_service.h"
 
 namespace bb::fs {
 
 class FanOut;
 class NodeService;
 struct Inode;
+
+// What a write behind may carry besides its data: its file's size, to the node that holds both
+// the chunk and the file's entry (NodeService::WriteChunkAndUpdate). `taken` runs on the helper
+// thread with that node's answer (the entry after the update, or nullopt: not taken, or the
+// write failed), holding no lock, before the chunk counts as arrived.
+struct SizeAlong {
+  std::string path;
+  MetaUpdate update;
+  std::function<void(std::optional<Metadata> entry)> taken;
+};
+// Writes the chunk with its size to `node` and tells `size.taken`; returns the write's status.
+Status WriteWithSize(NodeService* node, uint64_t file_id, uint64_t chunk_size, const ChunkSpan& span,
+                     std::span<const char> bytes, const SizeAlong& size);
 
 // Byte ranges of one chunk, by offset; no two overlap or touch.
 using Extents = std::map<uint64_t, std::string>;
@@ -71,10 +87,11 @@ class WriteBehind {
   void Prefault(uint64_t chunk_size);
 
   // Copies `bytes` (chunk span.index of file `file_id` at span.offset_in_chunk) and sends it to
-  // `node` on a helper thread, or, while a write of the same chunk is on its way, gathers it to
-  // go after that one. Waits for room under the limit. REQUIRES: enabled().
+  // `node` on a helper thread, with `size` when given, or, while a write of the same chunk is on
+  // its way, gathers it to go after that one (without `size`, which is then not taken). Waits
+  // for room under the limit. REQUIRES: enabled().
   void Send(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
-            const ChunkSpan& span, std::span<const char> bytes);
+            const ChunkSpan& span, std::span<const char> bytes, std::shared_ptr<SizeAlong> size = nullptr);
 
   // Waits until the inode's writes behind have arrived; returns (and clears) their first error
   // when `take_error`, else OK.

@@ -39,6 +39,13 @@ class RemoteNodeService final : public NodeService {
                     std::span<const char> data) override {
     return Call<rpc::WriteChunk>({file_id, chunk_size, index, offset}, data).status();
   }
+  Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                                      uint64_t offset, std::span<const char> data,
+                                                      const std::string& path, const MetaUpdate& u) override {
+    BB_ASSIGN_OR_RETURN(
+        auto r, Call<rpc::WriteChunkAndUpdate>({{file_id, chunk_size, index, offset}, path, EncodeUpdate(u)}, data));
+    return rpc::WriteChunkAndUpdate::DecodeReply(r.payload);
+  }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::ReadChunk>({file_id, chunk_size, index, offset, buf.size()}, {}, buf));

@@ -14,7 +14,7 @@ std::string EncodeUpdate(const MetaUpdate& u) {
                   (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) | (u.mtime_ns ? kHas(6) : 0) |
                   (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0) | (u.append ? kHas(9) : 0) |
                   (u.touch_ns ? kHas(10) : 0) | (u.subdirs ? kHas(11) : 0) | (u.links ? kHas(12) : 0) |
-                  (u.link_role ? kHas(13) : 0);
+                  (u.link_role ? kHas(13) : 0) | (u.if_file_id ? kHas(14) : 0);
   Writer w;
   w.U32(mask);
   w.U32(u.mode.value_or(0)).U32(u.uid.value_or(0)).U32(u.gid.value_or(0));
@@ -23,6 +23,7 @@ std::string EncodeUpdate(const MetaUpdate& u) {
   w.U32(u.data_location.value_or(0)).U64(u.append.value_or(0));
   w.I64(u.touch_ns.value_or(0)).U32(static_cast<uint32_t>(u.subdirs.value_or(0)));
   w.U32(static_cast<uint32_t>(u.links.value_or(0))).U8(static_cast<uint8_t>(u.link_role.value_or(LinkRole::kNone)));
+  w.U64(u.if_file_id.value_or(0));
   return w.Take();
 }
 
@@ -38,6 +39,7 @@ MetaUpdate DecodeUpdate(Reader& r) {
   auto subdirs = static_cast<int32_t>(r.U32());
   auto links = static_cast<int32_t>(r.U32());
   uint8_t role = r.U8();
+  uint64_t if_file_id = r.U64();
   if (mask & kHas(0)) u.mode = mode;
   if (mask & kHas(1)) u.uid = uid;
   if (mask & kHas(2)) u.gid = gid;
@@ -53,6 +55,7 @@ MetaUpdate DecodeUpdate(Reader& r) {
   if (mask & kHas(12)) u.links = links;
   // An unknown role is dropped, never stored: DecodeMetadata would refuse the entry.
   if (mask & kHas(13) && role <= kMaxLinkRole) u.link_role = static_cast<LinkRole>(role);
+  if (mask & kHas(14)) u.if_file_id = if_file_id;
   return u;
 }
 
@@ -119,6 +122,32 @@ Result<DirAttrPage> ListAttrs::DecodeReply(std::string_view payload, uint32_t li
   }
   BB_RETURN_IF_ERROR(r.Finish("list attributes reply"));
   return page;
+}
+
+// Reply: u8 updated, then the entry after the update when it was.
+Response WriteChunkAndUpdate::Serve(NodeService& s, const Request& q, std::string_view bulk) {
+  const WriteChunk::Request& c = q.chunk;
+  if (!InChunk(c.chunk_size, c.offset, bulk.size())) return Refuse("write: range beyond its chunk");
+  Reader ur(q.update);
+  MetaUpdate u = DecodeUpdate(ur);
+  if (Status st = ur.Finish("update fields"); !st.ok()) return Error(st);
+  if (!u.if_file_id) return Refuse("write and update: an update that names no file");
+  auto md = s.WriteChunkAndUpdate(c.file_id, c.chunk_size, c.index, c.offset, {bulk.data(), bulk.size()}, q.path, u);
+  if (!md) return Error(md.error());
+  Writer w;
+  w.U8(md->has_value() ? 1 : 0);
+  if (md->has_value()) w.Str(EncodeMetadata(**md));
+  return Ok(w.Take());
+}
+
+Result<std::optional<Metadata>> WriteChunkAndUpdate::DecodeReply(std::string_view payload) {
+  Reader r(payload);
+  bool updated = r.U8() != 0;
+  std::string value = updated ? r.Str() : std::string();
+  BB_RETURN_IF_ERROR(r.Finish("write and update reply"));
+  if (!updated) return std::optional<Metadata>();
+  BB_ASSIGN_OR_RETURN(Metadata md, DecodeMetadata(value));
+  return std::optional<Metadata>(std::move(md));
 }
 
 Response ReadChunk::Serve(NodeService& s, const Request& q, std::string_view) {

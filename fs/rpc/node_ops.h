@@ -175,6 +175,29 @@ struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> sta
   }
 };
 
+struct WriteChunkAndUpdate {  // as WriteChunk, plus path and update -> status, the entry after (if updated)
+  static constexpr NodeOp kOp = NodeOp::kWriteChunkAndUpdate;
+  static constexpr const char* kName = "write chunk and update";
+  struct Request {
+    WriteChunk::Request chunk;
+    std::string path;
+    std::string update;  // EncodeUpdate
+  };
+  static void Encode(Writer& w, const Request& q) {
+    WriteChunk::Encode(w, q.chunk);
+    w.Str(q.path).Str(q.update);
+  }
+  static Request Decode(Reader& r) {
+    Request q;
+    q.chunk = WriteChunk::Decode(r);
+    q.path = r.Str();
+    q.update = r.Str();
+    return q;
+  }
+  static Response Serve(NodeService& s, const Request& q, std::string_view bulk);
+  static Result<std::optional<Metadata>> DecodeReply(std::string_view payload);
+};
+
 struct ReadChunk {  // file, chunk size, index, offset, length -> the bytes as bulk (short = hole)
   static constexpr NodeOp kOp = NodeOp::kReadChunk;
   static constexpr const char* kName = "read chunk";

@@ -46,6 +46,7 @@ enum class NodeOp : uint16_t {
   kRemoveFiles,
   kInvalidate,
   kListAttrs,
+  kWriteChunkAndUpdate,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

@@ -69,6 +69,17 @@ void RunContract(NodeService& s) {
   u.links = -3;
   CHECK(s.UpdateMeta("/a", u)->nlink == 0);
   CHECK(s.GetMeta("/a")->link == LinkRole::kRecord);
+  // An update for one file changes only that file's own entry.
+  u = {};
+  u.grow_to = 120;
+  u.if_file_id = 78;
+  CHECK(s.UpdateMeta("/a", u).error().code() == ESTALE);
+  CHECK(s.GetMeta("/a")->size == 50);
+  u.if_file_id = 77;
+  CHECK(s.UpdateMeta("/a", u)->size == 120);
+  u = {};
+  u.size = 50;
+  REQUIRE(s.UpdateMeta("/a", u).has_value());
   REQUIRE(s.MoveMeta("/a", "/b").has_value());
   CHECK(s.GetMeta("/a").error().code() == ENOENT);
   REQUIRE(s.PutMeta("/c", md).ok());
@@ -107,6 +118,46 @@ void RunContract(NodeService& s) {
   // A range that does not fit its chunk is refused, and stores nothing.
   CHECK_FALSE(s.WriteChunk(77, kChunk, 3, kChunk - 10, data).ok());
   CHECK(*s.ReadChunk(77, kChunk, 3, 0, {buf.data(), 10}) == 0);
+  // A chunk and its file's size in one request: the data always, the entry only when it is the
+  // file's own (not another file's, nor a name of a linked one).
+  Metadata small;
+  small.file_id = 90;
+  small.chunk_size = kChunk;
+  REQUIRE(s.CreateMeta("/small", small).ok());
+  MetaUpdate grow;
+  grow.grow_to = 3901;
+  grow.mtime_ns = 1234;
+  grow.if_file_id = 90;
+  std::string piece(3901, 'p');
+  auto updated = s.WriteChunkAndUpdate(90, kChunk, 0, 0, piece, "/small", grow);
+  REQUIRE(updated.has_value());
+  REQUIRE(updated->has_value());
+  CHECK((*updated)->size == 3901);
+  CHECK((*updated)->mtime_ns == 1234);
+  CHECK(s.GetMeta("/small")->size == 3901);
+  CHECK(*s.ReadChunk(90, kChunk, 0, 0, {buf.data(), buf.size()}) == 3901);
+  grow.grow_to = 8000;
+  grow.if_file_id = 91;  // the name now holds another file
+  updated = s.WriteChunkAndUpdate(91, kChunk, 0, 0, piece, "/small", grow);
+  REQUIRE(updated.has_value());
+  CHECK_FALSE(updated->has_value());
+  CHECK(s.GetMeta("/small")->size == 3901);
+  CHECK(*s.ReadChunk(91, kChunk, 0, 0, {buf.data(), buf.size()}) == 3901);  // written all the same
+  updated = s.WriteChunkAndUpdate(92, kChunk, 0, 0, piece, "/absent", grow);
+  REQUIRE(updated.has_value());
+  CHECK_FALSE(updated->has_value());
+  MetaUpdate to_name;
+  to_name.link_role = LinkRole::kName;
+  REQUIRE(s.UpdateMeta("/small", to_name).has_value());
+  grow.if_file_id = 90;
+  updated = s.WriteChunkAndUpdate(90, kChunk, 0, 0, piece, "/small", grow);
+  REQUIRE(updated.has_value());
+  CHECK_FALSE(updated->has_value());
+  CHECK(s.GetMeta("/small")->size == 3901);
+  // The write's own failure comes back as the error, and updates nothing.
+  CHECK_FALSE(s.WriteChunkAndUpdate(90, kChunk, 0, kChunk - 10, piece, "/small", grow).has_value());
+  REQUIRE(s.RemoveMeta("/small").has_value());
+  for (uint64_t id : {90, 91}) REQUIRE(s.RemoveChunks(id).ok());
   REQUIRE(s.TruncateChunks(77, 2 * kChunk + 50, kChunk).ok());
   CHECK(*s.ReadChunk(77, kChunk, 2, 0, {buf.data(), buf.size()}) == 50);
   REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());
@@ -179,7 +230,7 @@ TEST_CASE("garbage requests get EPROTO and change nothing", "[rpc]") {
   std::mt19937_64 rng(11);
   int rejected = 0;
   for (int i = 0; i < 20000; ++i) {
-    uint16_t op = static_cast<uint16_t>(rng() % 20);
+    uint16_t op = static_cast<uint16_t>(rng() % 24);
     std::string payload(rng() % 40, '\0');
     for (auto& c : payload) c = static_cast<char>(rng());
     auto r = ServeNodeRequest(*local, op, payload, "");
@@ -213,6 +264,43 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
   CHECK(buf.substr(0, 2) == "ok");
   std::string read = transport::Writer().U64(9).U64(4096).U64(0).U64(4000).U64(200).Take();
   CHECK(ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kReadChunk), read, "").status == EPROTO);
+}
+
+TEST_CASE("a chunk write with an update is refused whole when either part is malformed", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  Metadata md;
+  md.file_id = 9;
+  md.chunk_size = 4096;
+  REQUIRE(local->CreateMeta("/f", md).ok());
+  auto op = static_cast<uint16_t>(NodeOp::kWriteChunkAndUpdate);
+  auto request = [](uint64_t offset, const std::string& update) {
+    return transport::Writer().U64(9).U64(4096).U64(0).U64(offset).Str("/f").Str(update).Take();
+  };
+  MetaUpdate grow;
+  grow.grow_to = 2;
+  std::string unnamed = rpc::EncodeUpdate(grow);  // names no file
+  grow.if_file_id = 9;
+  std::string good = rpc::EncodeUpdate(grow);
+  CHECK(ServeNodeRequest(*local, op, request(0, unnamed), "ok").status == EPROTO);
+  CHECK(ServeNodeRequest(*local, op, request(4095, good), "ok").status == EPROTO);            // past the chunk
+  CHECK(ServeNodeRequest(*local, op, request(0, good.substr(0, 9)), "ok").status == EPROTO);  // short update
+  CHECK(ServeNodeRequest(*local, op, request(0, good) + "x", "ok").status == EPROTO);         // trailing byte
+  CHECK(local->GetMeta("/f")->size == 0);
+  std::string buf(16, '\0');
+  CHECK(chunks->Read(9, 4096, 0, 0, {buf.data(), buf.size()}).value() == 0);
+  auto r = ServeNodeRequest(*local, op, request(0, good), "ok");
+  REQUIRE(r.status == 0);
+  auto reply = rpc::WriteChunkAndUpdate::DecodeReply(r.payload);
+  REQUIRE(reply.has_value());
+  REQUIRE(reply->has_value());
+  CHECK((*reply)->size == 2);
+  // Replies the client cannot read: empty, an entry that is not one, a trailing byte.
+  for (const std::string& bad :
+       {std::string(), transport::Writer().U8(1).Str("junk").Take(), transport::Writer().U8(0).U8(0).Take()}) {
+    CHECK_FALSE(rpc::WriteChunkAndUpdate::DecodeReply(bad).has_value());
+  }
 }
 
 TEST_CASE("a page with attributes stops at its byte bound, and a malformed one is refused", "[rpc]") {
@@ -272,10 +360,11 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
   // Writes (a LevelDB write may wait for a compaction), changes that may tell other nodes, scans
   // and chunk I/O: never inline.
   for (NodeOp op :
-       {NodeOp::kCreateMeta, NodeOp::kUpdateMeta, NodeOp::kPutMeta, NodeOp::kRemoveMeta, NodeOp::kMoveMeta,
-        NodeOp::kListDir, NodeOp::kWriteChunk, NodeOp::kReadChunk, NodeOp::kAllocateChunk, NodeOp::kTruncateChunks,
-        NodeOp::kRemoveChunks, NodeOp::kSync, NodeOp::kStatSpace, NodeOp::kPutWorkspace, NodeOp::kDropWorkspace,
-        NodeOp::kPurgeTree, NodeOp::kRemoveFiles, NodeOp::kInvalidate, NodeOp::kListAttrs}) {
+       {NodeOp::kCreateMeta,    NodeOp::kUpdateMeta,     NodeOp::kPutMeta,       NodeOp::kRemoveMeta,
+        NodeOp::kMoveMeta,      NodeOp::kListDir,        NodeOp::kWriteChunk,    NodeOp::kReadChunk,
+        NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks,  NodeOp::kSync,
+        NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
+        NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there

@@ -52,8 +52,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kRemoveFiles, kHandlers, Serve<rpc::RemoveFiles>},
     {NodeOp::kInvalidate, kOwn, Serve<rpc::Invalidate>},
     {NodeOp::kListAttrs, kHandlers, Serve<rpc::ListAttrs>},
+    {NodeOp::kWriteChunkAndUpdate, kHandlers, Serve<rpc::WriteChunkAndUpdate>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kListAttrs), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kWriteChunkAndUpdate), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;

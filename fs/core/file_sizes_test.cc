@@ -1,0 +1,121 @@
+// A small file's size goes with its chunk (ModeInfo::first_chunk_with_entry): on a cluster of
+// in-process nodes (test_cluster.h), counted by what each node asked of the others.
+#include <fcntl.h>
+
+#include <catch2/catch.hpp>
+
+#include "fs/core/file_system.h"
+#include "fs/core/test_cluster.h"
+
+namespace bb::fs {
+namespace {
+
+using testing::Cluster;
+using testing::kChunk;
+using testing::kUser;
+
+// Requests node `from` made to all other nodes.
+uint64_t Requests(Cluster& c, uint32_t from) {
+  uint64_t n = 0;
+  for (uint32_t to = 0; to < c.members.size(); ++to) {
+    if (to != from) n += c.stats(from).to(to).meta_requests.load() + c.stats(from).to(to).data_requests.load();
+  }
+  return n;
+}
+
+// The node that holds `path`'s entry (mode 3: hash of the path).
+NodeId Owner(Cluster& c, const std::string& path) {
+  return MetaNodeFor(LayoutOptions{}, NodeView{static_cast<uint32_t>(c.members.size()), 0}, path);
+}
+
+void CreateWriteClose(Cluster& c, const std::string& name, size_t bytes, int flags = O_WRONLY) {
+  auto cr = c.fs(0).Create(kRootFileId, name, 0644, flags, kUser);
+  REQUIRE(cr.has_value());
+  std::string data(bytes, 'd');
+  REQUIRE(c.fs(0).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(c.fs(0).Flush(cr->second).ok());
+  REQUIRE(c.fs(0).Release(cr->second).ok());
+}
+
+TEST_CASE("a small file's data and size go to its entry's node in one request, behind the write or not", "[core]") {
+  for (uint64_t behind : {uint64_t{64} << 20, uint64_t{0}}) {
+    INFO("write_behind " << behind);
+    FileSystemOptions o = Cluster::Defaults();
+    o.write_behind_bytes = behind;
+    Cluster c(4, o);
+    int remote = 0;
+    for (int i = 0; i < 40; ++i) {
+      std::string name = "f" + std::to_string(i);
+      NodeId owner = Owner(c, "/" + name);
+      uint64_t before = Requests(c, 0);
+      CreateWriteClose(c, name, 3901);
+      // Create, then the chunk with the size: nothing at close. All local when node 0 holds it.
+      CHECK(Requests(c, 0) - before == (owner == 0 ? 0 : 2));
+      remote += owner != 0;
+      // The chunk is where the entry is, and another node sees the whole file.
+      auto e = c.fs(2).Lookup(kRootFileId, name);
+      REQUIRE(e.has_value());
+      CHECK(e->md.size == 3901);
+      char byte;
+      CHECK(c.members[owner].chunks->Read(e->md.file_id, kChunk, 0, 3900, {&byte, 1}).value() == 1);
+      auto back = c.Read(3, "/", name);
+      REQUIRE(back.has_value());
+      CHECK(*back == std::string(3901, 'd'));
+    }
+    CHECK(remote > 20);
+  }
+}
+
+TEST_CASE("a size the entry's node did not take is published at close", "[core]") {
+  Cluster c(4);
+  std::string name;
+  for (int i = 0; name.empty(); ++i) {
+    if (Owner(c, "/r" + std::to_string(i)) != 0) name = "r" + std::to_string(i);
+  }
+  auto cr = c.fs(0).Create(kRootFileId, name, 0644, O_WRONLY, kUser);
+  REQUIRE(cr.has_value());
+  // Linked from another node between create and write: the entry at the name node 0 knows is a
+  // name now (the attributes moved to the link record), and its node refuses the size.
+  auto there = c.fs(1).Lookup(kRootFileId, name);
+  REQUIRE(there.has_value());
+  REQUIRE(c.fs(1).Link(there->ino, kRootFileId, name + ".2").has_value());
+  uint64_t before = Requests(c, 0);
+  std::string data(3000, 'm');
+  REQUIRE(c.fs(0).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(c.fs(0).Release(cr->second).ok());
+  CHECK(Requests(c, 0) - before > 1);  // the size went on its own
+  for (const std::string& n : {name, name + ".2"}) {
+    auto e = c.fs(2).Lookup(kRootFileId, n);
+    REQUIRE(e.has_value());
+    CHECK(e->md.size == 3000);
+    CHECK(*c.Read(3, "/", n) == data);
+  }
+}
+
+TEST_CASE("only the first write since the size was published carries it; the rest publish at close", "[core]") {
+  Cluster c(4);
+  std::string name;
+  for (int i = 0; name.empty(); ++i) {
+    if (Owner(c, "/w" + std::to_string(i)) != 0) name = "w" + std::to_string(i);
+  }
+  auto cr = c.fs(0).Create(kRootFileId, name, 0644, O_WRONLY, kUser);
+  REQUIRE(cr.has_value());
+  OpenFile* f = cr->second;
+  std::string a(100, 'a'), b(200, 'b');
+  REQUIRE(c.fs(0).Write(f, 0, {a.data(), a.size()}).has_value());
+  REQUIRE(c.fs(0).Write(f, 100, {b.data(), b.size()}).has_value());
+  REQUIRE(c.fs(0).Flush(f).ok());
+  CHECK(c.fs(2).Lookup(kRootFileId, name)->md.size == 300);
+  // Past the first chunk: other nodes, the size at close.
+  std::string far(kChunk, 'z');
+  REQUIRE(c.fs(0).Write(f, 3 * kChunk, {far.data(), far.size()}).has_value());
+  REQUIRE(c.fs(0).Release(f).ok());
+  CHECK(c.fs(2).Lookup(kRootFileId, name)->md.size == 4 * kChunk);
+  auto back = c.Read(3, "/", name);
+  REQUIRE(back.has_value());
+  CHECK(back->substr(0, 300) == a + b);
+  CHECK(back->substr(3 * kChunk) == far);
+}
+
+}  // namespace
+}  // namespace bb::fs
