@@ -4,7 +4,10 @@ cluster (1 Gbit/s links, mode 3), mdtest creating files in one shared directory 
 every create changes the same parent: its mtime, ctime and, for mkdir, its nlink).
 
   bench/create_rate_ab.py BEFORE_BIN_DIR AFTER_BIN_DIR [--rounds R] [--files N] [--label TEXT]
-                          [--out bench/results/dir_times.md]
+                          [--write BYTES] [--out bench/results/dir_times.md]
+
+With --write, each file gets BYTES written as it is made (mdtest -w BYTES, as IO500's mdtest-hard
+with 3901): the create then also carries the file's first chunk and its size.
 
 mdtest comes from PATH (or /opt/ior/bin); it is not in Debian: build it from the IOR sources.
 Each round runs both builds, alternating which goes first, on a fresh daemon or cluster.
@@ -49,7 +52,11 @@ def measured(root, run, creates):
     return creates_per_s(out), cpu_us
 
 
-def single_node(bin_dir, files, ranks):
+def mdtest_args(files, write):
+    return ["-C", "-F", "-n", str(files)] + (["-w", str(write)] if write else [])
+
+
+def single_node(bin_dir, files, ranks, write=0):
     work = tempfile.mkdtemp(prefix="bb-create-")
     root, mnt = f"{work}/root", f"{work}/mnt"
     os.makedirs(mnt)
@@ -57,8 +64,9 @@ def single_node(bin_dir, files, ranks):
     try:
         os.makedirs(f"{mnt}/d")
         return measured(root, lambda: subprocess.run(
-            ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), mdtest(), "-C", "-F", "-n",
-             str(files), "-d", f"{mnt}/d"], capture_output=True, text=True, check=True).stdout, ranks * files)
+            ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), mdtest()] +
+            mdtest_args(files, write) + ["-d", f"{mnt}/d"], capture_output=True, text=True, check=True).stdout,
+            ranks * files)
     finally:
         subprocess.run(["kill", open(f"{root}/bbd.lock").read().strip()])
         for _ in range(100):
@@ -68,7 +76,7 @@ def single_node(bin_dir, files, ranks):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def cluster(bin_dir, files, ranks):
+def cluster(bin_dir, files, ranks, write=0):
     work = tempfile.mkdtemp(prefix="bb-create-emu-")
     bbctl = f"{bin_dir}/bbctl"
     subprocess.run([bbctl, "emulate", "up", "--nodes", "4", "--link-rate", "1gbit", "--root", f"{work}/root", "--mount",
@@ -77,7 +85,7 @@ def cluster(bin_dir, files, ranks):
         subprocess.run([bbctl, "exec", "--node", "0", "--", "mkdir", f"{work}/mnt/d"], check=True)
         return measured(f"{work}/root", lambda: subprocess.run(
             ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), bbctl, "exec", "--by-rank", "--",
-             mdtest(), "-C", "-F", "-n", str(files), "-d", f"{work}/mnt/d"], capture_output=True, text=True,
+             mdtest()] + mdtest_args(files, write) + ["-d", f"{work}/mnt/d"], capture_output=True, text=True,
             check=True).stdout, ranks * files)
     finally:
         subprocess.run([bbctl, "emulate", "down"], stdout=subprocess.DEVNULL)
@@ -91,6 +99,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--files", type=int, default=2000, help="files per rank")
     ap.add_argument("--label", default="")
+    ap.add_argument("--write", type=int, default=0, help="bytes written into each file as it is made (mdtest -w)")
     ap.add_argument("--title", default="File create rate before and after the parent directory's times and link count")
     ap.add_argument("--scenarios", default="one node,4 nodes", help="comma-separated: 'one node', '4 nodes'")
     ap.add_argument("--out", default="bench/results/dir_times.md")
@@ -105,7 +114,7 @@ def main():
             if scenario not in a.scenarios.split(","):
                 continue
             for variant, bin_dir in order:
-                rate, cpu_us = fn(bin_dir, a.files, ranks)
+                rate, cpu_us = fn(bin_dir, a.files, ranks, a.write)
                 res[(scenario, variant)].append(rate)
                 cpu[(scenario, variant)].append(cpu_us)
                 print(f"round {r}: {scenario} {variant}: {rate:,.0f} creates/s, {cpu_us:,.0f} us CPU per create",
@@ -113,8 +122,9 @@ def main():
     with open(a.out, "w") as f:
         f.write(f"# {a.title}\n\n")
         f.write(f"Recorded {datetime.date.today()} with `bench/create_rate_ab.py BEFORE AFTER --rounds {a.rounds} "
-                f"--files {a.files} --scenarios '{a.scenarios}' --title '{a.title}'` on a 2-core Debian 12 machine, kernel {platform.release()}. {a.label} "
-                "mdtest -C -F in one shared directory: 4 ranks on one bbd, 8 ranks over a 4-node emulated cluster "
+                f"--files {a.files} --scenarios '{a.scenarios}'" + (f" --write {a.write}" if a.write else "") +
+                f" --title '{a.title}'` on a 2-core Debian 12 machine, kernel {platform.release()}. {a.label} "
+                "mdtest -C -F" + (f" -w {a.write}" if a.write else "") + " in one shared directory: 4 ranks on one bbd, 8 ranks over a 4-node emulated cluster "
                 "(1 Gbit/s, the default layout). The builds alternate within each round; median [range] over "
                 "the rounds.\n\n")
         f.write("| | figure | before | after | after / before (medians) |\n|---|---|---|---|---|\n")

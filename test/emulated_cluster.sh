@@ -104,11 +104,12 @@ check "a 100,000-entry directory lists completely, without duplicates, from node
 
 # One daemon killed: what needs it fails fast (EIO/ETIMEDOUT), the rest goes on.
 for i in $(seq 40); do on 0 sh -c "echo $i > $mnt/top$i"; done
-# Small files, for the removals below: the chunk folders node 1 gained for them.
+# Files of one chunk, for the removals below: the chunk folders node 1 gained for them (20,000
+# bytes: past kInlineChunkMax, so their chunk is a folder, not a value in node 1's LevelDB).
 chunk_folders() { ls "$root/node1/chunks" | grep -v '\.del$' | sort; }
 folders_before=$(chunk_folders)
 on 0 mkdir "$mnt/gone"
-on 0 sh -c "for i in \$(seq 40); do echo small > $mnt/gone/f\$i; done"
+on 0 sh -c "for i in \$(seq 40); do head -c 20000 /dev/zero > $mnt/gone/f\$i; done"
 on_node1=$(comm -13 <(echo "$folders_before") <(chunk_folders))
 "$bbctl" emulate kill --node 1
 start=$(date +%s)

@@ -92,7 +92,7 @@ TEST_CASE("a size the entry's node did not take is published at close", "[core]"
   }
 }
 
-TEST_CASE("only the first write since the size was published carries it; the rest publish at close", "[core]") {
+TEST_CASE("only the first write since the size was published carries it, the rest publish at close", "[core]") {
   Cluster c(4);
   std::string name;
   for (int i = 0; name.empty(); ++i) {

@@ -60,7 +60,7 @@ Status Daemon::OpenStores(const DaemonConfig& cfg) {
     (void)::getrlimit(RLIMIT_NOFILE, &lim);
   }
   size_t max_open = lim.rlim_cur > 2048 ? std::min<size_t>(65536, lim.rlim_cur - 1024) : 512;
-  BB_ASSIGN_OR_RETURN(chunks_, OpenPosixChunkStore(cfg.root, cfg.reserve_bytes, max_open));
+  BB_ASSIGN_OR_RETURN(chunks_, OpenPosixChunkStore(cfg.root, cfg.reserve_bytes, max_open, meta_.get()));
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fs/base/temp_dir.h"
+#include "fs/store/meta_store.h"
 
 namespace bb::fs {
 namespace {
@@ -95,6 +96,139 @@ TEST_CASE("ChunkStore contract: posix", "[store]") {
     REQUIRE(s.has_value());
     RunContract(**s);
   }
+}
+
+TEST_CASE("ChunkStore contract: small chunks in a MetaStore, over memory and over posix", "[store]") {
+  auto kv = NewMemoryMetaStore();
+  auto over_memory = NewInlineChunkStore(NewMemoryChunkStore(), kv.get(), "", 0);
+  RunContract(*over_memory);
+  TempDir tmp("bb-chunks");
+  auto kv2 = NewMemoryMetaStore();
+  auto over_posix = OpenPosixChunkStore(tmp.path, 0, 1024, kv2.get());
+  REQUIRE(over_posix.has_value());
+  RunContract(**over_posix);
+}
+
+bool HasFolder(const std::string& root, uint64_t id) {
+  char name[17];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(id));
+  return std::filesystem::exists(root + "/chunks/" + name);
+}
+
+size_t InlineValues(MetaStore& kv) { return kv.Scan("Sinline/", "", 1000)->size(); }
+
+TEST_CASE("a small file's chunk 0 is a MetaStore value, and moves to its segment once it grows past the bound",
+          "[store]") {
+  TempDir tmp("bb-chunks");
+  auto kv = NewMemoryMetaStore();
+  auto s = OpenPosixChunkStore(tmp.path, 0, 1024, kv.get());
+  REQUIRE(s.has_value());
+  ChunkStore& c = **s;
+  constexpr uint64_t kChunk = 65536;
+  std::string small(3901, 's');
+  REQUIRE(c.Write(1, kChunk, 0, 0, small).ok());
+  CHECK(InlineValues(*kv) == 1);
+  CHECK_FALSE(HasFolder(tmp.path, 1));  // no folder, no segment file
+  CHECK(ReadAll(c, kChunk, 1, 0, kChunk) == small);
+  REQUIRE(c.Write(1, kChunk, 0, 5000, std::string("tail")).ok());  // a hole between, still small
+  CHECK(ReadAll(c, kChunk, 1, 0, kChunk) == small + std::string(5000 - 3901, '\0') + "tail");
+  CHECK_FALSE(HasFolder(tmp.path, 1));
+  // Past the bound: the bytes move to the segment, with the new ones.
+  REQUIRE(c.Write(1, kChunk, 0, kInlineChunkMax, std::string("far")).ok());
+  CHECK(InlineValues(*kv) == 0);
+  CHECK(HasFolder(tmp.path, 1));
+  std::string whole = ReadAll(c, kChunk, 1, 0, kChunk);
+  CHECK(whole.substr(0, 3901) == small);
+  CHECK(whole.substr(5000, 4) == "tail");
+  CHECK(whole.substr(kInlineChunkMax, 3) == "far");
+  // Now in the segment, small writes stay there.
+  REQUIRE(c.Write(1, kChunk, 0, 0, std::string("S")).ok());
+  CHECK(InlineValues(*kv) == 0);
+  CHECK(ReadAll(c, kChunk, 1, 0, 2) == "Ss");
+  // A file whose later chunk came first keeps chunk 0 in its segment too (the segment holds it).
+  REQUIRE(c.Write(2, 8, 8, 0, std::string("eight")).ok());
+  REQUIRE(c.Write(2, 8, 0, 0, std::string("zero")).ok());
+  CHECK(InlineValues(*kv) == 0);
+  CHECK(ReadAll(c, 8, 2, 0, 4) == "zero");
+  CHECK(ReadAll(c, 8, 2, 8, 8) == "eight");
+  // Other chunks of a small file go to segments; chunk 0 stays a value.
+  REQUIRE(c.Write(3, kChunk, 0, 0, std::string("head")).ok());
+  REQUIRE(c.Write(3, kChunk, 2, 0, std::string("two")).ok());
+  CHECK(InlineValues(*kv) == 1);
+  CHECK(ReadAll(c, kChunk, 3, 0, 8) == "head");
+  CHECK(ReadAll(c, kChunk, 3, 2, 8) == "two");
+  // Truncate shortens the value, to nothing at 0; remove drops it.
+  REQUIRE(c.Truncate(3, 2, kChunk).ok());
+  CHECK(ReadAll(c, kChunk, 3, 0, 8) == "he");
+  CHECK(ReadAll(c, kChunk, 3, 2, 8).empty());
+  REQUIRE(c.Truncate(3, 0, kChunk).ok());
+  CHECK(InlineValues(*kv) == 0);
+  REQUIRE(c.Write(4, kChunk, 0, 0, small).ok());
+  REQUIRE(c.Sync(4).ok());
+  REQUIRE(c.Remove(4).ok());
+  CHECK(InlineValues(*kv) == 0);
+  CHECK(ReadAll(c, kChunk, 4, 0, 8).empty());
+  // An allocation reserves space on the backing store: chunk 0 moves there first.
+  REQUIRE(c.Write(5, kChunk, 0, 0, std::string("keep")).ok());
+  REQUIRE(c.Allocate(5, kChunk, 0, 0, 4096).ok());
+  CHECK(InlineValues(*kv) == 0);
+  CHECK(ReadAll(c, kChunk, 5, 0, 4) == "keep");
+}
+
+TEST_CASE("threads writing chunk 0 of one small file at once, one of them past the bound, all land", "[store]") {
+  TempDir tmp("bb-chunks");
+  auto kv = NewMemoryMetaStore();
+  auto s = OpenPosixChunkStore(tmp.path, 0, 1024, kv.get());
+  REQUIRE(s.has_value());
+  constexpr uint64_t kChunk = 65536, kPiece = 64, kThreads = 8, kEach = 32;  // 16 KiB in all
+  std::vector<std::thread> threads;
+  std::atomic<int> failed{0};
+  for (uint64_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (uint64_t i = 0; i < kEach; ++i) {
+        uint64_t at = (i * kThreads + t) * kPiece;  // interleaved pieces, crossing the bound midway
+        if (!(*s)->Write(7, kChunk, 0, at, std::string(kPiece, static_cast<char>('a' + t))).ok()) failed++;
+        std::string back(kPiece, '\0');
+        if (!(*s)->Read(7, kChunk, 0, at, {back.data(), back.size()}).has_value()) failed++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(failed == 0);
+  std::string all = ReadAll(**s, kChunk, 7, 0, kThreads * kEach * kPiece);
+  REQUIRE(all.size() == kThreads * kEach * kPiece);
+  for (uint64_t p = 0; p < kThreads * kEach; ++p) {
+    CHECK(all.substr(p * kPiece, kPiece) == std::string(kPiece, static_cast<char>('a' + p % kThreads)));
+  }
+  CHECK(InlineValues(*kv) == 0);  // it grew past the bound
+}
+
+TEST_CASE("small chunks outlive a restart, and a plain folder is taken over while the other layout is refused",
+          "[store]") {
+  TempDir tmp("bb-chunks");
+  {
+    auto plain = OpenPosixChunkStore(tmp.path, 0);
+    REQUIRE(plain.has_value());
+    REQUIRE((*plain)->Write(1, 4096, 0, 0, std::string(5000 % 4096, 'p')).ok());
+  }
+  {
+    auto kv = OpenLevelDbMetaStore(tmp.path + "/meta");
+    REQUIRE(kv.has_value());
+    auto s = OpenPosixChunkStore(tmp.path, 0, 1024, kv->get());
+    REQUIRE(s.has_value());
+    CHECK(ReadAll(**s, 4096, 1, 0, 4096) == std::string(5000 % 4096, 'p'));  // written before: a segment
+    REQUIRE((*s)->Write(2, 4096, 0, 0, std::string("small")).ok());
+  }
+  auto kv = OpenLevelDbMetaStore(tmp.path + "/meta");
+  REQUIRE(kv.has_value());
+  auto s = OpenPosixChunkStore(tmp.path, 0, 1024, kv->get());
+  REQUIRE(s.has_value());
+  CHECK(ReadAll(**s, 4096, 2, 0, 4096) == "small");
+  CHECK(InlineValues(**kv) == 1);
+  s->reset();
+  auto without = OpenPosixChunkStore(tmp.path, 0);  // would not see the values
+  REQUIRE_FALSE(without.has_value());
+  CHECK_THAT(without.error().message(), Catch::Contains("small in meta"));
 }
 
 size_t Entries(const std::string& dir) {

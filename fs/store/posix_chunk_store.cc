@@ -26,8 +26,9 @@
 namespace bb::fs {
 namespace {
 
-// The content of <chunks>/LAYOUT: which layout the folder holds.
+// The content of <chunks>/LAYOUT: which layout the folder holds (chunk_store.h).
 const std::string kLayout = "segments " + std::to_string(kChunkSegments) + "\n";
+const std::string kLayoutSmallInMeta = "segments " + std::to_string(kChunkSegments) + ", small in meta\n";
 
 Status Errno(int err, const std::string& what) { return Status(err, what + ": " + std::strerror(err)); }
 
@@ -250,18 +251,33 @@ class PosixChunkStore final : public ChunkStore {
   std::unique_ptr<Reclaimer> reclaimer_;  // last: its thread starts after everything it uses
 };
 
-// The folder must hold this layout (its LAYOUT file says so) or nothing yet, in which case it
-// is marked as holding it.
-Status CheckLayout(int dir_fd, const std::string& dir) {
+// Marks the folder as holding `layout` (LAYOUT.new, then renamed: never half written).
+Status MarkLayout(int dir_fd, const std::string& dir, const std::string& layout) {
+  int fd = ::openat(dir_fd, "LAYOUT.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno(errno, "create " + dir + "/LAYOUT.new");
+  bool written = ::write(fd, layout.data(), layout.size()) == static_cast<ssize_t>(layout.size()) && ::fsync(fd) == 0;
+  int err = errno;
+  ::close(fd);
+  if (!written) return Errno(err, "write " + dir + "/LAYOUT.new");
+  if (::renameat(dir_fd, "LAYOUT.new", dir_fd, "LAYOUT") != 0) return Errno(errno, "create " + dir + "/LAYOUT");
+  ::fsync(dir_fd);
+  return Status::Ok();
+}
+
+// The folder must hold `want` (its LAYOUT file says so) or nothing yet, in which case it is
+// marked as holding it. A folder of the plain layout holds no small values, so it is taken over
+// for the layout that keeps them in the metadata store.
+Status CheckLayout(int dir_fd, const std::string& dir, const std::string& want) {
   int fd = ::openat(dir_fd, "LAYOUT", O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
     char buf[64];
     ssize_t n = ::read(fd, buf, sizeof buf);
     ::close(fd);
     std::string found(buf, n > 0 ? static_cast<size_t>(n) : 0);
-    if (found == kLayout) return Status::Ok();
+    if (found == want) return Status::Ok();
+    if (found == kLayout && want == kLayoutSmallInMeta) return MarkLayout(dir_fd, dir, want);
     return Status(EINVAL, "chunk folder " + dir + " holds the layout \"" + found.substr(0, found.find('\n')) +
-                              "\" (its LAYOUT file); this version reads \"" + kLayout.substr(0, kLayout.size() - 1) +
+                              "\" (its LAYOUT file); this version reads \"" + want.substr(0, want.size() - 1) +
                               "\"; start from an empty root");
   }
   if (errno != ENOENT) return Errno(errno, "read " + dir + "/LAYOUT");
@@ -272,33 +288,26 @@ Status CheckLayout(int dir_fd, const std::string& dir) {
                               " holds data but no LAYOUT file: it was written with a "
                               "file per chunk by an older version; start from an empty root");
   }
-  fd = ::openat(dir_fd, "LAYOUT.new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno(errno, "create " + dir + "/LAYOUT.new");
-  bool written =
-      ::write(fd, kLayout.data(), kLayout.size()) == static_cast<ssize_t>(kLayout.size()) && ::fsync(fd) == 0;
-  int err = errno;
-  ::close(fd);
-  if (!written) return Errno(err, "write " + dir + "/LAYOUT.new");
-  if (::renameat(dir_fd, "LAYOUT.new", dir_fd, "LAYOUT") != 0) return Errno(errno, "create " + dir + "/LAYOUT");
-  ::fsync(dir_fd);
-  return Status::Ok();
+  return MarkLayout(dir_fd, dir, want);
 }
 
 }  // namespace
 
 Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root, uint64_t reserve_bytes,
-                                                        size_t max_open) {
+                                                        size_t max_open, MetaStore* small_in) {
   std::string dir = root + "/chunks";
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return Errno(errno, "create chunk folder " + dir);
   }
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Errno(errno, "open chunk folder " + dir);
-  if (Status s = CheckLayout(fd, dir); !s.ok()) {
+  if (Status s = CheckLayout(fd, dir, small_in ? kLayoutSmallInMeta : kLayout); !s.ok()) {
     ::close(fd);
     return s;
   }
-  return std::unique_ptr<ChunkStore>(new PosixChunkStore(fd, dir, reserve_bytes, max_open));
+  auto posix = std::unique_ptr<ChunkStore>(new PosixChunkStore(fd, dir, reserve_bytes, max_open));
+  if (small_in == nullptr) return posix;
+  return NewInlineChunkStore(std::move(posix), small_in, dir, reserve_bytes);
 }
 
 }  // namespace bb::fs
