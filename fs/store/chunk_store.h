@@ -16,9 +16,9 @@
 // "segments 8, small in meta": an older daemon, which would not see those values, refuses it.
 //
 // Why: a small file's chunk in segments costs the backing file system a folder, a file and their
-// removal (about 60 us to make and 100 us to remove on this project's ext4 machine, against 17
-// and 14 us for a LevelDB value of 3,901 bytes, written and compacted: bench/README.md); past
-// about 16 KiB the value's compaction costs as much as the files.
+// removal (50-1,100 us to make and 110-150 us to remove a 3,901-byte one on this project's ext4
+// guest, against 15-20 and 5-8 us as a LevelDB value: bench/results/small_chunks.md). Only up to
+// 8 KiB: compaction rewrites a value several times, a cost that grows with its size.
 //
 // Why segments and not a file per chunk: creating a chunk file costs the backing file system an
 // inode, which for 512 KiB chunks dominated the CPU of a node taking writes (see
