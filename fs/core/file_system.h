@@ -414,8 +414,9 @@ class FileSystem {
   // Before fan_out_, which is destroyed first: it finishes the writes still queued, which
   // report to behind_.
   std::unique_ptr<WriteBehind> behind_;
-  // Moves the chunks of one request at the same time, and the writes behind.
-  const std::unique_ptr<FanOut> fan_out_;
+  // Moves the chunks of one request at the same time, and the writes behind. Reset first by the
+  // destructor: the writes still queued finish while everything they reach is there.
+  std::unique_ptr<FanOut> fan_out_;
 
   Profiles profiles_;
   Statahead statahead_;
