@@ -8,9 +8,9 @@
 //   bb-small-chunk-bench [--files N] [--bytes B] [--rounds R] [--dir DIR]
 // Prints one line per round and variant, then "median_us segments <S> leveldb <L>" (per file,
 // write and removal together).
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

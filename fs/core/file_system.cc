@@ -47,10 +47,8 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
       std::chrono::milliseconds(options_.dir_change_ms));
 }
 
-FileSystem::~FileSystem() {
-  // Writes behind that carry a size tell this object when they are done (SizeAlong::taken).
-  fan_out_.reset();
-}
+// Writes behind that carry a size tell this object when they are done (SizeAlong::taken).
+FileSystem::~FileSystem() { fan_out_.reset(); }
 
 // The root directory and workspace roots are kept on every node (see file_system.h): reads
 // are local.
