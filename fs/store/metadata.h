@@ -7,7 +7,8 @@
 // where depth is the number of components ("/" = 0, "/a" = 1, "/a/b" = 2). All direct children
 // of directory P (depth d) share the prefix 'D' | d+1 | P "/" (P "" for the root), so listing a
 // directory is one ordered prefix scan that never visits grandchildren.
-// System keys start with 'S' (for example the file-id allocator's reservation).
+// System keys start with 'S' (for example the file-id allocator's reservation, the chunk-removal
+// journal, and chunk 0 of small files: fs/store/chunk_store.h).
 //
 // Value, version 2 (all integers little-endian, fixed width; the format never depends on build
 // flags):
