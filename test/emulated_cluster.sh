@@ -104,12 +104,16 @@ check "a 100,000-entry directory lists completely, without duplicates, from node
 
 # One daemon killed: what needs it fails fast (EIO/ETIMEDOUT), the rest goes on.
 for i in $(seq 40); do on 0 sh -c "echo $i > $mnt/top$i"; done
-# Files of one chunk, for the removals below: the chunk folders node 1 gained for them (20,000
-# bytes: past kInlineChunkMax, so their chunk is a folder, not a value in node 1's LevelDB).
+# Files of one chunk, for the removals below: the chunk folders node 1 gained for them. In a mode 2
+# workspace (entries on node 0, chunks hashed over all nodes), so that removing them needs node
+# 1 for their chunks only; 20,000 bytes: past kInlineChunkMax, so each chunk is a folder, not a
+# value in node 1's LevelDB.
+printf 'mode: 2\nchunk_size: 512KiB\nmetadata_server_ratio: 0.25\n' > "$tmp/mode2.yaml"
+"$bbctl" job start --name rm2 --mode-file "$tmp/mode2.yaml" >/dev/null
 chunk_folders() { ls "$root/node1/chunks" | grep -v '\.del$' | sort; }
 folders_before=$(chunk_folders)
-on 0 mkdir "$mnt/gone"
-on 0 sh -c "for i in \$(seq 40); do head -c 20000 /dev/zero > $mnt/gone/f\$i; done"
+on 0 mkdir "$mnt/rm2/gone"
+on 0 sh -c "for i in \$(seq 40); do head -c 20000 /dev/zero > $mnt/rm2/gone/f\$i; done"
 on_node1=$(comm -13 <(echo "$folders_before") <(chunk_folders))
 "$bbctl" emulate kill --node 1
 start=$(date +%s)
@@ -127,14 +131,20 @@ check "files needing node 1 fail with EIO or ETIMEDOUT" test "$bad" -gt 0 -a "$b
 check "failures come within the deadline (40 reads in under 30 s)" test "$took" -lt 30
 # Removed while node 1 is down: the entries go (where their owner is up), the removals of their
 # chunks on node 1 fail and are kept in node 0's LevelDB.
-on 0 sh -c "for i in \$(seq 40); do rm -f $mnt/gone/f\$i 2>/dev/null & done; wait" || true
+on 0 sh -c "for i in \$(seq 40); do rm -f $mnt/rm2/gone/f\$i 2>/dev/null & done; wait" || true
+removals_failed() {
+  "$bbctl" stats --node 0 --json | python3 -c 'import json, sys; d = json.load(sys.stdin); d = d[0] if isinstance(d, list) else d; print(d["chunk_removals"]["failed"])'
+}
+sleep 0.2  # the removals go within 5 ms of their unlink
+check "removals of chunks on node 1 failed while it was down, and wait in node 0's journal ($(removals_failed) failed)" \
+  test "$(removals_failed)" -gt 0
 "$bbctl" emulate restart --node 1
 ok=0
 for i in $(seq 40); do [ "$(on 3 cat "$mnt/top$i" 2>/dev/null)" = "$i" ] && ok=$((ok + 1)); done
 check "after restart node 1 rejoins and all 40 files read back" test "$ok" = 40
 # The rest removed now. Node 0 sends what it kept again on its own, 1 s after the send that
 # failed (a removal right after node 1's restart may fail once more, and waits as long again).
-on 0 rm -rf "$mnt/gone"
+on 0 rm -rf "$mnt/rm2/gone"
 on 0 stat -f "$mnt" >/dev/null
 for _ in $(seq 50); do
   left=$(comm -12 <(echo "$on_node1") <(chunk_folders) | wc -l)

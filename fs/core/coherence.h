@@ -251,6 +251,10 @@ class CoherentView final : public NodeService {
   Status PutMeta(const std::string& path, const Metadata& md) override;
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override;
   Result<Metadata> RemoveMeta(const std::string& path) override;
+  // The removal through this view: it tells as RemoveMeta does.
+  Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
+    return RemoveMetaThenChunks(*this, path, file_id);
+  }
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override;
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
     return local_->ListDir(dir, start_after, limit);

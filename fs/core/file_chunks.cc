@@ -1,5 +1,7 @@
-// A file's data when it goes: removal at the last close of an unlinked file, truncation, and
-// which nodes are asked (only those that can hold chunks of the file).
+// A file when it goes: unlink, its data's removal (with the entry, behind it, or at the last close
+// of an unlinked file), truncation, and which nodes are asked (only those that can hold chunks of
+// the file).
+#include <algorithm>
 #include <set>
 
 #include "fs/core/fan_out.h"
@@ -14,9 +16,57 @@ constexpr uint64_t kEnumerateChunksLimit = 4096;
 
 }  // namespace
 
-// After an entry left the namespace: free its data now, or at the last close if still open.
-Status FileSystem::DropEntryData(const Metadata& md, const std::string& path) {
-  if (md.type != FileType::kRegular) {
+Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
+  Count(FsOp::kUnlink);
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  PathLayout layout = router_->Resolve(path);
+  if (layout.replicated) return Status(EISDIR, path);
+  NodeService* owner = MetaOwner(layout, path);
+  // The type decides whether unlink may remove it: known here while fresh (a directory made at
+  // the name since would have been told), else read from the owner.
+  std::optional<FileType> type = FreshType(path);
+  if (!type) {
+    BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
+    type = md.type;
+  }
+  if (*type == FileType::kDirectory) return Status(EISDIR, path);
+  NodeService::Removed removed;
+  if (std::optional<uint64_t> id = DataWithEntry(path, layout)) {
+    BB_ASSIGN_OR_RETURN(removed, owner->RemoveFile(path, *id));
+  } else {
+    BB_ASSIGN_OR_RETURN(removed.entry, owner->RemoveMeta(path));
+  }
+  const Metadata& md = removed.entry;
+  Changed(path);
+  NoteDirChange(path, 0);
+  if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
+  if (md.link == LinkRole::kName) return DropName(path, md);
+  return DropEntryData(md, path, removed.data_gone);
+}
+
+std::optional<uint64_t> FileSystem::DataWithEntry(const std::string& path, const PathLayout& layout) const {
+  if (options_.attr_cache_ns <= 0 || layout.replicated) return std::nullopt;
+  std::shared_ptr<Inode> inode = InodeAt(path);
+  if (!inode) return std::nullopt;
+  {
+    std::lock_guard lock(table_mu_);
+    if (inode->unlinked || inode->open_count > 0) return std::nullopt;
+  }
+  std::lock_guard lock(inode->mu);
+  const Metadata& md = inode->meta;
+  if (clock_->MonotonicNs() >= inode->fresh_until_ns || md.type != FileType::kRegular || md.link != LinkRole::kNone ||
+      std::max(md.size, inode->size) > md.chunk_size ||
+      layout.Data(md.file_id, md.data_location).For(0) != layout.MetaNode(path)) {
+    return std::nullopt;
+  }
+  return md.file_id;
+}
+
+// After an entry left the namespace: free its data now (unless its owner did: `data_gone`), or at
+// the last close if still open. An open here that raced an unlink whose owner removed the data
+// reads holes, as an open on another node does.
+Status FileSystem::DropEntryData(const Metadata& md, const std::string& path, bool data_gone) {
+  if (md.type != FileType::kRegular || data_gone) {
     std::lock_guard lock(table_mu_);
     auto it = inodes_.find(md.file_id);
     if (it != inodes_.end()) it->second->unlinked = true;

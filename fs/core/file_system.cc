@@ -357,28 +357,6 @@ Result<std::string> FileSystem::Readlink(uint64_t ino) {
   return md.symlink_target;
 }
 
-Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
-  Count(FsOp::kUnlink);
-  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
-  PathLayout layout = router_->Resolve(path);
-  if (layout.replicated) return Status(EISDIR, path);
-  NodeService* owner = MetaOwner(layout, path);
-  // The type decides whether unlink may remove it: known here while fresh (a directory made at
-  // the name since would have been told), else read from the owner.
-  std::optional<FileType> type = FreshType(path);
-  if (!type) {
-    BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
-    type = md.type;
-  }
-  if (*type == FileType::kDirectory) return Status(EISDIR, path);
-  BB_ASSIGN_OR_RETURN(Metadata md, owner->RemoveMeta(path));
-  Changed(path);
-  NoteDirChange(path, 0);
-  if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, false, clock_->WallNs());
-  if (md.link == LinkRole::kName) return DropName(path, md);
-  return DropEntryData(md, path);
-}
-
 Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
   Count(FsOp::kRmdir);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));

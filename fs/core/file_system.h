@@ -361,7 +361,12 @@ class FileSystem {
   Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   void ApplyLayout(Metadata* md, const PathLayout& layout) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
-  Status DropEntryData(const Metadata& md, const std::string& path);
+  // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
+  Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
+  // The file at `path` whose chunks its entry's node may remove with the entry: known fresh here,
+  // of one ordinary name, not open here, and all its data (this node's unpublished writes too) in
+  // a first chunk that lies on that node. nullopt otherwise.
+  std::optional<uint64_t> DataWithEntry(const std::string& path, const PathLayout& layout) const;
   // Hard links (file_links.cc). The path of the link record of a file named at `path`.
   std::string RecordPathOf(const std::string& path, uint64_t file_id) const;
   // `md` as read at `name_path`, or when it is a name of a linked file, its record (whose path

@@ -83,6 +83,10 @@ class LocalNodeService final : public NodeService {
     return md;
   }
 
+  Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
+    return RemoveMetaThenChunks(*this, path, file_id);
+  }
+
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
     CountMeta();
     size_t a = StripeIndex(from), b = StripeIndex(to);
@@ -310,6 +314,17 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
   if (u.subdirs) md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + *u.subdirs));
   if (u.links) md->nlink = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->nlink} + *u.links));
   if (u.link_role) md->link = *u.link_role;
+}
+
+Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::string& path, uint64_t file_id) {
+  NodeService::Removed r;
+  BB_ASSIGN_OR_RETURN(r.entry, s.RemoveMeta(path));
+  const Metadata& md = r.entry;
+  if (md.file_id == file_id && md.type == FileType::kRegular && md.link == LinkRole::kNone &&
+      md.size <= md.chunk_size) {
+    r.data_gone = s.RemoveChunks(file_id).ok();  // else the caller removes them as usual
+  }
+  return r;
 }
 
 Result<std::optional<Metadata>> WriteChunkThenUpdate(NodeService& s, uint64_t file_id, uint64_t chunk_size,

@@ -128,6 +128,15 @@ class NodeService {
   virtual Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) = 0;
   // Removes the entry and returns what it held; ENOENT when absent.
   virtual Result<Metadata> RemoveMeta(const std::string& path) = 0;
+  // RemoveMeta, then — when the entry was file `file_id`'s one ordinary name and its data fits
+  // its first chunk (size <= chunk size) — this node's chunks of it, in one request to a node
+  // that holds both (where the mode keeps a file's first chunk with its entry). Returns the entry
+  // and whether its chunks went; RemoveMeta's errors.
+  struct Removed {
+    Metadata entry;
+    bool data_gone = false;
+  };
+  virtual Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) = 0;
   // Atomically moves the entry at `from` to `to` (both held by this node), replacing any entry
   // at `to`. Returns the moved entry; ENOENT when `from` is absent.
   virtual Result<Metadata> MoveMeta(const std::string& from, const std::string& to) = 0;
@@ -183,6 +192,9 @@ class NodeService {
 Result<std::optional<Metadata>> WriteChunkThenUpdate(NodeService& s, uint64_t file_id, uint64_t chunk_size,
                                                      uint64_t index, uint64_t offset, std::span<const char> data,
                                                      const std::string& path, const MetaUpdate& update);
+
+// RemoveFile as `s`'s own RemoveMeta and RemoveChunks, one after the other.
+Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::string& path, uint64_t file_id);
 
 // Reaches node n's service.
 using NodeResolver = std::function<NodeService*(NodeId)>;

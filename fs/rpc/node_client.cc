@@ -23,6 +23,10 @@ class RemoteNodeService final : public NodeService {
     return Meta<rpc::UpdateMeta>({path, EncodeUpdate(u)});
   }
   Result<Metadata> RemoveMeta(const std::string& path) override { return Meta<rpc::RemoveMeta>({path}); }
+  Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::RemoveFile>({path, file_id}));
+    return rpc::RemoveFile::DecodeReply(r.payload);
+  }
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
     return Meta<rpc::MoveMeta>({from, to});
   }

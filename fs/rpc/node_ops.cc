@@ -124,6 +124,23 @@ Result<DirAttrPage> ListAttrs::DecodeReply(std::string_view payload, uint32_t li
   return page;
 }
 
+// Reply: u8 data gone, then the entry removed.
+Response RemoveFile::Serve(NodeService& s, const Request& q, std::string_view) {
+  auto r = s.RemoveFile(q.path, q.file_id);
+  if (!r) return Error(r.error());
+  return Ok(Writer().U8(r->data_gone ? 1 : 0).Str(EncodeMetadata(r->entry)).Take());
+}
+
+Result<NodeService::Removed> RemoveFile::DecodeReply(std::string_view payload) {
+  Reader r(payload);
+  NodeService::Removed out;
+  out.data_gone = r.U8() != 0;
+  std::string value = r.Str();
+  BB_RETURN_IF_ERROR(r.Finish("remove file reply"));
+  BB_ASSIGN_OR_RETURN(out.entry, DecodeMetadata(value));
+  return out;
+}
+
 // Reply: u8 updated, then the entry after the update when it was.
 Response WriteChunkAndUpdate::Serve(NodeService& s, const Request& q, std::string_view bulk) {
   const WriteChunk::Request& c = q.chunk;

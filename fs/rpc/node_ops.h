@@ -121,6 +121,19 @@ struct UpdateMeta {  // path, update -> the entry after it
   }
 };
 
+struct RemoveFile {  // path, file id -> u8 data gone, the entry removed
+  static constexpr NodeOp kOp = NodeOp::kRemoveFile;
+  static constexpr const char* kName = "remove file";
+  struct Request {
+    std::string path;
+    uint64_t file_id;
+  };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path).U64(q.file_id); }
+  static Request Decode(Reader& r) { return {r.Str(), r.U64()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<NodeService::Removed> DecodeReply(std::string_view payload);
+};
+
 struct MoveMeta {  // from, to -> the entry moved
   static constexpr NodeOp kOp = NodeOp::kMoveMeta;
   static constexpr const char* kName = "move meta";

@@ -47,6 +47,7 @@ enum class NodeOp : uint16_t {
   kInvalidate,
   kListAttrs,
   kWriteChunkAndUpdate,
+  kRemoveFile,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

@@ -156,8 +156,36 @@ void RunContract(NodeService& s) {
   CHECK(s.GetMeta("/small")->size == 3901);
   // The write's own failure comes back as the error, and updates nothing.
   CHECK_FALSE(s.WriteChunkAndUpdate(90, kChunk, 0, kChunk - 10, piece, "/small", grow).has_value());
-  REQUIRE(s.RemoveMeta("/small").has_value());
-  for (uint64_t id : {90, 91}) REQUIRE(s.RemoveChunks(id).ok());
+  // A file's entry and its one chunk in one request; another file's chunks, or a larger file's,
+  // stay.
+  MetaUpdate plain;
+  plain.link_role = LinkRole::kNone;
+  REQUIRE(s.UpdateMeta("/small", plain).has_value());
+  auto wrong = s.RemoveFile("/small", 91);
+  REQUIRE(wrong.has_value());
+  CHECK_FALSE(wrong->data_gone);
+  CHECK(wrong->entry.file_id == 90);
+  CHECK(*s.ReadChunk(90, kChunk, 0, 0, {buf.data(), buf.size()}) == 3901);
+  REQUIRE(s.CreateMeta("/small", small).ok());
+  MetaUpdate sized;
+  sized.size = 3901;
+  REQUIRE(s.UpdateMeta("/small", sized).has_value());
+  auto gone = s.RemoveFile("/small", 90);
+  REQUIRE(gone.has_value());
+  CHECK(gone->data_gone);
+  CHECK(gone->entry.size == 3901);
+  CHECK(*s.ReadChunk(90, kChunk, 0, 0, {buf.data(), buf.size()}) == 0);
+  CHECK(s.GetMeta("/small").error().code() == ENOENT);
+  CHECK(s.RemoveFile("/small", 90).error().code() == ENOENT);
+  Metadata big = small;
+  big.file_id = 91;
+  big.size = kChunk + 1;
+  REQUIRE(s.CreateMeta("/big", big).ok());
+  auto kept = s.RemoveFile("/big", 91);
+  REQUIRE(kept.has_value());
+  CHECK_FALSE(kept->data_gone);
+  CHECK(*s.ReadChunk(91, kChunk, 0, 0, {buf.data(), buf.size()}) == 3901);
+  REQUIRE(s.RemoveChunks(91).ok());
   REQUIRE(s.TruncateChunks(77, 2 * kChunk + 50, kChunk).ok());
   CHECK(*s.ReadChunk(77, kChunk, 2, 0, {buf.data(), buf.size()}) == 50);
   REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());

@@ -53,8 +53,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kInvalidate, kOwn, Serve<rpc::Invalidate>},
     {NodeOp::kListAttrs, kHandlers, Serve<rpc::ListAttrs>},
     {NodeOp::kWriteChunkAndUpdate, kHandlers, Serve<rpc::WriteChunkAndUpdate>},
+    {NodeOp::kRemoveFile, kHandlers, Serve<rpc::RemoveFile>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kWriteChunkAndUpdate), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kRemoveFile), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;

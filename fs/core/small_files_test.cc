@@ -1,5 +1,6 @@
-// A small file's size goes with its chunk (ModeInfo::first_chunk_with_entry): on a cluster of
-// in-process nodes (test_cluster.h), counted by what each node asked of the others.
+// A small file on one node (ModeInfo::first_chunk_with_entry): its size goes with its chunk, and
+// its chunk goes with its entry, on a cluster of in-process nodes (test_cluster.h), counted by
+// what each node asked of the others.
 #include <fcntl.h>
 
 #include <catch2/catch.hpp>
@@ -115,6 +116,56 @@ TEST_CASE("only the first write since the size was published carries it, the res
   REQUIRE(back.has_value());
   CHECK(back->substr(0, 300) == a + b);
   CHECK(back->substr(3 * kChunk) == far);
+}
+
+TEST_CASE("a small file's chunk goes with its entry at unlink, unless the file is open here or larger", "[core]") {
+  FileSystemOptions o = Cluster::Defaults();
+  o.attr_cache_ns = 60'000'000'000;  // what a node knows fresh tells it the file's id and size
+  Cluster c(4, o);
+  auto held = [&](NodeId node, uint64_t id) {
+    char byte;
+    return c.members[node].chunks->Read(id, kChunk, 0, 0, {&byte, 1}).value() == 1;
+  };
+  int checked = 0;
+  for (int i = 0; checked < 10 && i < 100; ++i) {
+    std::string name = "u" + std::to_string(i);
+    NodeId owner = Owner(c, "/" + name);
+    if (owner == 0) continue;
+    ++checked;
+    CreateWriteClose(c, name, 3901);
+    uint64_t id = c.fs(0).Lookup(kRootFileId, name)->md.file_id;
+    REQUIRE(held(owner, id));
+    uint64_t before = Requests(c, 0);
+    REQUIRE(c.fs(0).Unlink(kRootFileId, name).ok());
+    CHECK(Requests(c, 0) - before == 1);  // entry and chunk in one request
+    CHECK_FALSE(held(owner, id));         // gone with it, nothing left behind
+    CHECK(c.fs(0).ChunkRemovalCounters().noted == 0);
+  }
+  CHECK(checked == 10);
+  // Open here: the data stays until the last close.
+  std::string name;
+  for (int i = 0; name.empty(); ++i) {
+    if (Owner(c, "/o" + std::to_string(i)) != 0) name = "o" + std::to_string(i);
+  }
+  auto cr = c.fs(0).Create(kRootFileId, name, 0644, O_RDWR, kUser);
+  REQUIRE(cr.has_value());
+  std::string data(100, 'o');
+  REQUIRE(c.fs(0).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(c.fs(0).Unlink(kRootFileId, name).ok());
+  std::string back(100, '\0');
+  CHECK(c.fs(0).Read(cr->second, 0, {back.data(), back.size()}).value() == 100);
+  CHECK(back == data);
+  REQUIRE(c.fs(0).Release(cr->second).ok());
+  // Larger than a chunk: removed the usual way, on every node that holds a part.
+  CreateWriteClose(c, "big", 3 * kChunk);
+  uint64_t big = c.fs(0).Lookup(kRootFileId, "big")->md.file_id;
+  REQUIRE(c.fs(0).Unlink(kRootFileId, "big").ok());
+  for (NodeId n = 0; n < 4; ++n) {
+    for (uint64_t index = 0; index < 3; ++index) {
+      char byte;
+      CHECK(c.members[n].chunks->Read(big, kChunk, index, 0, {&byte, 1}).value() == 0);
+    }
+  }
 }
 
 }  // namespace
