@@ -120,19 +120,6 @@ void FileSystem::AppliedToCached(const std::string& path, const MetaUpdate& u) {
   if (clock_->MonotonicNs() < inode->fresh_until_ns) ApplyUpdate(u, &inode->meta);
 }
 
-std::optional<FileType> FileSystem::FreshType(const std::string& path) const {
-  if (options_.attr_cache_ns <= 0) return std::nullopt;
-  std::shared_ptr<Inode> inode = InodeAt(path);  // by_path_ names only inodes still at `path`
-  if (!inode) return std::nullopt;
-  {
-    std::lock_guard lock(table_mu_);
-    if (inode->unlinked) return std::nullopt;
-  }
-  std::lock_guard lock(inode->mu);
-  if (clock_->MonotonicNs() >= inode->fresh_until_ns) return std::nullopt;
-  return inode->meta.type;
-}
-
 std::vector<std::string> FileSystem::KnownPaths() const {
   std::lock_guard lock(table_mu_);
   std::vector<std::string> paths;

@@ -24,15 +24,15 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   NodeService* owner = MetaOwner(layout, path);
   // The type decides whether unlink may remove it: known here while fresh (a directory made at
   // the name since would have been told), else read from the owner.
-  std::optional<FileType> type = FreshType(path);
-  if (!type) {
+  std::optional<FreshEntry> fresh = FreshForRemoval(path, layout);
+  if (!fresh) {
     BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
-    type = md.type;
+    fresh = FreshEntry{.type = md.type, .data_with_entry = std::nullopt};
   }
-  if (*type == FileType::kDirectory) return Status(EISDIR, path);
+  if (fresh->type == FileType::kDirectory) return Status(EISDIR, path);
   NodeService::Removed removed;
-  if (std::optional<uint64_t> id = DataWithEntry(path, layout)) {
-    BB_ASSIGN_OR_RETURN(removed, owner->RemoveFile(path, *id));
+  if (fresh->data_with_entry) {
+    BB_ASSIGN_OR_RETURN(removed, owner->RemoveFile(path, *fresh->data_with_entry));
   } else {
     BB_ASSIGN_OR_RETURN(removed.entry, owner->RemoveMeta(path));
   }
@@ -44,22 +44,27 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   return DropEntryData(md, path, removed.data_gone);
 }
 
-std::optional<uint64_t> FileSystem::DataWithEntry(const std::string& path, const PathLayout& layout) const {
-  if (options_.attr_cache_ns <= 0 || layout.replicated) return std::nullopt;
-  std::shared_ptr<Inode> inode = InodeAt(path);
+std::optional<FileSystem::FreshEntry> FileSystem::FreshForRemoval(const std::string& path,
+                                                                  const PathLayout& layout) const {
+  if (options_.attr_cache_ns <= 0) return std::nullopt;
+  std::shared_ptr<Inode> inode = InodeAt(path);  // by_path_ names only inodes still at `path`
   if (!inode) return std::nullopt;
+  bool open_here = false;
   {
     std::lock_guard lock(table_mu_);
-    if (inode->unlinked || inode->open_count > 0) return std::nullopt;
+    if (inode->unlinked) return std::nullopt;
+    open_here = inode->open_count > 0;
   }
   std::lock_guard lock(inode->mu);
   const Metadata& md = inode->meta;
-  if (clock_->MonotonicNs() >= inode->fresh_until_ns || md.type != FileType::kRegular || md.link != LinkRole::kNone ||
-      std::max(md.size, inode->size) > md.chunk_size ||
-      layout.Data(md.file_id, md.data_location).For(0) != layout.MetaNode(path)) {
-    return std::nullopt;
+  if (clock_->MonotonicNs() >= inode->fresh_until_ns) return std::nullopt;
+  FreshEntry fresh{.type = md.type, .data_with_entry = std::nullopt};
+  if (!open_here && !layout.replicated && md.type == FileType::kRegular && md.link == LinkRole::kNone &&
+      std::max(md.size, inode->size) <= md.chunk_size &&
+      layout.Data(md.file_id, md.data_location).For(0) == layout.MetaNode(path)) {
+    fresh.data_with_entry = md.file_id;
   }
-  return md.file_id;
+  return fresh;
 }
 
 // After an entry left the namespace: free its data now (unless its owner did: `data_gone`), or at

@@ -335,8 +335,6 @@ class FileSystem {
   // An update this node sent for `path`: its cached attributes, when fresh, take it as the
   // owner did (so they stay fresh).
   void AppliedToCached(const std::string& path, const MetaUpdate& u);
-  // The type of the entry at `path` while this node's attributes of it are fresh.
-  std::optional<FileType> FreshType(const std::string& path) const;
   // Invalidations told so far (take it before a read), and whether one named `path` since.
   uint64_t ToldSeq() const { return told_seq_.load(std::memory_order_acquire); }
   bool ToldSince(const std::string& path, uint64_t since) const;
@@ -363,10 +361,14 @@ class FileSystem {
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
   Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
-  // The file at `path` whose chunks its entry's node may remove with the entry: known fresh here,
-  // of one ordinary name, not open here, and all its data (this node's unpublished writes too) in
-  // a first chunk that lies on that node. nullopt otherwise.
-  std::optional<uint64_t> DataWithEntry(const std::string& path, const PathLayout& layout) const;
+  // The entry at `path` while this node's attributes of it are fresh: its type, and when its
+  // entry's node may remove its chunks with it, its file id (of one ordinary name, not open here,
+  // and all its data, this node's unpublished writes too, in a first chunk on that node).
+  struct FreshEntry {
+    FileType type = FileType::kRegular;
+    std::optional<uint64_t> data_with_entry;
+  };
+  std::optional<FreshEntry> FreshForRemoval(const std::string& path, const PathLayout& layout) const;
   // Hard links (file_links.cc). The path of the link record of a file named at `path`.
   std::string RecordPathOf(const std::string& path, uint64_t file_id) const;
   // `md` as read at `name_path`, or when it is a name of a linked file, its record (whose path

@@ -36,7 +36,6 @@
 namespace bb::fs {
 
 class FanOut;
-class NodeService;
 struct Inode;
 
 // What a write behind may carry besides its data: its file's size, to the node that holds both
