@@ -282,7 +282,7 @@ def part1(a, bbctl, pt_bin):
 
 
 def part2(a, bbctl):
-    results = {}  # (nodes, variant) -> list of (creates/s, cpu us per create)
+    results = {}  # (nodes, variant) -> list of (creates/s, cpu us per create, FUSE and remote requests per create)
     variants = [("shared cores", None), (f"{a.node_cpu} core per node", a.node_cpu)]
     for r in range(a.rounds):
         for nodes in (2, 4, 8):
@@ -294,11 +294,11 @@ def part2(a, bbctl):
                             c.cap_cpu(share)
                         base = c.workspace("m3", 3)
                         name, unit, per_rank, command, parse = phases(a.scale_files, 1)[1]
-                        value, cpu, _ = run_phase(c, base, "mdtest", command, parse, c.bbd_pids(), True)
+                        value, cpu, (fuse, remote) = run_phase(c, base, "mdtest", command, parse, c.bbd_pids(), True)
                         ops = per_rank * 2 * nodes
-                        results.setdefault((nodes, v), []).append((value, cpu / ops * 1e6))
+                        results.setdefault((nodes, v), []).append((value, cpu / ops * 1e6, fuse / ops, remote / ops))
                         print(f"round {r + 1} {nodes} nodes {v:12s} {value:10.1f} creates/s  cpu {cpu / ops * 1e6:.1f} "
-                              "us/create", flush=True)
+                              f"us/create, fuse {fuse / ops:.2f}, remote {remote / ops:.2f}", flush=True)
                     finally:
                         c.down()
     return results
@@ -365,12 +365,15 @@ def main():
                      f"{a.scale_files} files per rank)\n")
         names = ("shared cores", f"{a.node_cpu} core per node")
         lines.append(f"| nodes | creates/s, {names[0]} | CPU µs per create, {names[0]} | creates/s, {names[1]} | "
-                     f"CPU µs per create, {names[1]} |")
-        lines.append("|---|---|---|---|---|")
+                     f"CPU µs per create, {names[1]} | FUSE requests per create | round trips to other nodes per "
+                     "create |")
+        lines.append("|---|---|---|---|---|---|---|")
         for nodes in (2, 4, 8):
             row = []
             for v in names:
                 row += [med([x[0] for x in res.get((nodes, v), [])]), med([x[1] for x in res.get((nodes, v), [])])]
+            both = [x for v in names for x in res.get((nodes, v), [])]
+            row += [med([x[2] for x in both]), med([x[3] for x in both])]
             lines.append(f"| {nodes} | " + " | ".join(row) + " |")
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
