@@ -105,8 +105,9 @@ class InlineChunkStore final : public ChunkStore {
 
   Status Sync(uint64_t file_id) override {
     BB_RETURN_IF_ERROR(large_->Sync(file_id));
-    BB_ASSIGN_OR_RETURN(std::optional<std::string> held, Held(file_id));
-    return held ? kv_->Sync() : Status::Ok();
+    // Also when no value is held: its removal (moved, truncated away) must last too, or an old
+    // value would come back over newer data. Free when nothing was written since the last sync.
+    return kv_->Sync();
   }
 
  private:
@@ -128,10 +129,15 @@ class InlineChunkStore final : public ChunkStore {
     return n == 0;
   }
 
-  // REQUIRES the file's stripe. Chunk 0 goes to the large store (written there before its value
-  // goes, so that a reader finds it in one of the two).
+  // REQUIRES the file's stripe. Chunk 0 goes to the large store (written there, and made
+  // durable, before its value goes: so a reader finds it in one of the two, and the value's
+  // removal, which another file's sync may make durable at any time, never outlasts data that
+  // was synced as the value).
   Status MoveToLarge(uint64_t file_id, uint64_t chunk_size, const std::string& held) {
-    if (!held.empty()) BB_RETURN_IF_ERROR(large_->Write(file_id, chunk_size, 0, 0, held));
+    if (!held.empty()) {
+      BB_RETURN_IF_ERROR(large_->Write(file_id, chunk_size, 0, 0, held));
+      BB_RETURN_IF_ERROR(large_->Sync(file_id));
+    }
     return kv_->Delete(InlineKey(file_id));
   }
 
