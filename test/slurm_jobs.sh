@@ -87,9 +87,11 @@ check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = 
 sed 's|^srun .*|srun bash -c '"'"'echo part > "$BB_WORKSPACE/out/r$SLURM_PROCID"'"'"'; exit 3|; /^ *echo "\$SLURMD/d' \
   "$sub/job.sh" > "$sub/fail.sh"
 id=$(run_job "$sub/fail.sh")
+before=$fails
 check "the failing job $id failed ($(state "$id"))" test "$(state "$id")" = FAILED
 check "its partial results were staged out ($(ls "$sub/out.$id" 2>/dev/null | wc -l) files)" \
   test "$(cat "$sub/out.$id"/r* 2>/dev/null | grep -c part)" = 8
+[ "$fails" = "$before" ] || explain "$id"
 check "nothing of the failed job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
 
 # 3. Cancelled while running: what exists comes back, nothing stays.
