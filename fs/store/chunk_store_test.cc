@@ -180,6 +180,71 @@ TEST_CASE("a small file's chunk 0 is a MetaStore value, and moves to its segment
   CHECK(ReadAll(c, kChunk, 5, 0, 4) == "keep");
 }
 
+// A MetaStore that counts its syncs.
+class SyncCounting final : public MetaStore {
+ public:
+  Result<std::string> Get(std::string_view key) override { return inner_->Get(key); }
+  Status Write(const WriteBatch& batch, bool sync) override { return inner_->Write(batch, sync); }
+  Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after, size_t limit) override {
+    return inner_->Scan(prefix, start_after, limit);
+  }
+  Status Sync() override {
+    ++syncs;
+    return inner_->Sync();
+  }
+  int syncs = 0;
+
+ private:
+  std::unique_ptr<MetaStore> inner_ = NewMemoryMetaStore();
+};
+
+// A large store that notes, at each sync, how many inline values the MetaStore still held.
+class SyncNoting final : public ChunkStore {
+ public:
+  explicit SyncNoting(MetaStore* kv) : kv_(kv) {}
+  Status Write(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, std::span<const char> data) override {
+    return inner_->Write(id, cs, index, offset, data);
+  }
+  Result<size_t> Read(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, std::span<char> out) override {
+    return inner_->Read(id, cs, index, offset, out);
+  }
+  Status Allocate(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, uint64_t length) override {
+    return inner_->Allocate(id, cs, index, offset, length);
+  }
+  Status Truncate(uint64_t id, uint64_t size, uint64_t cs) override { return inner_->Truncate(id, size, cs); }
+  Status Remove(uint64_t id) override { return inner_->Remove(id); }
+  Status Sync(uint64_t id) override {
+    values_at_sync.push_back(InlineValues(*kv_));
+    return inner_->Sync(id);
+  }
+  std::vector<size_t> values_at_sync;
+
+ private:
+  MetaStore* const kv_;
+  std::unique_ptr<ChunkStore> inner_ = NewMemoryChunkStore();
+};
+
+TEST_CASE(
+    "chunk 0 moving to its segment is synced there while its value still stands, and a sync makes a "
+    "removed value's removal last",
+    "[store]") {
+  SyncCounting kv;
+  auto large = std::make_unique<SyncNoting>(&kv);
+  SyncNoting* noted = large.get();
+  auto c = NewInlineChunkStore(std::move(large), &kv, "", 0);
+  constexpr uint64_t kChunk = 65536;
+  REQUIRE(c->Write(1, kChunk, 0, 0, std::string(100, 'a')).ok());
+  REQUIRE(c->Sync(1).ok());  // the value is durable now
+  noted->values_at_sync.clear();
+  REQUIRE(c->Write(1, kChunk, 0, kInlineChunkMax, std::string("past")).ok());  // moves
+  CHECK(InlineValues(kv) == 0);
+  CHECK(noted->values_at_sync == std::vector<size_t>{1});  // synced in the segment before the value went
+  int syncs = kv.syncs;
+  REQUIRE(c->Sync(1).ok());  // no value left: its removal is synced all the same
+  CHECK(kv.syncs == syncs + 1);
+  CHECK(ReadAll(*c, kChunk, 1, 0, 100) == std::string(100, 'a'));
+}
+
 TEST_CASE("threads writing chunk 0 of one small file at once, one of them past the bound, all land", "[store]") {
   TempDir tmp("bb-chunks");
   auto kv = NewMemoryMetaStore();
