@@ -5,9 +5,11 @@
 // included), from the first write until the removed folders are gone and the stores closed
 // (compaction LevelDB had not begun by then is not counted).
 //
-//   bb-small-chunk-bench [--files N] [--bytes B] [--rounds R] [--dir DIR]
+//   bb-small-chunk-bench [--files N] [--bytes B] [--grow G] [--rounds R] [--dir DIR]
 // Prints one line per round and variant, then "median_us segments <S> leveldb <L>" (per file,
-// write and removal together).
+// write and removal together). With --grow, each file then gets a second write of G bytes after
+// its first, timed apart by the wall clock ("grow_wall_us"): past kInlineChunkMax in all, it moves
+// a LevelDB value to its segment (written and synced there) in the one variant.
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -43,11 +45,17 @@ size_t FileFolders(const std::string& chunks) {
   return n;
 }
 
+double WallMicros() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
 struct Phases {
-  double write_us, remove_us;
+  double write_us, remove_us, grow_wall_us;
 };
 
-bb::Result<Phases> Run(const std::string& dir, bool in_leveldb, int files, size_t bytes) {
+bb::Result<Phases> Run(const std::string& dir, bool in_leveldb, int files, size_t bytes, size_t grow) {
   auto kv = bb::fs::OpenLevelDbMetaStore(dir + "/meta");
   if (!kv) return kv.error();
   auto chunks = bb::fs::OpenPosixChunkStore(dir, 0, 1024, in_leveldb ? kv->get() : nullptr);
@@ -60,6 +68,16 @@ bb::Result<Phases> Run(const std::string& dir, bool in_leveldb, int files, size_
     if (auto s = (*chunks)->Write(f, kChunk, 0, 0, data); !s.ok()) return s;
   }
   double t1 = CpuMicros();
+  double grow_wall = 0;
+  if (grow > 0) {
+    std::string more(grow, 'y');
+    double w0 = WallMicros();
+    for (int f = 1; f <= files; ++f) {
+      if (auto s = (*chunks)->Write(f, kChunk, 0, bytes, more); !s.ok()) return s;
+    }
+    grow_wall = (WallMicros() - w0) / files;
+    t1 = CpuMicros();
+  }
   for (int f = 1; f <= files; ++f) {
     if (auto s = (*chunks)->Remove(f); !s.ok()) return s;
   }
@@ -67,7 +85,7 @@ bb::Result<Phases> Run(const std::string& dir, bool in_leveldb, int files, size_
   chunks->reset();
   kv->reset();
   double t2 = CpuMicros();
-  return Phases{(t1 - t0) / files, (t2 - t1) / files};
+  return Phases{(t1 - t0) / files, (t2 - t1) / files, grow_wall};
 }
 
 }  // namespace
@@ -76,10 +94,13 @@ int main(int argc, char** argv) {
   CLI::App app{"bb-small-chunk-bench: CPU per small file's chunk, in segment files against in LevelDB"};
   int files = 10000;
   size_t bytes = 3901;
+  size_t grow = 0;
   int rounds = 5;
   std::string where = "/tmp";
   app.add_option("--files", files, "files per round and variant")->check(CLI::PositiveNumber);
   app.add_option("--bytes", bytes, "bytes of each file's one write")->check(CLI::Range(size_t{1}, size_t{512 << 10}));
+  app.add_option("--grow", grow, "bytes of a second write after the first (0: none)")
+      ->check(CLI::Range(size_t{0}, size_t{512 << 10}));
   app.add_option("--rounds", rounds, "rounds")->check(CLI::PositiveNumber);
   app.add_option("--dir", where, "a folder on the file system to measure (a scratch folder is made in it)");
   CLI11_PARSE(app, argc, argv);
@@ -92,15 +113,15 @@ int main(int argc, char** argv) {
         std::perror(("bb-small-chunk-bench: " + where).c_str());
         return 1;
       }
-      auto p = Run(scratch, in_leveldb, files, bytes);
+      auto p = Run(scratch, in_leveldb, files, bytes, grow);
       std::filesystem::remove_all(scratch);
       if (!p) {
         std::fprintf(stderr, "bb-small-chunk-bench: %s\n", p.error().message().c_str());
         return 1;
       }
       total[in_leveldb].push_back(p->write_us + p->remove_us);
-      std::printf("round %d %s: write_us %.1f remove_us %.1f\n", round, in_leveldb ? "leveldb" : "segments",
-                  p->write_us, p->remove_us);
+      std::printf("round %d %s: write_us %.1f remove_us %.1f grow_wall_us %.1f\n", round,
+                  in_leveldb ? "leveldb" : "segments", p->write_us, p->remove_us, p->grow_wall_us);
     }
   }
   std::printf("median_us segments %.1f leveldb %.1f\n", Median(total[0]), Median(total[1]));
