@@ -568,6 +568,10 @@ TEST_CASE("a full backing store gives ENOSPC and keeps existing files intact", "
       // metadata still works while data is refused, and removing frees the space again
       CHECK(::mkdir(bb.Path("still-works").c_str(), 0755) == 0);
       REQUIRE(::unlink(bb.Path("filler").c_str()) == 0);
+      // A small file (its chunk a metadata value) waits for the removal's space like a large one.
+      std::string small(3901, 's');
+      WriteFile(bb.Path("small-after"), small);
+      CHECK(ReadFile(bb.Path("small-after")) == small);
       WriteFile(bb.Path("after"), std::string(1 << 20, 'A'));
       CHECK(ReadFile(bb.Path("after")) == std::string(1 << 20, 'A'));
       CHECK(ReadFile(bb.Path("keep")) == keep);

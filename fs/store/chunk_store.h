@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -116,11 +117,15 @@ class ChunkStore {
 Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root, uint64_t reserve_bytes,
                                                         size_t max_open = 1024, MetaStore* small_in = nullptr);
 
+// Whether `bytes` more fit on the backing store: OK, or ENOSPC (after waiting for pending
+// removals, as the posix store's own writes do).
+using SpaceCheck = std::function<Status(uint64_t bytes)>;
+
 // The same over any store: chunk 0 of small files in `kv` (which must outlive it), the rest in
-// `large`. `root` and `reserve_bytes` as for OpenPosixChunkStore (the values' growth keeps the
-// reserve free).
-std::unique_ptr<ChunkStore> NewInlineChunkStore(std::unique_ptr<ChunkStore> large, MetaStore* kv,
-                                                const std::string& root, uint64_t reserve_bytes);
+// `large`. `room` is asked before each value is written, for all of its bytes (each write of a
+// value puts all of it in the MetaStore's log); empty: no check. OpenPosixChunkStore passes its
+// own check, so small and large writes keep the same reserve and wait for the same removals.
+std::unique_ptr<ChunkStore> NewInlineChunkStore(std::unique_ptr<ChunkStore> large, MetaStore* kv, SpaceCheck room);
 
 std::unique_ptr<ChunkStore> NewMemoryChunkStore();
 

@@ -102,7 +102,7 @@ TEST_CASE("ChunkStore contract: posix", "[store]") {
 // second RunContract in the same case would run none of its own.
 TEST_CASE("ChunkStore contract: small chunks in a MetaStore, over memory", "[store]") {
   auto kv = NewMemoryMetaStore();
-  auto over_memory = NewInlineChunkStore(NewMemoryChunkStore(), kv.get(), "", 0);
+  auto over_memory = NewInlineChunkStore(NewMemoryChunkStore(), kv.get(), nullptr);
   RunContract(*over_memory);
 }
 
@@ -231,7 +231,7 @@ TEST_CASE(
   SyncCounting kv;
   auto large = std::make_unique<SyncNoting>(&kv);
   SyncNoting* noted = large.get();
-  auto c = NewInlineChunkStore(std::move(large), &kv, "", 0);
+  auto c = NewInlineChunkStore(std::move(large), &kv, nullptr);
   constexpr uint64_t kChunk = 65536;
   REQUIRE(c->Write(1, kChunk, 0, 0, std::string(100, 'a')).ok());
   REQUIRE(c->Sync(1).ok());  // the value is durable now
@@ -243,6 +243,78 @@ TEST_CASE(
   REQUIRE(c->Sync(1).ok());  // no value left: its removal is synced all the same
   CHECK(kv.syncs == syncs + 1);
   CHECK(ReadAll(*c, kChunk, 1, 0, 100) == std::string(100, 'a'));
+}
+
+// A large store whose writes fail with ENOSPC while `full` is set.
+class FullWhenTold final : public ChunkStore {
+ public:
+  Status Write(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, std::span<const char> data) override {
+    if (full) return Status(ENOSPC, "full");
+    return inner_->Write(id, cs, index, offset, data);
+  }
+  Result<size_t> Read(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, std::span<char> out) override {
+    return inner_->Read(id, cs, index, offset, out);
+  }
+  Status Allocate(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, uint64_t length) override {
+    if (full) return Status(ENOSPC, "full");
+    return inner_->Allocate(id, cs, index, offset, length);
+  }
+  Status Truncate(uint64_t id, uint64_t size, uint64_t cs) override { return inner_->Truncate(id, size, cs); }
+  Status Remove(uint64_t id) override { return inner_->Remove(id); }
+  Status Sync(uint64_t id) override { return inner_->Sync(id); }
+  bool full = false;
+
+ private:
+  std::unique_ptr<ChunkStore> inner_ = NewMemoryChunkStore();
+};
+
+TEST_CASE("the inline bound is exact, every value written is checked for room in full, and a refused write or move "
+          "keeps the value",
+          "[store]") {
+  auto kv = NewMemoryMetaStore();
+  auto large = std::make_unique<FullWhenTold>();
+  FullWhenTold* backing = large.get();
+  std::vector<uint64_t> asked;
+  bool room = true;
+  auto c = NewInlineChunkStore(std::move(large), kv.get(), [&](uint64_t bytes) {
+    asked.push_back(bytes);
+    return room ? Status::Ok() : Status(ENOSPC, "no room");
+  });
+  constexpr uint64_t kChunk = 65536;
+  std::string full(kInlineChunkMax, 'f');
+
+  // kInlineChunkMax bytes stay a value; one more byte moves them.
+  REQUIRE(c->Write(1, kChunk, 0, 0, full).ok());
+  CHECK(InlineValues(*kv) == 1);
+  CHECK(asked == std::vector<uint64_t>{kInlineChunkMax});
+  // A file's first write of kInlineChunkMax + 1 bytes never becomes a value.
+  REQUIRE(c->Write(2, kChunk, 0, 0, full + "g").ok());
+  CHECK(InlineValues(*kv) == 1);
+  CHECK(asked.size() == 1);  // the large store checks its own writes
+
+  // A one-byte rewrite puts all 8 KiB in the log again: all of it is asked for.
+  asked.clear();
+  REQUIRE(c->Write(1, kChunk, 0, 0, std::string("F")).ok());
+  CHECK(asked == std::vector<uint64_t>{kInlineChunkMax});
+
+  // No room: the write is refused and the value stays as it was.
+  room = false;
+  Status refused = c->Write(1, kChunk, 0, 1, std::string("xyz"));
+  CHECK(refused.code() == ENOSPC);
+  CHECK(ReadAll(*c, kChunk, 1, 0, kChunk) == "F" + full.substr(1));
+  room = true;
+
+  // A move the large store refuses leaves the value, and the file's bytes, where they were.
+  backing->full = true;
+  CHECK(c->Write(1, kChunk, 0, kInlineChunkMax, std::string("+")).code() == ENOSPC);
+  CHECK(c->Allocate(1, kChunk, 0, 0, kChunk).code() == ENOSPC);
+  CHECK(InlineValues(*kv) == 1);
+  CHECK(ReadAll(*c, kChunk, 1, 0, kChunk) == "F" + full.substr(1));
+  backing->full = false;
+  REQUIRE(c->Write(1, kChunk, 0, kInlineChunkMax, std::string("+")).ok());
+  CHECK(InlineValues(*kv) == 0);
+  CHECK(ReadAll(*c, kChunk, 1, 0, kChunk) == "F" + full.substr(1) + "+");
+  REQUIRE(c->Sync(1).ok());
 }
 
 TEST_CASE("threads writing chunk 0 of one small file at once, one of them past the bound, all land", "[store]") {

@@ -6,6 +6,7 @@
 // its file's stripe lock across the value's read-modify-write or its move to the large store.
 // Reads take no lock: a value moves by being written to the large store before its key goes, so
 // a reader finds the bytes in one place or the other.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <mutex>
@@ -13,7 +14,6 @@
 
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
-#include "fs/store/space_guard.h"
 
 namespace bb::fs {
 namespace {
@@ -29,8 +29,8 @@ std::string InlineKey(uint64_t file_id) {
 
 class InlineChunkStore final : public ChunkStore {
  public:
-  InlineChunkStore(std::unique_ptr<ChunkStore> large, MetaStore* kv, const std::string& root, uint64_t reserve)
-      : large_(std::move(large)), kv_(kv), guard_(root, reserve) {}
+  InlineChunkStore(std::unique_ptr<ChunkStore> large, MetaStore* kv, SpaceCheck room)
+      : large_(std::move(large)), kv_(kv), room_(std::move(room)) {}
 
   Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                std::span<const char> data) override {
@@ -48,10 +48,10 @@ class InlineChunkStore final : public ChunkStore {
       BB_RETURN_IF_ERROR(MoveToLarge(file_id, chunk_size, *held));
       return large_->Write(file_id, chunk_size, 0, offset, data);
     }
-    if (end > held->size()) {
-      BB_RETURN_IF_ERROR(guard_.Check(end - held->size()));
-      held->resize(end, '\0');
-    }
+    // Each Put writes the whole value to the MetaStore's log, not only its growth: all of it must
+    // fit (as a rewrite of a chunk in its segment counts all its bytes).
+    if (room_) BB_RETURN_IF_ERROR(room_(std::max<uint64_t>(end, held->size())));
+    if (end > held->size()) held->resize(end, '\0');
     std::memcpy(held->data() + offset, data.data(), data.size());
     return kv_->Put(InlineKey(file_id), std::move(*held));
   }
@@ -95,6 +95,8 @@ class InlineChunkStore final : public ChunkStore {
     return large_->Truncate(file_id, size, chunk_size);
   }
 
+  // Deletes the key even when no value is held: a tombstone costs about what the Get to find out
+  // would, and is dropped at the next compaction.
   Status Remove(uint64_t file_id) override {
     {
       std::lock_guard lock(Stripe(file_id));
@@ -143,15 +145,14 @@ class InlineChunkStore final : public ChunkStore {
 
   const std::unique_ptr<ChunkStore> large_;
   MetaStore* const kv_;
-  SpaceGuard guard_;                          // the chunks' reserve, for the values' growth
+  const SpaceCheck room_;                      // may be empty: no check
   std::array<std::mutex, kStripes> stripes_;  // each serializes changes to chunk 0 of its files
 };
 
 }  // namespace
 
-std::unique_ptr<ChunkStore> NewInlineChunkStore(std::unique_ptr<ChunkStore> large, MetaStore* kv,
-                                                const std::string& root, uint64_t reserve_bytes) {
-  return std::make_unique<InlineChunkStore>(std::move(large), kv, root.empty() ? "/" : root, reserve_bytes);
+std::unique_ptr<ChunkStore> NewInlineChunkStore(std::unique_ptr<ChunkStore> large, MetaStore* kv, SpaceCheck room) {
+  return std::make_unique<InlineChunkStore>(std::move(large), kv, std::move(room));
 }
 
 }  // namespace bb::fs

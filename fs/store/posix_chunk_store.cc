@@ -183,6 +183,13 @@ class PosixChunkStore final : public ChunkStore {
     return Status::Ok();
   }
 
+  // Whether `bytes` more fit above the reserve; ENOSPC only once the removals still pending could not make room.
+  Status CheckSpace(uint64_t bytes) {
+    Status s = guard_.Check(bytes);
+    if (s.code() != ENOSPC || !reclaimer_->WaitForSpace()) return s;
+    return guard_.Check(bytes);
+  }
+
  private:
   // What a file has that is not yet durable.
   struct Dirty {
@@ -196,13 +203,6 @@ class PosixChunkStore final : public ChunkStore {
   }
   std::string ChunkName(uint64_t file_id, uint64_t index) const {
     return "chunk " + std::to_string(index) + " in " + SegmentName(file_id, ChunkSegment(index));
-  }
-
-  // ENOSPC only once the removals still pending could not make room.
-  Status CheckSpace(uint64_t bytes) {
-    Status s = guard_.Check(bytes);
-    if (s.code() != ENOSPC || !reclaimer_->WaitForSpace()) return s;
-    return guard_.Check(bytes);
   }
 
   void MarkDirty(uint64_t file_id, uint64_t segment) {
@@ -305,9 +305,10 @@ Result<std::unique_ptr<ChunkStore>> OpenPosixChunkStore(const std::string& root,
     ::close(fd);
     return s;
   }
-  auto posix = std::unique_ptr<ChunkStore>(new PosixChunkStore(fd, dir, reserve_bytes, max_open));
-  if (small_in == nullptr) return posix;
-  return NewInlineChunkStore(std::move(posix), small_in, dir, reserve_bytes);
+  auto posix = std::make_unique<PosixChunkStore>(fd, dir, reserve_bytes, max_open);
+  if (small_in == nullptr) return std::unique_ptr<ChunkStore>(std::move(posix));
+  PosixChunkStore* large = posix.get();  // owned by the inline store, which outlives its check
+  return NewInlineChunkStore(std::move(posix), small_in, [large](uint64_t bytes) { return large->CheckSpace(bytes); });
 }
 
 }  // namespace bb::fs
