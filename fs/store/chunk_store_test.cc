@@ -268,9 +268,10 @@ class FullWhenTold final : public ChunkStore {
   std::unique_ptr<ChunkStore> inner_ = NewMemoryChunkStore();
 };
 
-TEST_CASE("the inline bound is exact, every value written is checked for room in full, and a refused write or move "
-          "keeps the value",
-          "[store]") {
+TEST_CASE(
+    "the inline bound is exact, every value written is checked for room in full, and a refused write or move "
+    "keeps the value",
+    "[store]") {
   auto kv = NewMemoryMetaStore();
   auto large = std::make_unique<FullWhenTold>();
   FullWhenTold* backing = large.get();

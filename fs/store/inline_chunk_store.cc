@@ -145,7 +145,7 @@ class InlineChunkStore final : public ChunkStore {
 
   const std::unique_ptr<ChunkStore> large_;
   MetaStore* const kv_;
-  const SpaceCheck room_;                      // may be empty: no check
+  const SpaceCheck room_;                     // may be empty: no check
   std::array<std::mutex, kStripes> stripes_;  // each serializes changes to chunk 0 of its files
 };
 
