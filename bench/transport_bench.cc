@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     o.listen_host = host;
     o.listen_port = port;
     if (inline_ops) o.served_on = [](uint16_t) { return ServedOn::kDrivingThread; };
-    auto t = StartUcxTransport(o, [](NodeId, uint16_t, std::string_view, std::string_view) { return Response{}; });
+    auto t =
+        StartUcxTransport(o, [](NodeId, uint16_t, std::string_view, std::string_view, ServedOn) { return Response{}; });
     if (!t) {
       std::fprintf(stderr, "%s\n", t.error().ToString().c_str());
       return 1;

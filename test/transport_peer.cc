@@ -31,31 +31,32 @@ int main(int argc, char** argv) {
   o.listen_host = argv[1];
   o.listen_port = static_cast<uint16_t>(std::stoi(argv[2]));
   o.handler_threads = 8;
-  auto t = StartUcxTransport(o, [](NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk) {
-    Response r;
-    switch (op) {
-      case 1:
-        r.payload = std::string(payload);
-        r.bulk = std::string(bulk);
-        break;
-      case 2:
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(std::string(payload))));
-        r.payload = "slept";
-        break;
-      case 3: {
-        size_t n = std::stoul(std::string(payload));
-        r.bulk.resize(n);
-        for (size_t i = 0; i < n; ++i) r.bulk[i] = static_cast<char>(i * 31);
-        break;
-      }
-      case 4:
-        r.payload = std::to_string(caller);
-        break;
-      default:
-        r.status = ENOSYS;
-    }
-    return r;
-  });
+  auto t =
+      StartUcxTransport(o, [](NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk, ServedOn) {
+        Response r;
+        switch (op) {
+          case 1:
+            r.payload = std::string(payload);
+            r.bulk = std::string(bulk);
+            break;
+          case 2:
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(std::string(payload))));
+            r.payload = "slept";
+            break;
+          case 3: {
+            size_t n = std::stoul(std::string(payload));
+            r.bulk.resize(n);
+            for (size_t i = 0; i < n; ++i) r.bulk[i] = static_cast<char>(i * 31);
+            break;
+          }
+          case 4:
+            r.payload = std::to_string(caller);
+            break;
+          default:
+            r.status = ENOSYS;
+        }
+        return r;
+      });
   if (!t) {
     std::fprintf(stderr, "transport_peer: %s\n", t.error().ToString().c_str());
     return 1;

@@ -448,7 +448,8 @@ TEST_CASE("a server that is not the node the caller asked for is refused", "[tra
   so.key = TestKey();
   so.serve_tools = true;
   so.listen_host = "127.0.0.1";
-  auto server = StartUcxTransport(so, [](NodeId, uint16_t, std::string_view, std::string_view) { return Response{}; });
+  auto server =
+      StartUcxTransport(so, [](NodeId, uint16_t, std::string_view, std::string_view, ServedOn) { return Response{}; });
   REQUIRE(server.has_value());
   (*server)->SetSelf(5);
   auto client = Client();
@@ -467,7 +468,7 @@ TEST_CASE("a server whose queue is full pushes back, and every call still succee
   so.handler_threads = 1;
   so.max_queued = 2;
   std::atomic<int> served{0};
-  auto server = StartUcxTransport(so, [&](NodeId, uint16_t, std::string_view payload, std::string_view) {
+  auto server = StartUcxTransport(so, [&](NodeId, uint16_t, std::string_view payload, std::string_view, ServedOn) {
     std::this_thread::sleep_for(milliseconds(10));
     served++;
     return Response{0, std::string(payload), {}};
@@ -505,11 +506,12 @@ TEST_CASE("ops served on the driving thread are answered on the progress thread,
   o.listen_host = "127.0.0.1";
   o.handler_threads = 3;
   o.served_on = [](uint16_t op) { return op == 7 ? ServedOn::kDrivingThread : ServedOn::kHandlers; };
-  auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view payload, std::string_view bulk) {
-    std::lock_guard lock(mu);
-    threads[op].insert(std::this_thread::get_id());
-    return Response{0, std::string(payload) + "/" + std::to_string(op), std::string(bulk)};
-  });
+  auto server =
+      StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view payload, std::string_view bulk, ServedOn) {
+        std::lock_guard lock(mu);
+        threads[op].insert(std::this_thread::get_id());
+        return Response{0, std::string(payload) + "/" + std::to_string(op), std::string(bulk)};
+      });
   REQUIRE(server.has_value());
   auto client = Client();
   client->SetPeer(1, "127.0.0.1", (*server)->port());
@@ -553,7 +555,7 @@ TEST_CASE("ops served on their own thread are served while every handler thread 
   o.handler_threads = 2;
   o.max_queued = 1;  // the shared lane is full with one op 8 waiting: the op 9 is not pushed back
   o.served_on = [](uint16_t op) { return op == 9 ? ServedOn::kOwnThread : ServedOn::kHandlers; };
-  auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view, std::string_view) {
+  auto server = StartUcxTransport(o, [&](NodeId, uint16_t op, std::string_view, std::string_view, ServedOn) {
     std::unique_lock lock(mu);
     if (op == 9) {
       released = true;
@@ -591,6 +593,44 @@ TEST_CASE("ops served on their own thread are served while every handler thread 
   std::lock_guard lock(mu);
   CHECK(waiting == 3);
   CHECK_FALSE(eights.count(own));  // a thread of its own
+}
+
+TEST_CASE("a request served on the progress thread that would wait is served again on a handler thread",
+          "[transport]") {
+  // Op 5 is served on the progress thread unless its payload says it would wait: then it answers
+  // kServeOnHandlers, and a handler thread serves it (told so) with the same payload and bulk.
+  std::mutex mu;
+  std::vector<std::pair<ServedOn, std::string>> served;  // where, and what it saw
+  TransportOptions o;
+  o.key = TestKey();
+  o.serve_tools = true;
+  o.listen_host = "127.0.0.1";
+  o.served_on = [](uint16_t op) { return op == 5 ? ServedOn::kDrivingThread : ServedOn::kHandlers; };
+  auto server = StartUcxTransport(o, [&](NodeId, uint16_t, std::string_view payload, std::string_view bulk,
+                                         ServedOn where) {
+    {
+      std::lock_guard lock(mu);
+      served.emplace_back(where, std::string(payload) + "|" + std::string(bulk));
+    }
+    if (payload == "wait" && where == ServedOn::kDrivingThread) return Response{kServeOnHandlers, "not sent", {}};
+    return Response{0, std::string(where == ServedOn::kDrivingThread ? "inline:" : "handler:") + std::string(bulk), {}};
+  });
+  REQUIRE(server.has_value());
+  auto client = Client();
+  client->SetPeer(1, "127.0.0.1", (*server)->port());
+  std::string data = "bulk-bytes";
+  auto quick = client->Call(1, 5, "quick", {data.data(), data.size()}, {});
+  REQUIRE(quick.has_value());
+  CHECK(quick->status == 0);
+  CHECK(quick->payload == "inline:bulk-bytes");
+  auto waits = client->Call(1, 5, "wait", {data.data(), data.size()}, {});
+  REQUIRE(waits.has_value());
+  CHECK(waits->status == 0);
+  CHECK(waits->payload == "handler:bulk-bytes");
+  std::lock_guard lock(mu);
+  REQUIRE(served.size() == 3);
+  CHECK(served[1] == std::make_pair(ServedOn::kDrivingThread, std::string("wait|bulk-bytes")));
+  CHECK(served[2] == std::make_pair(ServedOn::kHandlers, std::string("wait|bulk-bytes")));
 }
 
 // Callers poll the worker themselves for small calls (TransportOptions::poll_spin); large
@@ -647,7 +687,7 @@ TEST_CASE("a transport whose callers drive it keeps serving other nodes", "[tran
   o.serve_tools = true;
   o.listen_host = "127.0.0.1";
   o.deadline = milliseconds(3000);
-  auto node = StartUcxTransport(o, [](NodeId, uint16_t, std::string_view payload, std::string_view) {
+  auto node = StartUcxTransport(o, [](NodeId, uint16_t, std::string_view payload, std::string_view, ServedOn) {
     return Response{0, "node:" + std::string(payload), {}};
   });
   REQUIRE(node.has_value());

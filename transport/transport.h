@@ -39,10 +39,11 @@ struct Response {
   std::string bulk;
 };
 
-// Serves one request (op, payload, bulk) from `caller`: the node id the caller proved at its
-// gate (auth::kNoId for a tool). Runs on a handler thread, where it may block on disk I/O, or
-// for the ops TransportOptions::served_on puts there on the progress thread.
-using Handler = std::function<Response(NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk)>;
+// The status a handler serving on the progress thread (ServedOn::kDrivingThread) answers when
+// the request would have to wait (for another node, or a lock): the request is then served
+// again, from the start, on the handler threads, and nothing of this answer goes out. It must
+// have changed nothing. Any other handler that answers it answers EIO.
+inline constexpr int kServeOnHandlers = -1;
 
 // Where a request is served (TransportOptions::served_on), decided once as it arrives.
 enum class ServedOn {
@@ -58,6 +59,13 @@ enum class ServedOn {
   // all wait for each other would otherwise wait for their deadlines).
   kOwnThread,
 };
+
+// Serves one request (op, payload, bulk) from `caller`: the node id the caller proved at its
+// gate (auth::kNoId for a tool). Runs where `where` says: on a handler thread, where it may block
+// on disk I/O, or for the ops TransportOptions::served_on puts there on the progress thread
+// (which may send it on to the handler threads: kServeOnHandlers).
+using Handler = std::function<Response(NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk,
+                                       ServedOn where)>;
 
 struct TransportOptions {
   std::string listen_host;   // IPv4 address to serve on; empty = client only

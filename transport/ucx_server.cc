@@ -229,10 +229,14 @@ void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* use
 // On the driving thread (from UCX's receive callbacks).
 void Server::Dispatch(std::unique_ptr<Job> job) {
   if (job->where == ServedOn::kDrivingThread) {
-    Response r = handler_(job->caller, job->op, job->payload, job->bulk());
-    completed_++;
-    if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
-    return;
+    Response r = handler_(job->caller, job->op, job->payload, job->bulk(), job->where);
+    if (r.status == kServeOnHandlers) {
+      job->where = ServedOn::kHandlers;  // it would wait: a handler thread serves it again
+    } else {
+      completed_++;
+      if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
+      return;
+    }
   }
   Lane& lane = LaneFor(job->where);
   {
@@ -254,7 +258,8 @@ void Server::HandlerLoop(Lane* lane) {
       lane->jobs.pop_front();
       lane->queued.store(lane->jobs.size(), std::memory_order_relaxed);
     }
-    Response r = handler_(job->caller, job->op, job->payload, job->bulk());
+    Response r = handler_(job->caller, job->op, job->payload, job->bulk(), job->where);
+    if (r.status == kServeOnHandlers) r = Response{EIO, "a handler thread was told to serve elsewhere", {}};
     completed_++;
     auto* shared = new Response(std::move(r));
     Job* raw = job.release();

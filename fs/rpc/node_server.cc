@@ -77,7 +77,8 @@ transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::strin
 }
 
 transport::Handler NodeServer::Handler() {
-  return [this](transport::NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk) {
+  return [this](transport::NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk,
+                transport::ServedOn) {
     NodeService* local = local_.load(std::memory_order_acquire);
     if (local == nullptr) return transport::Response{EIO, "node is starting", {}};
     Coherence* coherence = coherence_.load(std::memory_order_relaxed);
