@@ -98,7 +98,17 @@ constexpr size_t kBatch = 2048;  // invalidations per message
 
 Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeResolver peers, PathTest node_private,
                      size_t capacity, std::chrono::milliseconds catchup_every)
-    : view_(view), table_(hold_ns, clock, capacity), peers_(std::move(peers)), node_private_(std::move(node_private)) {
+    : view_(view),
+      table_(hold_ns, clock, capacity),
+      peers_(std::move(peers)),
+      node_private_(std::move(node_private)),
+      names_(
+          [this](NodeId holder, const std::vector<std::string>& paths) -> Result<std::vector<MadeEntry>> {
+            NodeService* node = holder < view_.nodes && holder != view_.self ? peers_(holder) : nullptr;
+            if (node == nullptr) return Status(EHOSTUNREACH, "no node " + std::to_string(holder) + " to ask");
+            return node->HandOver(paths);
+          },
+          clock) {
   notifier_ = NamedThread("bb-kernel-inval", [this] { NotifyLoop(); });
   if (!table_.active() || catchup_every.count() <= 0) return;
   // Asleep while nothing is owed or given up (an idle daemon wakes for nothing); while a node
@@ -290,89 +300,14 @@ void Coherence::Catchup() {
   }
 }
 
-// ---- CoherentView ----
-
-bool ChangesCachedAttributes(const MetaUpdate& u) {
-  MetaUpdate rest = u;
-  rest.touch_ns.reset();
-  rest.subdirs.reset();
-  rest.if_file_id.reset();
-  return rest != MetaUpdate{};
+void Coherence::SetHandOver(HandOverHook hook) {
+  std::unique_lock lock(hand_over_mu_);
+  hand_over_ = std::move(hook);
 }
 
-Result<Metadata> CoherentView::GetMeta(const std::string& path) {
-  Register(path);  // before the read: a change after it tells this caller
-  return local_->GetMeta(path);
-}
-
-// The names are registered once read, and their entries read again after: an entry that changed
-// between the first read and its registration was told to nobody, and the second read sees the
-// change. Only entries of both reads are returned (each registered before it was read).
-Result<DirAttrPage> CoherentView::ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) {
-  BB_ASSIGN_OR_RETURN(DirAttrPage first, local_->ListAttrs(dir, start_after, limit));
-  std::string base = dir == "/" ? dir : dir + "/";
-  if (first.entries.empty() || !c_->Tracks(caller_, base + first.entries.front().name)) return first;
-  for (const DirAttrEntry& e : first.entries) c_->Register(base + e.name, caller_);
-  BB_ASSIGN_OR_RETURN(DirAttrPage second, local_->ListAttrs(dir, start_after, limit));
-  DirAttrPage out;
-  out.last = first.last;
-  out.end = first.end;
-  auto registered = first.entries.begin();
-  for (DirAttrEntry& e : second.entries) {
-    if (e.name > first.last) break;
-    while (registered != first.entries.end() && registered->name < e.name) ++registered;
-    if (registered != first.entries.end() && registered->name == e.name) out.entries.push_back(std::move(e));
-  }
-  return out;
-}
-
-Status CoherentView::CreateMeta(const std::string& path, const Metadata& md) {
-  Register(path);
-  return local_->CreateMeta(path, md);
-}
-
-// A change registers its caller first, as a read does: its reply is cached too, and a change
-// by another node right after must find the registration.
-Status CoherentView::PutMeta(const std::string& path, const Metadata& md) {
-  Register(path);
-  Status s = local_->PutMeta(path, md);
-  if (s.ok()) c_->Tell({{path, true}}, caller_);
-  return s;
-}
-
-Result<Metadata> CoherentView::UpdateMeta(const std::string& path, const MetaUpdate& update) {
-  // A directory's entry changes, sent by any node, tell nobody and register nothing.
-  if (!ChangesCachedAttributes(update)) return local_->UpdateMeta(path, update);
-  Register(path);
-  auto r = local_->UpdateMeta(path, update);
-  if (r) c_->Tell({{path, false}}, caller_);
-  return r;
-}
-
-Result<Metadata> CoherentView::RemoveMeta(const std::string& path) {
-  auto r = local_->RemoveMeta(path);
-  if (r) c_->Tell({{path, true}}, caller_);
-  return r;
-}
-
-Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::string& to) {
-  Register(to);
-  auto r = local_->MoveMeta(from, to);
-  if (r) c_->Tell({{from, true}, {to, true}}, caller_);
-  return r;
-}
-
-Status CoherentView::DropWorkspace(const std::string& name) {
-  Status s = local_->DropWorkspace(name);
-  // Every node is asked to drop it: each drops the workspace's name (and so everything below
-  // it) from its own kernel.
-  if (s.ok()) c_->ToKernel({{"/" + name, true}});
-  return s;
-}
-
-Status CoherentView::Invalidate(const std::vector<Invalidation>& items) {
-  c_->ToKernel(items);
-  return Status::Ok();
+std::vector<MadeEntry> Coherence::HandOver(const std::vector<std::string>& paths) {
+  std::shared_lock lock(hand_over_mu_);
+  return hand_over_ ? hand_over_(paths) : std::vector<MadeEntry>{};
 }
 
 }  // namespace bb::fs

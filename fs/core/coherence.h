@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "fs/base/clock.h"
+#include "fs/core/name_reservations.h"
 #include "fs/core/node_service.h"
 
 namespace bb::fs {
@@ -203,6 +204,15 @@ class Coherence {
   }
   const CoherenceStats& stats() const { return stats_; }
 
+  // The names this node reserved for others (ReserveName), which every CoherentView settles.
+  NameReservations& names() { return names_; }
+  // What this node made on names other owners reserved for it (its DeferredCreates), which it
+  // hands over when their owner asks (NodeService::HandOver). Set once the file system is up,
+  // and empty before it goes; returns once no call of the previous one runs.
+  using HandOverHook = std::function<std::vector<MadeEntry>(const std::vector<std::string>& paths)>;
+  void SetHandOver(HandOverHook hook);
+  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths);
+
  private:
   // Sends `list` to `node` (its kernel, for this node); on failure the node owes them.
   void TellNode(NodeId node, std::vector<Invalidation> list);
@@ -234,19 +244,35 @@ class Coherence {
   std::condition_variable owed_cv_;
   std::unordered_map<NodeId, std::vector<Invalidation>> owed_;  // nodes that did not answer
   bool stop_ = false;
-  bool wake_ = false;    // a break waits: the thread runs Catchup at once
+  bool wake_ = false;  // a break waits: the thread runs Catchup at once
+  NameReservations names_;
+  std::shared_mutex hand_over_mu_;  // shared while hand_over_ runs
+  HandOverHook hand_over_;
   std::thread catchup_;  // started once everything above is
   std::thread notifier_;
 };
 
 // The local node's store as seen by one caller (see the file comment). `local` and
 // `coherence` must outlive the view.
+//
+// It settles the names this node reserved for other nodes (NameReservations) before it serves a
+// request that reads or changes one, makes one, or lists a directory holding one. A view made
+// with `may_wait` false (for the transport's progress thread) never waits for that: a request
+// that would answers EAGAIN at once, changing nothing, and must_wait() is then true (the request
+// is to be served again on a handler thread).
 class CoherentView final : public NodeService {
  public:
-  CoherentView(NodeService* local, Coherence* coherence, NodeId caller)
-      : local_(local), c_(coherence), caller_(caller) {}
+  CoherentView(NodeService* local, Coherence* coherence, NodeId caller, bool may_wait = true)
+      : local_(local), c_(coherence), caller_(caller), may_wait_(may_wait) {}
+  bool must_wait() const { return must_wait_; }
 
   Result<Metadata> GetMeta(const std::string& path) override;
+  Result<NameLookup> ReserveName(const std::string& path) override;
+  Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
+                                       const std::vector<NameGrant>& released) override;
+  Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) override {
+    return c_->HandOver(paths);
+  }
   Status CreateMeta(const std::string& path, const Metadata& md) override;
   Status PutMeta(const std::string& path, const Metadata& md) override;
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override;
@@ -257,6 +283,7 @@ class CoherentView final : public NodeService {
   }
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override;
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
+    c_->names().SettleBelow(dir, Store());
     return local_->ListDir(dir, start_after, limit);
   }
   Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) override;
@@ -264,11 +291,13 @@ class CoherentView final : public NodeService {
                     std::span<const char> data) override {
     return local_->WriteChunk(file_id, chunk_size, index, offset, data);
   }
-  // The update through this view: it registers and tells as UpdateMeta does.
+  // The update (or the entry made) through this view: it registers and tells as UpdateMeta does,
+  // and settles as MakeEntries does.
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                       uint64_t offset, std::span<const char> data,
-                                                      const std::string& path, const MetaUpdate& update) override {
-    return WriteChunkThenUpdate(*this, file_id, chunk_size, index, offset, data, path, update);
+                                                      const std::string& path, const MetaUpdate& update,
+                                                      const std::optional<Metadata>& make) override {
+    return WriteChunkThenUpdate(*this, file_id, chunk_size, index, offset, data, path, update, make);
   }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
@@ -288,7 +317,10 @@ class CoherentView final : public NodeService {
     return local_->PutWorkspace(name, spec, root);
   }
   Status DropWorkspace(const std::string& name) override;
-  Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) override { return local_->PurgeTree(dir, limit); }
+  Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) override {
+    c_->names().SettleBelow(dir, Store());
+    return local_->PurgeTree(dir, limit);
+  }
   Status RemoveFiles(const std::vector<uint64_t>& file_ids) override { return local_->RemoveFiles(file_ids); }
   Status Invalidate(const std::vector<Invalidation>& items) override;
 
@@ -296,10 +328,30 @@ class CoherentView final : public NodeService {
   void Register(const std::string& path) {
     if (c_->Tracks(caller_, path)) c_->Register(path, caller_);
   }
+  // Stores what a holder hands over (NameReservations::Store).
+  NameReservations::Store Store() {
+    return [this](NodeId holder, const MadeEntry& e) { StoreHandedOver(holder, e); };
+  }
+  void StoreHandedOver(NodeId holder, const MadeEntry& e);
+  // Settles `path` for a read or change (kRead); false (EAGAIN to answer) where it may not wait.
+  bool SettleRead(const std::string& path);
+  // Runs `make`, a write that makes `path`, once no other node's reservation of it stands.
+  template <typename Make>
+  auto Making(const std::string& path, Make make) {
+    for (;;) {
+      c_->names().Settle(path, caller_, NameReservations::Intent::kMake, Store());
+      auto lock = c_->names().Lock(path);
+      if (c_->names().Claim(path, caller_)) return make();
+    }
+  }
+  // One entry of MakeEntries.
+  int MakeOne(const MadeEntry& e);
 
   NodeService* const local_;
   Coherence* const c_;
   const NodeId caller_;
+  const bool may_wait_;
+  bool must_wait_ = false;
 };
 
 // Whether an update changes what a kernel may hold of the entry (anything but a directory's

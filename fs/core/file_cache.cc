@@ -54,7 +54,7 @@ void FileSystem::BoundDirAttributes(const Inode& inode, Entry* e) const {
 }
 
 Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns,
-                                        bool* ahead) {
+                                        bool* ahead, bool reserve) {
   *asked_ns = clock_->MonotonicNs();
   *ahead = false;
   if (auto hit = statahead_.Take(path, *asked_ns)) {
@@ -62,7 +62,24 @@ Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayou
     *ahead = true;
     return std::move(hit->md);
   }
-  return MetaOwner(layout, path)->GetMeta(path);
+  // A name reserved for this node is absent, or holds the entry made here, until its owner asks
+  // for it back (which takes the reservation): answered without asking, and as fresh as a
+  // read-ahead (no read-ahead of its own).
+  Metadata made;
+  switch (deferred_->Find(path, &made)) {
+    case DeferredCreates::Known::kAbsent:
+      return Status(ENOENT, path);
+    case DeferredCreates::Known::kMade:
+      *ahead = true;
+      return made;
+    case DeferredCreates::Known::kNothing:
+      break;
+  }
+  if (!reserve) return MetaOwner(layout, path)->GetMeta(path);
+  BB_ASSIGN_OR_RETURN(NameLookup found, MetaOwner(layout, path)->ReserveName(path));
+  if (found.entry) return std::move(*found.entry);
+  if (found.grant != 0) deferred_->Granted(path, layout.MetaNode(path), found.grant);
+  return Status(ENOENT, path);
 }
 
 void FileSystem::ReadAhead(const std::string& path, const PathLayout& layout) {

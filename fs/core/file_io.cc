@@ -13,6 +13,7 @@
 #include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
+#include "fs/core/path.h"
 #include "fs/core/write_behind.h"
 
 namespace bb::fs {
@@ -77,10 +78,18 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
   // (that none of 16 * nodes tries suits has a chance below e^-16).
   BB_ASSIGN_OR_RETURN(
       uint64_t id, ids_->NextWhere([&](uint64_t id) { return layout.SuitsNewFile(id, path); }, 16 * layout.view.nodes));
-  auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id));
+  const std::string_view dir = ParentPath(path);
+  const int64_t now = clock_->MonotonicNs();
+  bool small = options_.small_file_streams && c.pid > 0 && streams_.ExpectSmall(c.pid, dir, now);
+  auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id), /*may_defer=*/true);
   Entry entry;
   if (created) {
     entry = *created;
+    if (c.pid > 0) streams_.Created(c.pid, dir, now);
+    // Made here on a reserved name: its writes must go through, the entry being this node's to
+    // publish (and to send with the first write).
+    Metadata made;
+    small = small || deferred_->Find(path, &made) == DeferredCreates::Known::kMade;
   } else {
     if (created.error().code() != EEXIST || (flags & O_EXCL)) return created.error();
     // Lost a race with another creator (or the kernel's lookup was stale): open what is there.
@@ -104,6 +113,8 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
   auto inode = FindInode(entry.ino);
   if (!inode) return inode.error();
   OpenFile* file = OpenWith(std::move(*inode), entry.md, flags, c.pid);
+  file->made = created.has_value();
+  file->write_through = file->made && small;
   if (file->profiled) profiles_.Opened(file->profiled, file->path, entry.md.file_id, c.pid, clock_->WallNs());
   return std::make_pair(entry, file);
 }
@@ -213,11 +224,13 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   // O_SYNC includes the O_DSYNC bit. An append to a file other nodes share is written through:
   // its range is published when it is handed out, so its data must be there before the reply.
   const bool shared_append = (file->flags & O_APPEND) && !file->node_private;
-  const bool behind = behind_->enabled() && !(file->flags & (O_DSYNC | O_DIRECT)) && !shared_append;
+  const bool behind =
+      behind_->enabled() && !(file->flags & (O_DSYNC | O_DIRECT)) && !shared_append && !file->write_through;
   BB_ASSIGN_OR_RETURN(WriteStart start, StartWrite(file, offset, data.size(), behind, shared_append));
   const Metadata& md = start.md;
   const uint64_t seq = start.seq;
   offset = start.offset;
+  if (file->made) NoteWriteOfMade(file, offset, data.size(), md.chunk_size);
   if (shared_append) {
     BB_ASSIGN_OR_RETURN(offset, ReserveAppend(file->inode, data.size()));
   }
@@ -260,8 +273,15 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     profiles_.Accessed(file->profiled, md.file_id, true, offset, data.size(), (file->flags & O_APPEND) != 0, file->pid,
                        now);
   }
-  if (publish) BB_RETURN_IF_ERROR(PublishSize(file->inode));
+  BB_RETURN_IF_ERROR(file->write_through ? PublishThrough(file) : publish ? PublishSize(file->inode) : Status::Ok());
   return data.size();
+}
+
+void FileSystem::NoteWriteOfMade(OpenFile* file, uint64_t offset, uint64_t length, uint64_t chunk_size) {
+  if (file->large.load(std::memory_order_relaxed)) return;
+  bool large = offset + length > chunk_size ||
+               file->writes.fetch_add(1, std::memory_order_relaxed) + 1 > CreateStreams::kMaxSmallWrites;
+  if (large && !file->large.exchange(true)) streams_.Large(file->pid, ParentPath(file->path), clock_->MonotonicNs());
 }
 
 Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length) {
@@ -310,6 +330,7 @@ Status FileSystem::Fsync(OpenFile* file) {
   Count(FsOp::kFsync);
   if (file->profiled) profiles_.Synced(file->profiled, file->inode->ino, clock_->WallNs());
   BB_RETURN_IF_ERROR(WriteBehind::Wait(*file->inode, true));
+  BB_RETURN_IF_ERROR(deferred_->SendNow(file->path));  // an entry made here: durable at its owner too
   BB_RETURN_IF_ERROR(PublishSize(file->inode));
   Inode& inode = *file->inode;
   std::set<NodeId> nodes;

@@ -67,9 +67,13 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
   along->update.grow_to = std::max(known_size, offset + length);
   along->update.mtime_ns = along->update.ctime_ns = clock_->WallNs();
   along->update.if_file_id = md.file_id;
+  // An entry made here that waits for its owner goes with it (the owner makes it, with the size).
+  along->make = deferred_->Take(path, md.file_id, along->update);
   int64_t asked_ns = clock_->MonotonicNs();
   uint64_t since = ToldSeq();
-  along->taken = [this, inode = file->inode, path, asked_ns, since, seq](std::optional<Metadata> entry) {
+  along->taken = [this, inode = file->inode, path, asked_ns, since, seq, file_id = md.file_id,
+                  made = along->make.has_value()](const Status& sent, std::optional<Metadata> entry) {
+    if (made) deferred_->Taken(path, file_id, sent.ok());  // else the next batch sends it
     Changed(path);
     if (!entry) return;  // published the usual way
     bool told = ToldSince(path, since);
@@ -111,6 +115,25 @@ Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, 
   inode->meta = md;
   inode->size = std::max(inode->size, md.size);
   return md.size - length;
+}
+
+Status FileSystem::PublishThrough(OpenFile* file) {
+  Inode& inode = *file->inode;
+  MetaUpdate u;
+  uint64_t file_id;
+  {
+    std::lock_guard lock(inode.mu);
+    if (!inode.size_dirty) return Status::Ok();
+    u.grow_to = inode.size;
+    u.mtime_ns = u.ctime_ns = inode.dirty_mtime_ns;
+    file_id = inode.meta.file_id;
+  }
+  // Made here and not yet at its owner: the entry waiting here takes the size, no request.
+  if (!deferred_->Update(file->path, file_id, u)) return PublishSize(file->inode);
+  std::lock_guard lock(inode.mu);
+  ApplyUpdate(u, &inode.meta);
+  if (inode.size <= *u.grow_to) inode.size_dirty = false;  // else a later write publishes it
+  return Status::Ok();
 }
 
 }  // namespace bb::fs

@@ -45,6 +45,14 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
   dir_changes_ = std::make_unique<DirChanges>(
       [this](const std::string& dir, const DirChanges::Change& c) { SendDirChange(dir, c); },
       std::chrono::milliseconds(options_.dir_change_ms));
+  deferred_ = std::make_unique<DeferredCreates>(
+      [this](NodeId owner, const std::vector<MadeEntry>& made,
+             const std::vector<NameGrant>& released) -> Result<std::vector<int>> {
+        if (owner >= router_->view().nodes) return Status(EHOSTUNREACH, "no node " + std::to_string(owner));
+        if (stats_) stats_->Meta(owner);
+        return nodes_(owner)->MakeEntries(made, released);
+      },
+      std::chrono::milliseconds(options_.deferred_create_ms), kMaxDeferredCreates, clock_);
 }
 
 // Writes behind that carry a size tell this object when they are done (SizeAlong::taken).
@@ -75,6 +83,14 @@ NodeService* FileSystem::ListService(NodeId n) const {
 }
 
 bool FileSystem::KeepCache(const OpenFile* file) { return file->node_private; }
+
+bool FileSystem::WritesThrough(const OpenFile* file) { return file->write_through; }
+
+bool FileSystem::Reserves(const std::string& path, const PathLayout& layout, pid_t pid) const {
+  if (!options_.small_file_streams || pid <= 0 || layout.replicated || layout.node_private()) return false;
+  return layout.MetaNode(path) != self_ && deferred_->HasRoom() &&
+         streams_.ExpectSmall(pid, ParentPath(path), clock_->MonotonicNs());
+}
 
 Status FileSystem::Init(const Caller& owner) {
   Metadata md = NewMeta(FileType::kDirectory, 0755, owner, kRootFileId);
@@ -175,7 +191,7 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   return md;
 }
 
-Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
+Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t pid) {
   Count(FsOp::kLookup);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
   std::string profiled = Profiled(path);
@@ -184,7 +200,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name) {
   int64_t asked_ns;
   bool ahead;
   uint64_t since = ToldSeq();
-  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead));
+  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead, Reserves(path, layout, pid)));
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
@@ -298,11 +314,17 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
   return CreateEntryAt(path, router_->Resolve(path), std::move(md));
 }
 
-Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md) {
+Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md,
+                                        bool may_defer) {
   ApplyLayout(&md, layout);
   int64_t asked_ns = clock_->MonotonicNs();
   uint64_t since = ToldSeq();
-  BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
+  // On a name its owner reserved for this node, the entry is made here and goes to the owner
+  // later (DeferredCreates); else a right this node holds goes with the owner's make.
+  if (!may_defer || !deferred_->Make(path, md)) {
+    deferred_->Forget(path);
+    BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
+  }
   NoteDirChange(path, md.type == FileType::kDirectory ? 1 : 0);
   if (profiles_.active()) {
     profiles_.Created(layout.domain, path, md.file_id, md.type == FileType::kDirectory, 0, clock_->WallNs());

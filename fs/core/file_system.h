@@ -61,6 +61,8 @@
 #include "fs/base/status.h"
 #include "fs/core/chunk_removals.h"
 #include "fs/core/chunking.h"
+#include "fs/core/create_streams.h"
+#include "fs/core/deferred_creates.h"
 #include "fs/core/dir_changes.h"
 #include "fs/core/file_id_allocator.h"
 #include "fs/core/node_service.h"
@@ -76,6 +78,8 @@ namespace bb::fs {
 inline constexpr uint32_t kLinkMax = 65000;
 // Removed files whose chunks wait to be freed behind their unlink (chunk_removals.h), at most.
 inline constexpr size_t kMaxChunkRemovals = 65536;
+// Reserved names and entries made on them waiting here (deferred_creates.h), at most.
+inline constexpr size_t kMaxDeferredCreates = 65536;
 
 struct FileSystemOptions {
   uint32_t chunk_size = kDefaultChunkSize;
@@ -101,6 +105,13 @@ struct FileSystemOptions {
   // How long the removal of a removed small file's chunk on another node waits here to go with
   // others to that node (fs/core/chunk_removals.h); 0: only at statfs and at stop.
   uint32_t chunk_removal_ms = 5;
+  // Streams of small files (fs/core/create_streams.h): their names reserved at lookup and their
+  // entries made here (fs/core/deferred_creates.h), their writes through and their close sending
+  // nothing. Reservations need the owners' callbacks (attr_cache_ns > 0).
+  bool small_file_streams = true;
+  // How long entries made here on reserved names wait to go to their owners together (those
+  // not sent with their file's first write); 0: only at fsync, when asked for, and at stop.
+  uint32_t deferred_create_ms = 20;
   // Where those removals are kept until their node confirmed them (this node's MetaStore;
   // must outlive the file system): none is lost to a killed daemon or a node that was down.
   // Null: kept in memory only.
@@ -194,7 +205,9 @@ class FileSystem {
   // Forget drops `n` of them.
   // Lookup: the entry `name` of directory `parent`. ENOENT when absent (or `parent` was
   // removed); EINVAL for a name that cannot be one ("", ".", "..", with '/'); ENAMETOOLONG.
-  Result<Entry> Lookup(uint64_t parent, const std::string& name);
+  // `pid`, the process looking, when known: a stream of small files has absent names reserved
+  // (CreateStreams).
+  Result<Entry> Lookup(uint64_t parent, const std::string& name, pid_t pid = 0);
   void Forget(uint64_t ino, uint64_t n);
   // The entry with the size and times this node's own unpublished writes give it. ENOENT when
   // it was removed elsewhere.
@@ -212,6 +225,9 @@ class FileSystem {
   Result<Entry> Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c);
   // Sends the directory changes this node still holds (dir_changes.h) to their owners now.
   void SendDirChanges() { dir_changes_->FlushAll(); }
+  // Sends the entries made here on reserved names (deferred_creates.h) to their owners now, and
+  // gives up the reservations unused for deferred_create_ms; returns the first error.
+  Status SendDeferredCreates() { return deferred_->Flush(); }
   Result<Entry> Symlink(uint64_t parent, const std::string& name, const std::string& target, const Caller& c);
   // The target of a symlink; EINVAL for any other type.
   Result<std::string> Readlink(uint64_t ino);
@@ -280,6 +296,14 @@ class FileSystem {
 
   // True when the kernel may keep `file`'s pages cached across opens (node-private data).
   static bool KeepCache(const OpenFile* file);
+  // True when every write of `file` is stored and published before it returns, so its close has
+  // nothing to send (the kernel then sends no FLUSH): a file of a stream of small files.
+  static bool WritesThrough(const OpenFile* file);
+
+  // The owner of names reserved for this node asks for them back (NodeService::HandOver).
+  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths) { return deferred_->HandOver(paths); }
+  DeferredCreates::Counters DeferredCounters() const { return deferred_->counters(); }
+  size_t DeferredWaiting() const { return deferred_->waiting(); }
 
   // The inodes this node's kernel may hold for `path` (cache invalidation, coherence.h).
   KernelInodes KernelInodesOf(const std::string& path) const;
@@ -322,7 +346,9 @@ class FileSystem {
   void ReadAhead(const std::string& path, const PathLayout& layout);
   // GetMeta of `path` at its owner, or the entry statahead read ahead; `asked_ns` is when the
   // owner read it, `ahead` whether it came from statahead.
-  Result<Metadata> LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns, bool* ahead);
+  // `reserve`: an absent name is reserved for this node (ReserveName).
+  Result<Metadata> LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns, bool* ahead,
+                              bool reserve = false);
   // REQUIRES inode.mu. `md` with this node's writes not yet published (size, times).
   static void OverlayUnpublished(const Inode& inode, Metadata* md);
   // REQUIRES inode.mu. The attributes in inode.meta, read from the owner by a request sent at
@@ -339,7 +365,16 @@ class FileSystem {
   uint64_t ToldSeq() const { return told_seq_.load(std::memory_order_acquire); }
   bool ToldSince(const std::string& path, uint64_t since) const;
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
-  Result<Entry> CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md);
+  // `may_defer`: a regular file made here when this node holds its name (DeferredCreates).
+  Result<Entry> CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md, bool may_defer = false);
+  // Whether a lookup of `path` by `pid` asks its owner to reserve the name when absent.
+  bool Reserves(const std::string& path, const PathLayout& layout, pid_t pid) const;
+  // After a write of `file` that goes through (WritesThrough): its size reaches its entry, waiting
+  // here (DeferredCreates) or at its owner.
+  Status PublishThrough(OpenFile* file);
+  // A write of [offset, offset + length) to a file made by its opener: notes a stream's file
+  // that turned out large (CreateStreams).
+  void NoteWriteOfMade(OpenFile* file, uint64_t offset, uint64_t length, uint64_t chunk_size);
   // What a write starts from: the file's metadata, its offset (an O_APPEND write's, reserved on a
   // node-private file), the size while nothing of it is unpublished or on its way, and the
   // write's number (Inode::writes). Reports an earlier write behind's error.
@@ -427,6 +462,7 @@ class FileSystem {
 
   Profiles profiles_;
   Statahead statahead_;
+  CreateStreams streams_;
 
   mutable std::mutex table_mu_;  // guards inodes_, by_path_ and every Inode's path/nlookup/open_count
   std::unordered_map<uint64_t, std::shared_ptr<Inode>> inodes_;
@@ -443,6 +479,7 @@ class FileSystem {
   // Last: their destructors send what is pending, through everything above.
   std::unique_ptr<ChunkRemovals> removals_;
   std::unique_ptr<DirChanges> dir_changes_;
+  std::unique_ptr<DeferredCreates> deferred_;
 };
 
 }  // namespace bb::fs

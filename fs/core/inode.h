@@ -58,6 +58,12 @@ struct OpenFile {
   // process's).
   std::shared_ptr<ProfileWorkspace> profiled;
   pid_t pid = 0;
+  // Made by this open in a stream of small files (CreateStreams): its writes go through
+  // (FileSystem::WritesThrough), and it tells the stream when it turns out large.
+  bool made = false;
+  bool write_through = false;
+  std::atomic<uint32_t> writes{0};
+  std::atomic<bool> large{false};
 };
 
 struct DirHandle {

@@ -36,6 +36,25 @@ class LocalNodeService final : public NodeService {
     return Decode(path, value);
   }
 
+  Result<NameLookup> ReserveName(const std::string& path) override {
+    auto md = GetMeta(path);
+    if (md) return NameLookup{std::move(*md), 0};
+    if (md.error().code() != ENOENT) return md.error();
+    // Reserves nothing itself: says whether its entry would fit (a deferred create is not refused later for space).
+    return NameLookup{std::nullopt, CheckSpace().ok() ? 1u : 0u};
+  }
+
+  Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made, const std::vector<NameGrant>&) override {
+    std::vector<int> out;
+    out.reserve(made.size());
+    for (const MadeEntry& e : made) out.push_back(MakeEntry(e).code());
+    return out;
+  }
+
+  Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>&) override {
+    return std::vector<MadeEntry>{};  // holds no reservation of another node
+  }
+
   Status CreateMeta(const std::string& path, const Metadata& md) override {
     CountMeta();
     BB_RETURN_IF_ERROR(CheckSpace());
@@ -147,8 +166,9 @@ class LocalNodeService final : public NodeService {
   }
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                       uint64_t offset, std::span<const char> data,
-                                                      const std::string& path, const MetaUpdate& update) override {
-    return WriteChunkThenUpdate(*this, file_id, chunk_size, index, offset, data, path, update);
+                                                      const std::string& path, const MetaUpdate& update,
+                                                      const std::optional<Metadata>& make) override {
+    return WriteChunkThenUpdate(*this, file_id, chunk_size, index, offset, data, path, update, make);
   }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                            std::span<char> buf) override {
@@ -257,6 +277,15 @@ class LocalNodeService final : public NodeService {
   }
 
  private:
+  // CreateMeta, where an entry of the same file already there (sent again after a failed
+  // request, or stored from a hand-over) counts as made.
+  Status MakeEntry(const MadeEntry& e) {
+    Status s = CreateMeta(e.path, e.md);
+    if (s.code() != EEXIST) return s;
+    auto have = GetMeta(e.path);
+    return have && have->file_id == e.md.file_id ? Status::Ok() : s;
+  }
+
   void CountMeta() {
     if (options_.stats) options_.stats->served().meta_ops.fetch_add(1, std::memory_order_relaxed);
   }
@@ -329,8 +358,17 @@ Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::str
 
 Result<std::optional<Metadata>> WriteChunkThenUpdate(NodeService& s, uint64_t file_id, uint64_t chunk_size,
                                                      uint64_t index, uint64_t offset, std::span<const char> data,
-                                                     const std::string& path, const MetaUpdate& update) {
+                                                     const std::string& path, const MetaUpdate& update,
+                                                     const std::optional<Metadata>& make) {
   BB_RETURN_IF_ERROR(s.WriteChunk(file_id, chunk_size, index, offset, data));
+  if (make) {
+    // The data first: an entry, once there, names data that is there.
+    BB_ASSIGN_OR_RETURN(std::vector<int> made, s.MakeEntries({{path, *make}}, {}));
+    int code = made.empty() ? EIO : made.front();
+    if (code == 0) return std::optional<Metadata>(*make);
+    if (code == EEXIST) (void)s.RemoveChunks(file_id);  // the name is another file's: this one has no name
+    return Status(code, path + ": the entry made with the file's first write was refused");
+  }
   if (!update.if_file_id) return std::optional<Metadata>();  // only ever for the file's own entry
   auto md = s.UpdateMeta(path, update);
   if (!md) return std::optional<Metadata>();

@@ -107,6 +107,32 @@ struct Invalidation {
   bool operator==(const Invalidation&) const = default;
 };
 
+// An entry a node made without asking its owner, on a name the owner reserved for it
+// (fs/core/deferred_creates.h), as it goes to the owner: with a batch (MakeEntries), with the
+// file's first write (WriteChunkAndUpdate), or handed over when the owner asks (HandOver;
+// `in_flight`: a request carrying it is on its way too, and the owner then takes that one as
+// its data and size only).
+struct MadeEntry {
+  std::string path;
+  Metadata md;
+  bool in_flight = false;
+  bool operator==(const MadeEntry&) const = default;
+};
+
+// A reservation a node gives up (MakeEntries): the name and the grant the owner gave it.
+struct NameGrant {
+  std::string path;
+  uint64_t grant = 0;
+  bool operator==(const NameGrant&) const = default;
+};
+
+// What ReserveName found: the entry, or its absence — with the name reserved for the caller when
+// `grant` is not 0.
+struct NameLookup {
+  std::optional<Metadata> entry;
+  uint64_t grant = 0;
+};
+
 struct SpaceStats {
   uint64_t block_size = 4096;
   uint64_t total_blocks = 0;
@@ -120,6 +146,13 @@ class NodeService {
 
   // Metadata of `path`; ENOENT when absent.
   virtual Result<Metadata> GetMeta(const std::string& path) = 0;
+  // GetMeta, but an absent name is not ENOENT: it is reserved for the caller, who may then make
+  // it without asking (fs/core/deferred_creates.h) until it makes it here, gives it up
+  // (MakeEntries) or is asked for it back (HandOver), which the owner does before anyone else
+  // reads or changes the name or lists its directory. Through a CoherentView the caller is the
+  // node it serves; the bare local service reserves nothing, and its grant 1 says only that the
+  // name could be reserved (there is room for its entry).
+  virtual Result<NameLookup> ReserveName(const std::string& path) = 0;
   // Stores a new entry; EEXIST when `path` exists; ENOSPC when the store is full.
   virtual Status CreateMeta(const std::string& path, const Metadata& md) = 0;
   // Stores `md` at `path`, replacing any entry there.
@@ -148,6 +181,15 @@ class NodeService {
   // entry listed, as for GetMeta (fs/core/coherence.h).
   virtual Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) = 0;
 
+  // Stores the entries the caller made on names reserved for it (each as CreateMeta would; an
+  // entry of the same file already there counts as made), and ends the reservations in
+  // `released`. Returns one errno per entry (0: made; EEXIST: the name holds another file).
+  virtual Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
+                                               const std::vector<NameGrant>& released) = 0;
+  // The owner of names reserved for this node asks for them back: returns the entries this node
+  // made on them, and this node gives up the rest.
+  virtual Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) = 0;
+
   // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
   virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                             std::span<const char> data) = 0;
@@ -155,10 +197,13 @@ class NodeService {
   // chunk and the entry (a small file's data and its size). REQUIRES: update.if_file_id. Returns
   // the entry after the update, or nullopt when the data was written but the entry not updated
   // (another file's, a name, absent, or the update failed: the caller publishes the usual way);
-  // the write's error otherwise (nothing updated).
+  // the write's error otherwise (nothing updated). With `make` (an entry the caller made on a
+  // name reserved for it, MakeEntries), the entry is made as `make` with `update` applied, and
+  // the chunk written first; EEXIST (nothing written) when the name holds another file.
   virtual Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                               uint64_t offset, std::span<const char> data,
-                                                              const std::string& path, const MetaUpdate& update) = 0;
+                                                              const std::string& path, const MetaUpdate& update,
+                                                              const std::optional<Metadata>& make = std::nullopt) = 0;
   // Bytes filled at `offset` of the chunk (short or 0 = hole; the caller zero-fills).
   virtual Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                                    std::span<char> buf) = 0;
@@ -188,10 +233,12 @@ class NodeService {
 };
 
 // WriteChunkAndUpdate as `s`'s own WriteChunk and UpdateMeta, one after the other (what the
-// services that hold both do).
+// services that hold both do); with `make`, WriteChunk then MakeEntries (the update applied to
+// the entry), the chunk removed again when the entry was refused.
 Result<std::optional<Metadata>> WriteChunkThenUpdate(NodeService& s, uint64_t file_id, uint64_t chunk_size,
                                                      uint64_t index, uint64_t offset, std::span<const char> data,
-                                                     const std::string& path, const MetaUpdate& update);
+                                                     const std::string& path, const MetaUpdate& update,
+                                                     const std::optional<Metadata>& make = std::nullopt);
 
 // RemoveFile as `s`'s own RemoveMeta and RemoveChunks, one after the other.
 Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::string& path, uint64_t file_id);

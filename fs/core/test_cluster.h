@@ -109,6 +109,11 @@ struct Cluster {
       resolve = [this, i](NodeId id) { return static_cast<NodeService*>(members[id].as[i].get()); };
     }
     m.fs = std::make_unique<FileSystem>(options, m.router.get(), resolve, m.ids.get(), &clock, m.stats.get());
+    if (m.coherence) {
+      m.coherence->SetHandOver([this, i](const std::vector<std::string>& paths) {
+        return members[i].fs ? members[i].fs->HandOver(paths) : std::vector<MadeEntry>{};
+      });
+    }
   }
   bool coherent() const { return options.attr_cache_ns > 0; }
 

@@ -45,10 +45,11 @@ uint64_t AddExtent(Extents& extents, uint64_t offset, std::span<const char> data
 
 Status WriteWithSize(NodeService* node, uint64_t file_id, uint64_t chunk_size, const ChunkSpan& span,
                      std::span<const char> bytes, const SizeAlong& size) {
-  auto r =
-      node->WriteChunkAndUpdate(file_id, chunk_size, span.index, span.offset_in_chunk, bytes, size.path, size.update);
-  size.taken(r ? std::move(*r) : std::nullopt);
-  return r.status();
+  auto r = node->WriteChunkAndUpdate(file_id, chunk_size, span.index, span.offset_in_chunk, bytes, size.path,
+                                     size.update, size.make);
+  Status sent = r.status();
+  size.taken(sent, r ? std::move(*r) : std::nullopt);
+  return sent;
 }
 
 WriteBehind::WriteBehind(uint64_t limit, FanOut* fan_out) : limit_(limit), fan_out_(fan_out), pool_(limit) {}

@@ -39,13 +39,16 @@ class FanOut;
 struct Inode;
 
 // What a write behind may carry besides its data: its file's size, to the node that holds both
-// the chunk and the file's entry (NodeService::WriteChunkAndUpdate). `taken` runs on the helper
-// thread with that node's answer (the entry after the update, or nullopt: not taken, or the
-// write failed), holding no lock, before the chunk counts as arrived.
+// the chunk and the file's entry (NodeService::WriteChunkAndUpdate), and the entry itself when it
+// was made on this node and waits to go to its owner (`make`, deferred_creates.h). `taken` runs on
+// the helper thread with that node's answer (the request's status, and the entry after the update,
+// or nullopt: not taken, or the write failed), holding no lock, before the chunk counts as
+// arrived.
 struct SizeAlong {
   std::string path;
   MetaUpdate update;
-  std::function<void(std::optional<Metadata> entry)> taken;
+  std::optional<Metadata> make;
+  std::function<void(const Status& sent, std::optional<Metadata> entry)> taken;
 };
 // Writes the chunk with its size to `node` and tells `size.taken`; returns the write's status.
 Status WriteWithSize(NodeService* node, uint64_t file_id, uint64_t chunk_size, const ChunkSpan& span,

@@ -126,6 +126,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
           {"invalidations", CoherenceJson()},
           {"statahead", StataheadJson()},
           {"chunk_removals", ChunkRemovalsJson()},
+          {"small_files", SmallFilesJson()},
           {"qos", QosJson()}};
 }
 
@@ -174,6 +175,25 @@ json Daemon::ChunkRemovalsJson() {
   ChunkRemovals::Counters c = fs_->ChunkRemovalCounters();
   return {
       {"behind", c.noted}, {"batches", c.batches}, {"failed", c.failed}, {"retrying", fs_->ChunkRemovalsRetrying()}};
+}
+
+json Daemon::SmallFilesJson() {
+  DeferredCreates::Counters d = fs_->DeferredCounters();
+  NameReservations::Counters r = coherence_->names().counters();
+  return {{"made_here", d.made},
+          {"with_first_write", d.with_write},
+          {"batches", d.batches},
+          {"handed_over", d.handed_over},
+          {"rights_released", d.released},
+          {"lost", d.lost},
+          {"retried", d.retried},
+          {"rights_taken", d.granted},
+          {"waiting", fs_->DeferredWaiting()},
+          {"reserved_for_others", r.granted},
+          {"settled", r.settled},
+          {"stored_from_hand_over", r.handed_over},
+          {"hand_overs_failed", r.recall_failed},
+          {"reservations_held", r.held}};
 }
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {

@@ -37,7 +37,8 @@ Daemon::~Daemon() {
   if (coherence_) coherence_->Stop();  // its thread calls other nodes through remotes_
   control_.reset();
   metrics_.reset();
-  StopQos();  // runs what still waits, while the file system is there
+  StopQos();                                         // runs what still waits, while the file system is there
+  if (coherence_) coherence_->SetHandOver(nullptr);  // before the file system goes
   fs_.reset();
   transport_.reset();  // stops serving before the stores go
   remotes_.clear();
@@ -133,6 +134,8 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   fo.chunk_removal_journal = meta_.get();
   fs_ = std::make_unique<FileSystem>(
       fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());
+  // Owners of names reserved for this node ask for what it made on them (deferred_creates.h).
+  coherence_->SetHandOver([fs = fs_.get()](const std::vector<std::string>& paths) { return fs->HandOver(paths); });
   // Another node may still be starting: retry creating the root for a while.
   Status init;
   for (int i = 0; i < 100; ++i) {

@@ -76,6 +76,7 @@ class Daemon {
   nlohmann::json CoherenceJson();  // invalidations sent, failed and received; callbacks held
   nlohmann::json StataheadJson();  // read-aheads made, entries they brought, lookups they answered
   nlohmann::json ChunkRemovalsJson();
+  nlohmann::json SmallFilesJson();
   nlohmann::json
   PeersJson();  // the transport's counters per peer  // files freed behind their unlink, requests, failures
 

@@ -9,7 +9,7 @@ constexpr auto kMeta = qos::Class::kMetadata;
 
 void Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Admit(req, kMeta, 1, [req, parent, name = std::string(name)] {
-    auto e = Ctx(req).fs->Lookup(parent, name);
+    auto e = Ctx(req).fs->Lookup(parent, name, CallerOf(req).pid);
     if (!e) return ReplyError(req, e.error(), "lookup");
     ReplyEntry(req, *e);
   });

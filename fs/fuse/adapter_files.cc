@@ -19,6 +19,9 @@ void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fu
           if (!r) return ReplyError(req, r.error(), "create");
           SetFileHandle(&info, r->second);
           info.keep_cache = FileSystem::KeepCache(r->second) && Ctx(req).options.private_cache_timeout > 0;
+          // Every write of a file of a stream of small files goes through: its close has nothing
+          // to send (no FLUSH: FOPEN_NOFLUSH).
+          info.noflush = FileSystem::WritesThrough(r->second);
           // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
           // the end: its page cache would hold them at the wrong offset.
           if ((info.flags & O_APPEND) && !FileSystem::KeepCache(r->second)) info.direct_io = 1;

@@ -13,6 +13,19 @@ class RemoteNodeService final : public NodeService {
       : t_(t), node_(node), deadline_(d) {}
 
   Result<Metadata> GetMeta(const std::string& path) override { return Meta<rpc::GetMeta>({path}); }
+  Result<NameLookup> ReserveName(const std::string& path) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::ReserveName>({path}));
+    return rpc::ReserveName::DecodeReply(r.payload);
+  }
+  Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
+                                       const std::vector<NameGrant>& released) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::MakeEntries>({made, released}));
+    return rpc::MakeEntries::DecodeReply(r.payload, made.size());
+  }
+  Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::HandOver>({paths}));
+    return rpc::HandOver::DecodeReply(r.payload, paths);
+  }
   Status CreateMeta(const std::string& path, const Metadata& md) override {
     return Call<rpc::CreateMeta>({path, EncodeMetadata(md)}).status();
   }
@@ -45,9 +58,13 @@ class RemoteNodeService final : public NodeService {
   }
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                       uint64_t offset, std::span<const char> data,
-                                                      const std::string& path, const MetaUpdate& u) override {
+                                                      const std::string& path, const MetaUpdate& u,
+                                                      const std::optional<Metadata>& make) override {
     BB_ASSIGN_OR_RETURN(
-        auto r, Call<rpc::WriteChunkAndUpdate>({{file_id, chunk_size, index, offset}, path, EncodeUpdate(u)}, data));
+        auto r,
+        Call<rpc::WriteChunkAndUpdate>(
+            {{file_id, chunk_size, index, offset}, path, EncodeUpdate(u), make ? EncodeMetadata(*make) : std::string()},
+            data));
     return rpc::WriteChunkAndUpdate::DecodeReply(r.payload);
   }
   Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,

@@ -149,7 +149,15 @@ Response WriteChunkAndUpdate::Serve(NodeService& s, const Request& q, std::strin
   MetaUpdate u = DecodeUpdate(ur);
   if (Status st = ur.Finish("update fields"); !st.ok()) return Error(st);
   if (!u.if_file_id) return Refuse("write and update: an update that names no file");
-  auto md = s.WriteChunkAndUpdate(c.file_id, c.chunk_size, c.index, c.offset, {bulk.data(), bulk.size()}, q.path, u);
+  std::optional<Metadata> make;
+  if (!q.make.empty()) {
+    auto md = DecodeMetadata(q.make);
+    if (!md) return Error(md.error());
+    if (md->file_id != c.file_id || md->file_id != *u.if_file_id) return Refuse("write and make: another file's entry");
+    make = std::move(*md);
+  }
+  auto md =
+      s.WriteChunkAndUpdate(c.file_id, c.chunk_size, c.index, c.offset, {bulk.data(), bulk.size()}, q.path, u, make);
   if (!md) return Error(md.error());
   Writer w;
   w.U8(md->has_value() ? 1 : 0);

@@ -172,6 +172,44 @@ struct ListAttrs {  // dir, start_after, limit -> page of entries with their met
   static Result<DirAttrPage> DecodeReply(std::string_view payload, uint32_t limit);
 };
 
+struct ReserveName {  // path -> u8 kind (0 absent, 1 found), then the entry or the u64 grant
+  static constexpr NodeOp kOp = NodeOp::kReserveName;
+  static constexpr const char* kName = "reserve name";
+  struct Request {
+    std::string path;
+  };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.path); }
+  static Request Decode(Reader& r) { return {r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<NameLookup> DecodeReply(std::string_view payload);
+};
+
+struct MakeEntries {  // entries made, grants given up -> one errno per entry
+  static constexpr NodeOp kOp = NodeOp::kMakeEntries;
+  static constexpr const char* kName = "make entries";
+  static constexpr uint32_t kMaxEntries = 65536;
+  struct Request {
+    std::vector<MadeEntry> made;
+    std::vector<NameGrant> released;
+  };
+  static void Encode(Writer& w, const Request& q);
+  static Request Decode(Reader& r);
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<std::vector<int>> DecodeReply(std::string_view payload, size_t entries);
+};
+
+struct HandOver {  // paths -> the entries made on them
+  static constexpr NodeOp kOp = NodeOp::kHandOver;
+  static constexpr const char* kName = "hand over";
+  struct Request {
+    std::vector<std::string> paths;
+  };
+  static void Encode(Writer& w, const Request& q);
+  static Request Decode(Reader& r);
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<std::vector<MadeEntry>> DecodeReply(std::string_view payload, const std::vector<std::string>& paths);
+};
+
 // ---- chunks ----
 
 struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> status
@@ -188,23 +226,27 @@ struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> sta
   }
 };
 
-struct WriteChunkAndUpdate {  // as WriteChunk, plus path and update -> status, the entry after (if updated)
+// As WriteChunk, plus path, update and the entry to make ("" for none) -> status, the entry after
+// (if updated or made).
+struct WriteChunkAndUpdate {
   static constexpr NodeOp kOp = NodeOp::kWriteChunkAndUpdate;
   static constexpr const char* kName = "write chunk and update";
   struct Request {
     WriteChunk::Request chunk;
     std::string path;
     std::string update;  // EncodeUpdate
+    std::string make;    // EncodeMetadata, or empty
   };
   static void Encode(Writer& w, const Request& q) {
     WriteChunk::Encode(w, q.chunk);
-    w.Str(q.path).Str(q.update);
+    w.Str(q.path).Str(q.update).Str(q.make);
   }
   static Request Decode(Reader& r) {
     Request q;
     q.chunk = WriteChunk::Decode(r);
     q.path = r.Str();
     q.update = r.Str();
+    q.make = r.Str();
     return q;
   }
   static Response Serve(NodeService& s, const Request& q, std::string_view bulk);

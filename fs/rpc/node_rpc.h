@@ -48,6 +48,9 @@ enum class NodeOp : uint16_t {
   kListAttrs,
   kWriteChunkAndUpdate,
   kRemoveFile,
+  kReserveName,
+  kMakeEntries,
+  kHandOver,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

@@ -106,6 +106,41 @@ void RunContract(NodeService& s) {
   CHECK(tail->last == "d9");
   CHECK(tail->end);
   CHECK(s.RemoveMeta("/b")->file_id == 77);
+  // Reserved names (the bare store reserves nothing; grant 1 says it could), entries made on
+  // them (one of the same file counts as made, another file's name is EEXIST), hand-overs.
+  auto found = s.ReserveName("/c");
+  REQUIRE(found.has_value());
+  REQUIRE(found->entry.has_value());
+  CHECK(found->entry->file_id == 77);
+  auto absent = s.ReserveName("/r");
+  REQUIRE(absent.has_value());
+  CHECK_FALSE(absent->entry.has_value());
+  CHECK(absent->grant == 1);
+  Metadata made = md;
+  made.file_id = 91;
+  made.size = 3;
+  auto codes = s.MakeEntries({{"/r", made, false}, {"/c", made, true}, {"/r", made, false}}, {{"/x", 4}});
+  REQUIRE(codes.has_value());
+  CHECK(*codes == std::vector<int>{0, EEXIST, 0});
+  CHECK(s.GetMeta("/r")->size == 3);
+  CHECK(s.MakeEntries({}, {})->empty());
+  CHECK(s.HandOver({"/r", "/c"})->empty());  // holds nothing of another node's
+  // A chunk with the entry made with it; refused (and the chunk gone) on another file's name.
+  made.file_id = 92;
+  MetaUpdate three;
+  three.grow_to = 3;
+  three.if_file_id = 92;
+  auto with = s.WriteChunkAndUpdate(92, 4096, 0, 0, "abc", "/w", three, made);
+  REQUIRE(with.has_value());
+  REQUIRE(with->has_value());
+  CHECK((*with)->file_id == 92);
+  CHECK(s.GetMeta("/w")->file_id == 92);
+  made.file_id = 93;
+  three.if_file_id = 93;
+  CHECK(s.WriteChunkAndUpdate(93, 4096, 0, 0, "abc", "/w", three, made).error().code() == EEXIST);
+  char byte;
+  CHECK(*s.ReadChunk(93, 4096, 0, 0, {&byte, 1}) == 0);
+  CHECK(s.GetMeta("/w")->file_id == 92);
   constexpr uint64_t kChunk = 16384;
   std::string data(10000, 'z');
   REQUIRE(s.WriteChunk(77, kChunk, 2, 100, data).ok());
@@ -304,7 +339,7 @@ TEST_CASE("a chunk write with an update is refused whole when either part is mal
   REQUIRE(local->CreateMeta("/f", md).ok());
   auto op = static_cast<uint16_t>(NodeOp::kWriteChunkAndUpdate);
   auto request = [](uint64_t offset, const std::string& update) {
-    return transport::Writer().U64(9).U64(4096).U64(0).U64(offset).Str("/f").Str(update).Take();
+    return transport::Writer().U64(9).U64(4096).U64(0).U64(offset).Str("/f").Str(update).Str("").Take();
   };
   MetaUpdate grow;
   grow.grow_to = 2;
@@ -384,7 +419,7 @@ TEST_CASE("a page with attributes stops at its byte bound, and a malformed one i
 TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc]") {
   auto on = [](auto op) { return ServedOnOf(static_cast<uint16_t>(op)); };
   auto inline_for = [&](NodeOp op) { return on(op) == transport::ServedOn::kDrivingThread; };
-  for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing}) CHECK(inline_for(op));
+  for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kPing, NodeOp::kReserveName}) CHECK(inline_for(op));
   // Writes (a LevelDB write may wait for a compaction), changes that may tell other nodes, scans
   // and chunk I/O: never inline.
   for (NodeOp op :
@@ -392,13 +427,15 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kMoveMeta,      NodeOp::kListDir,        NodeOp::kWriteChunk,    NodeOp::kReadChunk,
         NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks,  NodeOp::kSync,
         NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
-        NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate}) {
+        NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
+        NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there
   // Invalidations, which owners wait for while holding a handler thread, are served on a
   // thread of their own; nothing else is.
   CHECK(on(NodeOp::kInvalidate) == transport::ServedOn::kOwnThread);
+  CHECK(on(NodeOp::kHandOver) == transport::ServedOn::kOwnThread);  // what an owner's handler waits for
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kRemoveMeta, NodeOp::kUpdateMeta, NodeOp::kWriteChunk}) {
     CHECK(on(op) != transport::ServedOn::kOwnThread);
   }
@@ -427,6 +464,55 @@ TEST_CASE("invalidations reach the other node's kernel through its view, and mal
     CHECK(ServeNodeRequest(view, op, bad, "").status == EPROTO);
   }
   CHECK(told.empty());
+}
+
+TEST_CASE("messages of reserved names: malformed requests and replies are refused", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  auto serve = [&](NodeOp op, const std::string& payload) {
+    return ServeNodeRequest(*local, static_cast<uint16_t>(op), payload, "");
+  };
+  Metadata md;
+  md.file_id = 5;
+  std::string value = EncodeMetadata(md);
+  // MakeEntries: a count the message cannot hold, an in-flight byte that is neither 0 nor 1, an
+  // entry that is not one, a trailing byte.
+  for (const std::string& bad : {
+           transport::Writer().U32(100000).Take(),
+           transport::Writer().U32(1).Str("/a").Str(value).U8(2).U32(0).Take(),
+           transport::Writer().U32(1).Str("/a").Str("junk").U8(0).U32(0).Take(),
+           transport::Writer().U32(1).Str("/a").Str(value).U8(0).U32(0).U8(0).Take(),
+           transport::Writer().U32(0).U32(5000).Take(),
+       }) {
+    CHECK(serve(NodeOp::kMakeEntries, bad).status == EPROTO);
+  }
+  CHECK(local->GetMeta("/a").error().code() == ENOENT);
+  auto good = serve(NodeOp::kMakeEntries, transport::Writer().U32(1).Str("/a").Str(value).U8(0).U32(0).Take());
+  REQUIRE(good.status == 0);
+  CHECK(rpc::MakeEntries::DecodeReply(good.payload, 1).value() == std::vector<int>{0});
+  CHECK_FALSE(rpc::MakeEntries::DecodeReply(good.payload, 2).has_value());  // not the count sent
+  CHECK_FALSE(rpc::MakeEntries::DecodeReply(transport::Writer().U32(1).U32(99999).Take(), 1).has_value());
+  // HandOver: a count past the message; replies with an entry not asked for, or more than asked.
+  CHECK(serve(NodeOp::kHandOver, transport::Writer().U32(70000).Take()).status == EPROTO);
+  std::string one = transport::Writer().U32(1).Str("/b").Str(value).U8(1).Take();
+  CHECK(rpc::HandOver::DecodeReply(one, {"/b"}).value().at(0).in_flight);
+  CHECK_FALSE(rpc::HandOver::DecodeReply(one, {"/c"}).has_value());
+  CHECK_FALSE(rpc::HandOver::DecodeReply(one, {}).has_value());
+  // ReserveName: replies of an unknown kind, with a bad entry, or a trailing byte.
+  for (const std::string& bad : {transport::Writer().U8(2).U64(0).Take(), transport::Writer().U8(1).Str("junk").Take(),
+                                 transport::Writer().U8(0).U64(1).U8(0).Take()}) {
+    CHECK_FALSE(rpc::ReserveName::DecodeReply(bad).has_value());
+  }
+  // A chunk write that would make another file's entry than the one it writes.
+  MetaUpdate grow;
+  grow.grow_to = 1;
+  grow.if_file_id = 6;
+  std::string write =
+      transport::Writer().U64(6).U64(4096).U64(0).U64(0).Str("/c").Str(rpc::EncodeUpdate(grow)).Str(value).Take();
+  auto r = ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kWriteChunkAndUpdate), write, "x");
+  CHECK(r.status == EPROTO);
+  CHECK(local->GetMeta("/c").error().code() == ENOENT);
 }
 
 }  // namespace

@@ -54,8 +54,11 @@ constexpr OpRow kOps[] = {
     {NodeOp::kListAttrs, kHandlers, Serve<rpc::ListAttrs>},
     {NodeOp::kWriteChunkAndUpdate, kHandlers, Serve<rpc::WriteChunkAndUpdate>},
     {NodeOp::kRemoveFile, kHandlers, Serve<rpc::RemoveFile>},
+    {NodeOp::kReserveName, kInline, Serve<rpc::ReserveName>},
+    {NodeOp::kMakeEntries, kHandlers, Serve<rpc::MakeEntries>},
+    {NodeOp::kHandOver, kOwn, Serve<rpc::HandOver>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kRemoveFile), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kHandOver), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;
@@ -78,13 +81,17 @@ transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::strin
 
 transport::Handler NodeServer::Handler() {
   return [this](transport::NodeId caller, uint16_t op, std::string_view payload, std::string_view bulk,
-                transport::ServedOn) {
+                transport::ServedOn where) {
     NodeService* local = local_.load(std::memory_order_acquire);
     if (local == nullptr) return transport::Response{EIO, "node is starting", {}};
     Coherence* coherence = coherence_.load(std::memory_order_relaxed);
     if (coherence == nullptr) return ServeNodeRequest(*local, op, payload, bulk);
-    CoherentView as_caller(local, coherence, caller);
-    return ServeNodeRequest(as_caller, op, payload, bulk);
+    // On the progress thread the view waits for nothing: a request that would (a name reserved
+    // for another node, NameReservations) goes to a handler thread instead.
+    CoherentView as_caller(local, coherence, caller, where != kInline);
+    transport::Response r = ServeNodeRequest(as_caller, op, payload, bulk);
+    if (as_caller.must_wait()) return transport::Response{transport::kServeOnHandlers, {}, {}};
+    return r;
   };
 }
 

@@ -1,0 +1,219 @@
+#include "fs/core/deferred_creates.h"
+
+#include <map>
+
+namespace bb::fs {
+
+DeferredCreates::DeferredCreates(Send send, std::chrono::milliseconds interval, size_t capacity, const Clock* clock)
+    : send_(std::move(send)),
+      capacity_(capacity),
+      interval_(interval),
+      clock_(clock),
+      flusher_("bb-deferred", interval, [this] { (void)Flush(); }) {}
+
+DeferredCreates::~DeferredCreates() {
+  flusher_.Stop();
+  (void)Flush();
+}
+
+void DeferredCreates::EraseLocked(std::unordered_map<std::string, Item>::iterator it) {
+  items_.erase(it);
+  size_.store(items_.size(), std::memory_order_relaxed);
+}
+
+void DeferredCreates::Granted(const std::string& path, NodeId owner, uint64_t grant) {
+  {
+    std::lock_guard lock(mu_);
+    auto [it, fresh] = items_.try_emplace(path);
+    if (!fresh && it->second.state != State::kRight) return;  // made here already: that entry stands
+    it->second = Item{owner, State::kRight, grant, clock_->MonotonicNs(), {}};
+    size_.store(items_.size(), std::memory_order_relaxed);
+    counters_.granted++;
+    if (!Arm()) return;
+  }
+  flusher_.Wake();
+}
+
+bool DeferredCreates::Arm() {
+  // The flusher sleeps while nothing waits: one wake per batch, not one per create.
+  if (armed_) return false;
+  armed_ = true;
+  return true;
+}
+
+DeferredCreates::Known DeferredCreates::Find(const std::string& path, Metadata* md) const {
+  if (size_.load(std::memory_order_relaxed) == 0) return Known::kNothing;
+  std::lock_guard lock(mu_);
+  auto it = items_.find(path);
+  if (it == items_.end()) return Known::kNothing;
+  if (it->second.state == State::kRight) return Known::kAbsent;
+  *md = it->second.md;
+  return Known::kMade;
+}
+
+bool DeferredCreates::Make(const std::string& path, const Metadata& md) {
+  if (size_.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard lock(mu_);
+  auto it = items_.find(path);
+  if (it == items_.end() || it->second.state != State::kRight) return false;
+  it->second.state = State::kMade;
+  it->second.md = md;
+  counters_.made++;
+  return true;
+}
+
+void DeferredCreates::Forget(const std::string& path) {
+  if (size_.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard lock(mu_);
+  auto it = items_.find(path);
+  if (it != items_.end() && it->second.state == State::kRight) EraseLocked(it);
+}
+
+bool DeferredCreates::Update(const std::string& path, uint64_t file_id, const MetaUpdate& u) {
+  std::lock_guard lock(mu_);
+  auto it = items_.find(path);
+  if (it == items_.end() || it->second.state != State::kMade || it->second.md.file_id != file_id) return false;
+  ApplyUpdate(u, &it->second.md);
+  return true;
+}
+
+std::optional<Metadata> DeferredCreates::Take(const std::string& path, uint64_t file_id, const MetaUpdate& u) {
+  if (size_.load(std::memory_order_relaxed) == 0) return std::nullopt;
+  std::lock_guard lock(mu_);
+  auto it = items_.find(path);
+  if (it == items_.end() || it->second.state != State::kMade || it->second.md.file_id != file_id) return std::nullopt;
+  // What a hand-over gives from now on is what the request carries.
+  ApplyUpdate(u, &it->second.md);
+  it->second.state = State::kSending;
+  return it->second.md;
+}
+
+void DeferredCreates::Taken(const std::string& path, uint64_t file_id, bool ok) {
+  bool retry = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = items_.find(path);
+    if (it == items_.end() || it->second.state != State::kSending || it->second.md.file_id != file_id) return;
+    if (ok) {
+      counters_.with_write++;
+      EraseLocked(it);
+    } else {
+      it->second.state = State::kMade;  // the next batch sends it (the owner takes a repeat as made)
+      retry = Arm();
+    }
+  }
+  if (retry) flusher_.Wake();
+}
+
+std::vector<MadeEntry> DeferredCreates::HandOver(const std::vector<std::string>& paths) {
+  std::vector<MadeEntry> out;
+  std::lock_guard lock(mu_);
+  for (const std::string& path : paths) {
+    auto it = items_.find(path);
+    if (it == items_.end()) continue;
+    if (it->second.state != State::kRight) {
+      out.push_back({path, it->second.md, it->second.state == State::kSending});
+      counters_.handed_over++;
+    }
+    EraseLocked(it);
+  }
+  return out;
+}
+
+Status DeferredCreates::SendNow(const std::string& path) {
+  NodeId owner;
+  MadeEntry entry;
+  {
+    std::lock_guard lock(mu_);
+    auto it = items_.find(path);
+    if (it == items_.end() || it->second.state != State::kMade) return Status::Ok();
+    it->second.state = State::kSending;
+    owner = it->second.owner;
+    entry = {path, it->second.md, false};
+  }
+  auto codes = send_(owner, {entry}, {});
+  bool ok = codes && codes->size() == 1;
+  std::lock_guard lock(mu_);
+  counters_.batches++;
+  auto it = items_.find(path);
+  if (it != items_.end() && it->second.state == State::kSending && it->second.md.file_id == entry.md.file_id) {
+    if (ok) {
+      if (codes->front() != 0) counters_.lost++;
+      EraseLocked(it);
+    } else {
+      it->second.state = State::kMade;
+    }
+  }
+  if (!ok) return codes ? Status(EPROTO, "make entries: reply for another count of entries") : codes.error();
+  return codes->front() == 0 ? Status::Ok() : Status(codes->front(), path + ": its owner refused the entry made here");
+}
+
+std::map<NodeId, DeferredCreates::Batch> DeferredCreates::TakeBatches(bool* rights_left) {
+  std::map<NodeId, Batch> batches;
+  std::lock_guard lock(mu_);
+  armed_ = false;  // what comes from now on wakes the next flush
+  const int64_t now = clock_->MonotonicNs();
+  const int64_t unused_ns = std::chrono::nanoseconds(interval_).count();
+  for (auto it = items_.begin(); it != items_.end();) {
+    Item& item = it->second;
+    if (item.state == State::kMade) {
+      item.state = State::kSending;
+      batches[item.owner].made.push_back({it->first, item.md, false});
+    } else if (item.state == State::kRight && now - item.since_ns >= unused_ns) {
+      batches[item.owner].released.push_back({it->first, item.grant});
+      counters_.released++;
+      it = items_.erase(it);
+      continue;
+    } else if (item.state == State::kRight) {
+      *rights_left = true;
+    }
+    ++it;
+  }
+  size_.store(items_.size(), std::memory_order_relaxed);
+  return batches;
+}
+
+Status DeferredCreates::Flush() {
+  std::lock_guard send_lock(send_mu_);
+  bool rights_left = false;
+  std::map<NodeId, Batch> batches = TakeBatches(&rights_left);
+  Status first;
+  bool failed = false;
+  for (auto& [owner, batch] : batches) {
+    auto codes = send_(owner, batch.made, batch.released);
+    bool ok = codes && codes->size() == batch.made.size();
+    if (!ok && first.ok()) first = codes ? Status(EPROTO, "make entries: reply for another count") : codes.error();
+    std::lock_guard lock(mu_);
+    counters_.batches++;
+    for (size_t i = 0; i < batch.made.size(); ++i) {
+      const MadeEntry& e = batch.made[i];
+      auto it = items_.find(e.path);
+      if (it == items_.end() || it->second.state != State::kSending || it->second.md.file_id != e.md.file_id) continue;
+      if (!ok) {
+        it->second.state = State::kMade;  // sent again later: a repeat counts as made
+        counters_.retried++;
+        failed = true;
+        continue;
+      }
+      if ((*codes)[i] != 0) counters_.lost++;
+      EraseLocked(it);
+    }
+  }
+  // Rights too young to give up now go with a later flush; entries whose batch failed, a second
+  // from now.
+  bool wake = false;
+  {
+    std::lock_guard lock(mu_);
+    if (rights_left) wake = Arm();
+  }
+  if (wake) flusher_.Wake();
+  if (failed) flusher_.WakeAt(std::chrono::steady_clock::now() + kRetryAfter);
+  return first;
+}
+
+DeferredCreates::Counters DeferredCreates::counters() const {
+  std::lock_guard lock(mu_);
+  return counters_;
+}
+
+}  // namespace bb::fs

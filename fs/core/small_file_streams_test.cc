@@ -1,0 +1,323 @@
+// Streams of small files (create_streams.h) on a coherent cluster of in-process nodes
+// (test_cluster.h): names reserved at lookup, entries made on the creating node and stored at
+// their owners later (deferred_creates.h), and what every other node sees meanwhile
+// (name_reservations.h).
+#include <fcntl.h>
+
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "fs/core/file_system.h"
+#include "fs/core/test_cluster.h"
+
+namespace bb::fs {
+namespace {
+
+using testing::Cluster;
+using testing::kChunk;
+
+constexpr uint32_t kNodes = 4;
+constexpr uint32_t kMaker = 1;  // the node whose process makes the stream
+const Caller kStream{1000, 1000, 77};
+
+FileSystemOptions Coherent() {
+  FileSystemOptions o = Cluster::Defaults();
+  o.attr_cache_ns = 5'000'000'000;  // owners keep callbacks: reservations are given
+  o.deferred_create_ms = 0;         // entries go when the test sends them (SendDeferredCreates)
+  return o;
+}
+
+NodeId Owner(Cluster& c, const std::string& path) { return c.members[0].router->Resolve(path).MetaNode(path); }
+
+// Requests node `from` made to other nodes.
+uint64_t Requests(Cluster& c, uint32_t from) {
+  uint64_t n = 0;
+  for (uint32_t to = 0; to < c.members.size(); ++to) {
+    if (to != from) n += c.stats(from).to(to).meta_requests.load() + c.stats(from).to(to).data_requests.load();
+  }
+  return n;
+}
+
+// As the kernel does for open(O_CREAT) of a new name: a lookup (which finds nothing), then the
+// create; then `data` written and the file closed. Returns the inode.
+uint64_t MakeFile(Cluster& c, uint32_t node, uint64_t dir, const std::string& name, const std::string& data,
+                  const Caller& who = kStream, int flags = O_WRONLY | O_EXCL) {
+  auto looked = c.fs(node).Lookup(dir, name, who.pid);
+  REQUIRE_FALSE(looked.has_value());
+  REQUIRE(looked.error().code() == ENOENT);
+  auto cr = c.fs(node).Create(dir, name, 0644, flags, who);
+  REQUIRE(cr.has_value());
+  if (!data.empty()) REQUIRE(c.fs(node).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(c.fs(node).Release(cr->second).ok());
+  return cr->first.ino;
+}
+
+// A name in `dir` whose entry another node than kMaker (and than `not_owner`) holds.
+std::string RemoteName(Cluster& c, const std::string& dir, const std::string& stem, NodeId not_owner = kMaker) {
+  for (int i = 0;; ++i) {
+    std::string name = stem + std::to_string(i);
+    NodeId o = Owner(c, dir + "/" + name);
+    if (o != kMaker && o != not_owner) return name;
+  }
+}
+
+struct Stream {
+  explicit Stream(Cluster& cluster, const std::string& dir_name = "d") : c(cluster), dir_path("/" + dir_name) {
+    auto d = c.fs(kMaker).Mkdir(kRootFileId, dir_name, 0755, kStream);
+    REQUIRE(d.has_value());
+    dir = d->ino;
+    MakeFile(c, kMaker, dir, "first", "x");  // the first file of a stream is made the usual way
+    REQUIRE(c.fs(kMaker).DeferredCounters().made == 0);
+  }
+  // The directory's inode on node `n` (looked up there).
+  uint64_t On(uint32_t n) { return c.Walk(n, dir_path); }
+  Cluster& c;
+  std::string dir_path;
+  uint64_t dir = 0;
+};
+
+TEST_CASE("small file streams: a name looked up by a stream is reserved, and its create asks nobody", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  std::string name = RemoteName(c, s.dir_path, "f");
+  uint64_t before = Requests(c, kMaker);
+  auto looked = c.fs(kMaker).Lookup(s.dir, name, kStream.pid);
+  REQUIRE(looked.error().code() == ENOENT);
+  CHECK(Requests(c, kMaker) - before == 1);                    // the lookup
+  auto again = c.fs(kMaker).Lookup(s.dir, name, kStream.pid);  // answered here: the name is this node's
+  CHECK(again.error().code() == ENOENT);
+  CHECK(Requests(c, kMaker) - before == 1);
+  auto cr = c.fs(kMaker).Create(s.dir, name, 0644, O_WRONLY | O_EXCL, kStream);
+  REQUIRE(cr.has_value());
+  CHECK(Requests(c, kMaker) - before == 1);  // made here
+  CHECK(FileSystem::WritesThrough(cr->second));
+  CHECK(c.fs(kMaker).DeferredCounters().made == 1);
+  // Its owner does not have it yet, but anyone who asks does: another node, the owner itself.
+  NodeId owner = Owner(c, s.dir_path + "/" + name);
+  CHECK(c.members[owner].service->GetMeta(s.dir_path + "/" + name).error().code() == ENOENT);
+  NodeId other = owner == 2 ? 3 : 2;
+  auto seen = c.fs(other).Lookup(s.On(other), name);
+  REQUIRE(seen.has_value());
+  CHECK(seen->md.file_id == cr->first.md.file_id);
+  CHECK(c.fs(kMaker).DeferredCounters().handed_over == 1);
+  CHECK(c.members[owner].service->GetMeta(s.dir_path + "/" + name).has_value());
+  REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+}
+
+TEST_CASE("small file streams: a small file's entry, chunk and size go to its owner in one request", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  int made = 0;
+  for (int i = 0; i < 20; ++i) {
+    std::string name = "s" + std::to_string(i);
+    bool remote = Owner(c, s.dir_path + "/" + name) != kMaker;
+    uint64_t before = Requests(c, kMaker);
+    MakeFile(c, kMaker, s.dir, name, std::string(3901, 'a' + i % 26));
+    // The lookup, and the write carrying the entry: nothing for the create or the close.
+    CHECK(Requests(c, kMaker) - before == (remote ? 2 : 0));
+    made += remote;
+  }
+  REQUIRE(made > 5);
+  CHECK(c.fs(kMaker).DeferredCounters().with_write == static_cast<uint64_t>(made));
+  CHECK(c.fs(kMaker).DeferredWaiting() == 0);  // nothing left to send
+  for (int i = 0; i < 20; ++i) {
+    std::string name = "s" + std::to_string(i);
+    auto back = c.Read(3, s.dir_path, name);
+    REQUIRE(back.has_value());
+    CHECK(*back == std::string(3901, 'a' + i % 26));
+  }
+}
+
+TEST_CASE("small file streams: entries made without data go in one batch per owner", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  std::vector<std::string> names;
+  for (int i = 0; i < 30; ++i) {
+    names.push_back("e" + std::to_string(i));
+    MakeFile(c, kMaker, s.dir, names.back(), "");
+  }
+  uint64_t waiting = c.fs(kMaker).DeferredWaiting();
+  CHECK(waiting > 10);
+  uint64_t before = Requests(c, kMaker);
+  REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+  CHECK(Requests(c, kMaker) - before <= kNodes - 1);  // one per owner
+  CHECK(c.fs(kMaker).DeferredWaiting() == 0);
+  for (const std::string& name : names) {
+    std::string path = s.dir_path + "/" + name;
+    auto md = c.members[Owner(c, path)].service->GetMeta(path);
+    REQUIRE(md.has_value());
+    CHECK(md->size == 0);
+  }
+  CHECK(c.fs(kMaker).DeferredCounters().lost == 0);
+}
+
+TEST_CASE("small file streams: O_EXCL holds across nodes, on a reserved name and on one made", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  const uint32_t other = 2;
+  // Reserved by the stream, made by another node first: the stream's create fails.
+  std::string reserved = RemoteName(c, s.dir_path, "r", other);
+  REQUIRE(c.fs(kMaker).Lookup(s.dir, reserved, kStream.pid).error().code() == ENOENT);
+  auto theirs = c.fs(other).Create(s.On(other), reserved, 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE(theirs.has_value());
+  REQUIRE(c.fs(other).Release(theirs->second).ok());
+  auto mine = c.fs(kMaker).Create(s.dir, reserved, 0644, O_WRONLY | O_EXCL, kStream);
+  REQUIRE_FALSE(mine.has_value());
+  CHECK(mine.error().code() == EEXIST);
+  // Made by the stream first: the other node's exclusive create fails, a plain one opens it.
+  std::string made = RemoteName(c, s.dir_path, "m", other);
+  uint64_t ino = MakeFile(c, kMaker, s.dir, made, "mine");
+  auto excl = c.fs(other).Create(s.On(other), made, 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE_FALSE(excl.has_value());
+  CHECK(excl.error().code() == EEXIST);
+  auto plain = c.fs(3).Create(s.On(3), made, 0644, O_RDWR, testing::kUser);
+  REQUIRE(plain.has_value());
+  CHECK(plain->first.ino == ino);
+  REQUIRE(c.fs(3).Release(plain->second).ok());
+  CHECK(c.Read(3, s.dir_path, made).value() == "mine");
+}
+
+TEST_CASE("small file streams: listings and rmdir see entries made elsewhere, and a removed one stays removed",
+          "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c, "ls");
+  std::set<std::string> want = {"first"};
+  for (int i = 0; i < 12; ++i) {
+    want.insert("l" + std::to_string(i));
+    MakeFile(c, kMaker, s.dir, "l" + std::to_string(i), i % 2 ? "" : "data");
+  }
+  REQUIRE(c.fs(kMaker).DeferredWaiting() > 0);
+  uint64_t dir2 = c.Walk(2, "/ls");
+  CHECK(c.fs(2).Rmdir(kRootFileId, "ls").code() == ENOTEMPTY);
+  auto h = c.fs(2).OpenDir(dir2);
+  REQUIRE(h.has_value());
+  std::set<std::string> listed;
+  for (uint64_t i = 2;; ++i) {
+    auto e = c.fs(2).DirEntryAt(*h, i);
+    REQUIRE(e.has_value());
+    if (!e->has_value()) break;
+    listed.insert((*e)->name);
+  }
+  c.fs(2).ReleaseDir(*h);
+  CHECK(listed == want);
+  // Made on the stream's node, removed on another before the batch: the batch brings nothing
+  // back.
+  std::string gone = RemoteName(c, s.dir_path, "g", 2);
+  MakeFile(c, kMaker, s.dir, gone, "");
+  REQUIRE(c.fs(2).Unlink(dir2, gone).ok());
+  REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+  CHECK(c.fs(3).Lookup(c.Walk(3, "/ls"), gone).error().code() == ENOENT);
+  CHECK(c.fs(kMaker).DeferredCounters().lost == 0);
+}
+
+TEST_CASE("small file streams: rights unused for an interval are given up at their owners", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  std::string name = RemoteName(c, s.dir_path, "u");
+  NodeId owner = Owner(c, s.dir_path + "/" + name);
+  REQUIRE(c.fs(kMaker).Lookup(s.dir, name, kStream.pid).error().code() == ENOENT);  // a stat, say
+  CHECK(c.members[owner].coherence->names().counters().held == 1);
+  REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+  CHECK(c.members[owner].coherence->names().counters().held == 0);
+  CHECK(c.fs(kMaker).DeferredCounters().released == 1);
+  // The name is the owner's again: another node makes it without asking the stream's node.
+  uint64_t handed = c.fs(kMaker).DeferredCounters().handed_over;
+  auto cr = c.fs(2).Create(s.On(2), name, 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE(cr.has_value());
+  REQUIRE(c.fs(2).Release(cr->second).ok());
+  CHECK(c.fs(kMaker).DeferredCounters().handed_over == handed);
+}
+
+TEST_CASE("small file streams: a file turned large ends the stream's cheap path", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  auto cr = c.fs(kMaker).Create(s.dir, "big", 0644, O_WRONLY, kStream);
+  REQUIRE(cr.has_value());
+  CHECK(FileSystem::WritesThrough(cr->second));
+  std::string data(kChunk + 10, 'b');  // past its first chunk
+  REQUIRE(c.fs(kMaker).Write(cr->second, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+  CHECK(c.Read(2, s.dir_path, "big").value() == data);  // written through, published without a flush
+  auto next = c.fs(kMaker).Create(s.dir, "after", 0644, O_WRONLY, kStream);
+  REQUIRE(next.has_value());
+  CHECK_FALSE(FileSystem::WritesThrough(next->second));
+  REQUIRE(c.fs(kMaker).Release(next->second).ok());
+}
+
+// A chunk store whose writes wait, while armed, until the test lets them go.
+class GatedChunkStore final : public testing::ForwardingChunkStore {
+ public:
+  using ForwardingChunkStore::ForwardingChunkStore;
+  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+               std::span<const char> data) override {
+    {
+      std::unique_lock lock(mu);
+      if (armed) {
+        waiting++;
+        cv.notify_all();
+        cv.wait(lock, [&] { return !armed; });
+      }
+    }
+    return ForwardingChunkStore::Write(file_id, chunk_size, index, offset, data);
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool armed = false;
+  int waiting = 0;
+};
+
+TEST_CASE("small file streams: an entry asked for while its first write is on its way is stored once", "[core]") {
+  for (bool removed : {false, true}) {
+    INFO("removed by another node meanwhile: " << removed);
+    std::vector<GatedChunkStore*> gates(kNodes);
+    Cluster c(kNodes, Coherent(), [&](uint32_t n) {
+      auto g = std::make_unique<GatedChunkStore>(NewMemoryChunkStore());
+      gates[n] = g.get();
+      return g;
+    });
+    Stream s(c);
+    std::string name = RemoteName(c, s.dir_path, "q", 2);
+    std::string path = s.dir_path + "/" + name;
+    GatedChunkStore& gate = *gates[Owner(c, path)];
+    REQUIRE(c.fs(kMaker).Lookup(s.dir, name, kStream.pid).error().code() == ENOENT);
+    auto cr = c.fs(kMaker).Create(s.dir, name, 0644, O_WRONLY, kStream);
+    REQUIRE(cr.has_value());
+    {
+      std::lock_guard lock(gate.mu);
+      gate.armed = true;
+    }
+    std::string data(100, 'w');
+    std::thread writer([&] { CHECK(c.fs(kMaker).Write(cr->second, 0, {data.data(), data.size()}).has_value()); });
+    {
+      std::unique_lock lock(gate.mu);
+      REQUIRE(gate.cv.wait_for(lock, std::chrono::seconds(5), [&] { return gate.waiting == 1; }));
+    }
+    // The write carrying the entry waits at the owner; another node asks for the name.
+    auto seen = c.fs(2).Lookup(s.On(2), name);
+    REQUIRE(seen.has_value());
+    CHECK(seen->md.size == 100);  // as the request on its way will leave it
+    if (removed) REQUIRE(c.fs(2).Unlink(s.On(2), name).ok());
+    {
+      std::lock_guard lock(gate.mu);
+      gate.armed = false;
+    }
+    gate.cv.notify_all();
+    writer.join();
+    REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+    REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+    auto after = c.members[Owner(c, path)].service->GetMeta(path);
+    if (removed) {
+      CHECK(after.error().code() == ENOENT);  // the late request did not bring it back
+    } else {
+      REQUIRE(after.has_value());
+      CHECK(after->file_id == cr->first.md.file_id);
+      CHECK(c.Read(3, s.dir_path, name).value() == data);
+    }
+    CHECK(c.fs(kMaker).DeferredCounters().lost == 0);
+  }
+}
+
+}  // namespace
+}  // namespace bb::fs
