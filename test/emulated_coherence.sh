@@ -95,6 +95,52 @@ check "mode $m: node $b's open file reads node $a's in-place overwrite after its
   check "mode $m: a name removed on node $a and made again on node $c is the new file on node $b ($old / $new)" \
     test "$(echo "$new" | cut -d' ' -f5)" != "$(echo "$old" | cut -d' ' -f5)" -a "$(on $b cat $ws/r)" = newer
 
+  # A stream of small files on node a (one process making files one after another): from its
+  # second file on, each name is reserved by its lookup and the file made on node a, its entry
+  # reaching the name's owner with its first write or within 20 ms. Node b, told as each create
+  # returns, must find it at once — through the owner asking node a for it — and must not be able
+  # to make it again (O_EXCL).
+  rm -f "$tmp"/made.* && on $a mkdir "$ws/stream"
+  on $b python3 -c "
+import os, sys, time
+d, tmp = sys.argv[1], sys.argv[2]
+seen = excl = 0
+wrong = []
+for i in range(30):
+    for _ in range(2000):
+        if os.path.exists(f'{tmp}/made.{i}'): break
+        time.sleep(0.001)
+    try:
+        size = os.stat(f'{d}/s{i}').st_size
+        seen += size == (100 if i % 2 else 0)
+        if size != (100 if i % 2 else 0): wrong.append(f's{i}:{size}B')
+    except OSError as e:
+        wrong.append(f's{i}:{e.strerror}')
+    if i % 3 == 0:
+        try:
+            os.close(os.open(f'{d}/s{i}', os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            excl += 1
+print(seen, excl)
+print(' '.join(wrong), file=sys.stderr)" "$ws/stream" "$tmp" > "$tmp/stream_seen" 2> "$tmp/stream_wrong" &
+  watcher=$!
+  handed0=$(stat_of $a 's["small_files"]["handed_over"]')
+  on $a python3 -c "
+import os, sys
+d, tmp = sys.argv[1], sys.argv[2]
+for i in range(30):
+    fd = os.open(f'{d}/s{i}', os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    if i % 2: os.write(fd, b'x' * 100)
+    os.close(fd)
+    open(f'{tmp}/made.{i}', 'w').close()" "$ws/stream" "$tmp"
+  wait "$watcher" || true
+  made=$(stat_of $a 's["small_files"]["made_here"]')
+  handed=$(($(stat_of $a 's["small_files"]["handed_over"]') - handed0))
+  check "mode $m: a stream of 30 small files on node $a: node $b saw each as its create returned, none could be made again ($(cat "$tmp/stream_seen") of 30 10; $made made on node $a, $handed asked back) $(cat "$tmp/stream_wrong")" \
+    test "$(cat "$tmp/stream_seen")" = "30 10" -a "$made" -gt 0
+  check "mode $m: the stream's directory lists 30 files on node $c" test "$(on $c ls $ws/stream | wc -l)" = 30
+  on $a rm -r "$ws/stream"
+
   check "mode $m: node $b looks for a name that is not there" test "$(st $b $ws/n)" = none
   on $a sh -c "echo here > $ws/n"
   check "mode $m: made on node $a, node $b sees it at once (no negative entry hides it)" test "$(on $b cat $ws/n)" = here

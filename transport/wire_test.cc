@@ -44,12 +44,12 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
   std::string good = EncodeFrame(Kind::kRequest, 1, 2, 0, "abc");
   struct Row {
     std::string bytes;
-    const char* want;
+    std::string want;
   };
   std::string bad_magic = good;
   bad_magic[0] ^= 1;
   std::string bad_version = good;
-  bad_version[4] = 9;
+  bad_version[4] = kWireVersion + 1;
   std::string bad_kind = good;
   bad_kind[5] = 3;
   std::string huge = good;
@@ -60,7 +60,7 @@ TEST_CASE("malformed frames are rejected with the reason", "[transport]") {
       {"", "too short"},
       {good.substr(0, 10), "too short"},
       {bad_magic, "bad magic"},
-      {bad_version, "unknown version 9"},
+      {bad_version, "unknown version " + std::to_string(kWireVersion + 1)},
       {bad_kind, "unknown kind 3"},
       {good.substr(0, good.size() - 1), "says 3 payload bytes but carries 2"},
       {good + "x", "says 3 payload bytes but carries 4"},

@@ -335,13 +335,18 @@ class CoherentView final : public NodeService {
   void StoreHandedOver(NodeId holder, const MadeEntry& e);
   // Settles `path` for a read or change (kRead); false (EAGAIN to answer) where it may not wait.
   bool SettleRead(const std::string& path);
-  // Runs `make`, a write that makes `path`, once no other node's reservation of it stands.
+  // Runs `make`, a write that makes `path`, once no reservation of it stands but the caller's
+  // own (kMake), or none at all (kRead: a rename or a put, which replace what is there, so
+  // even the caller's own is settled first); a reservation of the caller's ends once it is done.
   template <typename Make>
-  auto Making(const std::string& path, Make make) {
+  auto Making(const std::string& path, NameReservations::Intent intent, Make make) {
     for (;;) {
-      c_->names().Settle(path, caller_, NameReservations::Intent::kMake, Store());
+      c_->names().Settle(path, caller_, intent, Store());
       auto lock = c_->names().Lock(path);
-      if (c_->names().Claim(path, caller_)) return make();
+      if (!c_->names().MayMake(path, caller_)) continue;
+      auto result = make();
+      c_->names().Made(path, caller_);
+      return result;
     }
   }
   // One entry of MakeEntries.

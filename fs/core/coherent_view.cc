@@ -40,14 +40,14 @@ Result<NameLookup> CoherentView::ReserveName(const std::string& path) {
     BB_ASSIGN_OR_RETURN(NameLookup found, local_->ReserveName(path));
     // Absent, with room for its entry: reserved (a node that tells nobody cannot be told back).
     if (!found.entry && found.grant != 0) {
-      found.grant = c_->Tracks(caller_, path) && names.Claim(path, caller_) ? names.Reserve(path, caller_) : 0;
+      found.grant = c_->Tracks(caller_, path) ? names.Reserve(path, caller_) : 0;
     }
     return found;
   }
 }
 
 int CoherentView::MakeOne(const MadeEntry& e) {
-  return Making(e.path, [&] {
+  return Making(e.path, NameReservations::Intent::kMake, [&] {
     // Stored from a hand-over while this request was on its way: nothing more to make.
     if (c_->names().HandedOver(e.path, caller_, e.md.file_id)) return 0;
     Register(e.path);
@@ -102,7 +102,7 @@ Result<DirAttrPage> CoherentView::ListAttrs(const std::string& dir, const std::s
 }
 
 Status CoherentView::CreateMeta(const std::string& path, const Metadata& md) {
-  return Making(path, [&] {
+  return Making(path, NameReservations::Intent::kMake, [&] {
     Register(path);
     return local_->CreateMeta(path, md);
   });
@@ -111,7 +111,7 @@ Status CoherentView::CreateMeta(const std::string& path, const Metadata& md) {
 // A change registers its caller first, as a read does: its reply is cached too, and a change
 // by another node right after must find the registration.
 Status CoherentView::PutMeta(const std::string& path, const Metadata& md) {
-  Status s = Making(path, [&] {
+  Status s = Making(path, NameReservations::Intent::kRead, [&] {
     Register(path);
     return local_->PutMeta(path, md);
   });
@@ -138,7 +138,7 @@ Result<Metadata> CoherentView::RemoveMeta(const std::string& path) {
 
 Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::string& to) {
   SettleRead(from);
-  auto r = Making(to, [&] {
+  auto r = Making(to, NameReservations::Intent::kRead, [&] {
     Register(to);
     return local_->MoveMeta(from, to);
   });

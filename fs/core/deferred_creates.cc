@@ -21,17 +21,34 @@ void DeferredCreates::EraseLocked(std::unordered_map<std::string, Item>::iterato
   size_.store(items_.size(), std::memory_order_relaxed);
 }
 
+void DeferredCreates::Asking(const std::string& path) {
+  std::lock_guard lock(mu_);
+  auto [it, fresh] = items_.try_emplace(path);
+  if (!fresh) return;  // asked already (what this node knows answers lookups, so rarely)
+  it->second.state = State::kAsking;
+  size_.store(items_.size(), std::memory_order_relaxed);
+}
+
 void DeferredCreates::Granted(const std::string& path, NodeId owner, uint64_t grant) {
   {
     std::lock_guard lock(mu_);
-    auto [it, fresh] = items_.try_emplace(path);
-    if (!fresh && it->second.state != State::kRight) return;  // made here already: that entry stands
-    it->second = Item{owner, State::kRight, grant, clock_->MonotonicNs(), {}};
-    size_.store(items_.size(), std::memory_order_relaxed);
+    auto it = items_.find(path);
+    if (it == items_.end() || it->second.state != State::kAsking) return;
+    if (it->second.revoked) {  // settled at the owner before this grant arrived: not this node's
+      EraseLocked(it);
+      return;
+    }
+    it->second = Item{owner, State::kRight, false, grant, clock_->MonotonicNs(), {}};
     counters_.granted++;
     if (!Arm()) return;
   }
   flusher_.Wake();
+}
+
+void DeferredCreates::Refused(const std::string& path) {
+  std::lock_guard lock(mu_);
+  auto it = items_.find(path);
+  if (it != items_.end() && it->second.state == State::kAsking) EraseLocked(it);
 }
 
 bool DeferredCreates::Arm() {
@@ -45,7 +62,7 @@ DeferredCreates::Known DeferredCreates::Find(const std::string& path, Metadata* 
   if (size_.load(std::memory_order_relaxed) == 0) return Known::kNothing;
   std::lock_guard lock(mu_);
   auto it = items_.find(path);
-  if (it == items_.end()) return Known::kNothing;
+  if (it == items_.end() || it->second.state == State::kAsking) return Known::kNothing;
   if (it->second.state == State::kRight) return Known::kAbsent;
   *md = it->second.md;
   return Known::kMade;
@@ -111,6 +128,10 @@ std::vector<MadeEntry> DeferredCreates::HandOver(const std::vector<std::string>&
   for (const std::string& path : paths) {
     auto it = items_.find(path);
     if (it == items_.end()) continue;
+    if (it->second.state == State::kAsking) {
+      it->second.revoked = true;  // its grant, when it comes, is void
+      continue;
+    }
     if (it->second.state != State::kRight) {
       out.push_back({path, it->second.md, it->second.state == State::kSending});
       counters_.handed_over++;

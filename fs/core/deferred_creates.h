@@ -64,8 +64,14 @@ class DeferredCreates {
   DeferredCreates& operator=(const DeferredCreates&) = delete;
 
   bool HasRoom() const { return size_.load(std::memory_order_relaxed) < capacity_; }
-  // `owner` reserved `path` for this node with grant `grant`.
+  // This node is about to ask `owner` to reserve `path` (NodeService::ReserveName); then exactly
+  // one of Granted or Refused. An owner that asks for the name back meanwhile (its grant may
+  // still be on its way here, settled before it arrives) revokes it: Granted then takes nothing.
+  void Asking(const std::string& path);
+  // `owner` reserved `path` for this node with grant `grant` (unless revoked meanwhile).
   void Granted(const std::string& path, NodeId owner, uint64_t grant);
+  // The owner reserved nothing (the name is there, no room, or the request failed).
+  void Refused(const std::string& path);
   // What this node knows of `path` by itself: nothing (ask its owner), that it is absent (a right
   // is held), or the entry it made there (`*md`).
   enum class Known { kNothing, kAbsent, kMade };
@@ -98,10 +104,11 @@ class DeferredCreates {
   static constexpr std::chrono::milliseconds kRetryAfter{1000};
 
  private:
-  enum class State { kRight, kMade, kSending };
+  enum class State { kAsking, kRight, kMade, kSending };
   struct Item {
     NodeId owner = 0;
     State state = State::kRight;
+    bool revoked = false;  // kAsking: its owner asked for it back before the grant came
     uint64_t grant = 0;
     int64_t since_ns = 0;  // right granted at
     Metadata md;           // kMade, kSending

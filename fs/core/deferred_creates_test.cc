@@ -37,6 +37,12 @@ Metadata File(uint64_t id, uint64_t size = 0) {
 // A long interval: the flusher thread never fires within a test; Flush is called by hand.
 constexpr auto kLong = std::chrono::hours(1);
 
+// As a lookup asks the owner, which grants the name.
+void Grant(DeferredCreates& d, const std::string& path, NodeId owner, uint64_t grant) {
+  d.Asking(path);
+  d.Granted(path, owner, grant);
+}
+
 TEST_CASE("deferred creates: a right answers absent, an entry made on it answers itself, until handed over", "[core]") {
   ManualClock clock;
   Owners owners;
@@ -44,7 +50,7 @@ TEST_CASE("deferred creates: a right answers absent, an entry made on it answers
   Metadata md;
   CHECK(d.Find("/a", &md) == DeferredCreates::Known::kNothing);
   CHECK_FALSE(d.Make("/a", File(1)));  // no right: made at the owner
-  d.Granted("/a", 3, 17);
+  Grant(d, "/a", 3, 17);
   CHECK(d.Find("/a", &md) == DeferredCreates::Known::kAbsent);
   REQUIRE(d.Make("/a", File(1)));
   CHECK(d.Find("/a", &md) == DeferredCreates::Known::kMade);
@@ -55,7 +61,7 @@ TEST_CASE("deferred creates: a right answers absent, an entry made on it answers
   CHECK(d.Update("/a", 1, grow));
   CHECK_FALSE(d.Update("/a", 2, grow));
   // The owner asks: the entry goes to it, with its size; rights of other names go too.
-  d.Granted("/b", 3, 18);
+  Grant(d, "/b", 3, 18);
   auto handed = d.HandOver({"/a", "/b", "/c"});
   REQUIRE(handed.size() == 1);
   CHECK(handed[0].path == "/a");
@@ -75,11 +81,11 @@ TEST_CASE("deferred creates: a batch per owner, rights unused for an interval gi
   Owners owners;
   DeferredCreates d(owners.Send(), kLong, 100, &clock);
   // Rights used at once, one not yet, one long unused.
-  d.Granted("/old", 1, 5);
+  Grant(d, "/old", 1, 5);
   clock.Advance(std::chrono::nanoseconds(kLong).count() + 1);
-  d.Granted("/x", 1, 6);
-  d.Granted("/y", 2, 7);
-  d.Granted("/young", 2, 8);
+  Grant(d, "/x", 1, 6);
+  Grant(d, "/y", 2, 7);
+  Grant(d, "/young", 2, 8);
   REQUIRE(d.Make("/x", File(10)));
   REQUIRE(d.Make("/y", File(11)));
   REQUIRE(d.Flush().ok());
@@ -97,7 +103,7 @@ TEST_CASE("deferred creates: a batch per owner, rights unused for an interval gi
   CHECK(d.counters().released == 1);
   // An owner down: the entries stay, and go with a later flush; a refusal counts as lost.
   owners.sent.clear();
-  d.Granted("/z", 1, 9);
+  Grant(d, "/z", 1, 9);
   REQUIRE(d.Make("/z", File(12)));
   owners.down = true;
   CHECK_FALSE(d.Flush().ok());
@@ -114,7 +120,7 @@ TEST_CASE("deferred creates: an entry carried by a request is handed over as in 
   ManualClock clock;
   Owners owners;
   DeferredCreates d(owners.Send(), kLong, 100, &clock);
-  d.Granted("/w", 4, 1);
+  Grant(d, "/w", 4, 1);
   REQUIRE(d.Make("/w", File(20)));
   MetaUpdate u;
   u.grow_to = 3901;
@@ -132,7 +138,7 @@ TEST_CASE("deferred creates: an entry carried by a request is handed over as in 
   d.Taken("/w", 20, true);  // the request came back: nothing left to do
   CHECK(d.counters().with_write == 0);
   // A request that failed leaves its entry to the next batch.
-  d.Granted("/v", 4, 2);
+  Grant(d, "/v", 4, 2);
   REQUIRE(d.Make("/v", File(21)));
   REQUIRE(d.Take("/v", 21, u).has_value());
   d.Taken("/v", 21, false);
@@ -140,7 +146,7 @@ TEST_CASE("deferred creates: an entry carried by a request is handed over as in 
   REQUIRE(owners.sent.size() == 1);
   CHECK(std::get<1>(owners.sent[0]).at(0).md.file_id == 21);
   // One that arrived is done.
-  d.Granted("/u", 4, 3);
+  Grant(d, "/u", 4, 3);
   REQUIRE(d.Make("/u", File(22)));
   REQUIRE(d.Take("/u", 22, u).has_value());
   d.Taken("/u", 22, true);
@@ -153,16 +159,16 @@ TEST_CASE("deferred creates: rights dropped by a make at the owner, room bounded
   Owners owners;
   {
     DeferredCreates d(owners.Send(), kLong, 2, &clock);
-    d.Granted("/a", 1, 1);
+    Grant(d, "/a", 1, 1);
     d.Forget("/a");  // made at its owner (a mkdir, say): the owner ends the reservation itself
     Metadata md;
     CHECK(d.Find("/a", &md) == DeferredCreates::Known::kNothing);
-    d.Granted("/b", 1, 2);
+    Grant(d, "/b", 1, 2);
     REQUIRE(d.Make("/b", File(30)));
     d.Forget("/b");  // a made entry is not forgotten
     CHECK(d.Find("/b", &md) == DeferredCreates::Known::kMade);
     CHECK(d.HasRoom());
-    d.Granted("/c", 1, 3);
+    Grant(d, "/c", 1, 3);
     CHECK_FALSE(d.HasRoom());
     CHECK(d.SendNow("/b").ok());  // fsync: at its owner now
     CHECK(d.Find("/b", &md) == DeferredCreates::Known::kNothing);
@@ -170,6 +176,27 @@ TEST_CASE("deferred creates: rights dropped by a make at the owner, room bounded
   }  // the destructor sends what waits
   REQUIRE(owners.sent.size() == 2);
   CHECK(std::get<1>(owners.sent[1]).at(0).path == "/c");
+}
+
+TEST_CASE("deferred creates: a grant that its owner asked back for before it arrived is void", "[core]") {
+  ManualClock clock;
+  Owners owners;
+  DeferredCreates d(owners.Send(), kLong, 100, &clock);
+  Metadata md;
+  // The owner settled the name (a listing, another node's lookup) while its grant was on its way.
+  d.Asking("/a");
+  CHECK(d.Find("/a", &md) == DeferredCreates::Known::kNothing);  // still asks its owner
+  CHECK(d.HandOver({"/a"}).empty());
+  d.Granted("/a", 1, 5);
+  CHECK(d.Find("/a", &md) == DeferredCreates::Known::kNothing);
+  CHECK_FALSE(d.Make("/a", File(1)));  // made at the owner instead
+  CHECK(d.waiting() == 0);
+  // Refused (the name was there): nothing kept either; a grant never asked for is ignored.
+  d.Asking("/b");
+  d.Refused("/b");
+  d.Granted("/c", 1, 6);
+  CHECK(d.waiting() == 0);
+  CHECK(d.counters().granted == 0);
 }
 
 TEST_CASE("create streams: a process making small files in a directory expects the next one small", "[core]") {

@@ -76,9 +76,15 @@ Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayou
       break;
   }
   if (!reserve) return MetaOwner(layout, path)->GetMeta(path);
-  BB_ASSIGN_OR_RETURN(NameLookup found, MetaOwner(layout, path)->ReserveName(path));
-  if (found.entry) return std::move(*found.entry);
-  if (found.grant != 0) deferred_->Granted(path, layout.MetaNode(path), found.grant);
+  deferred_->Asking(path);
+  auto found = MetaOwner(layout, path)->ReserveName(path);
+  if (!found || found->entry || found->grant == 0) {
+    deferred_->Refused(path);
+    if (!found) return found.error();
+    if (found->entry) return std::move(*found->entry);
+    return Status(ENOENT, path);
+  }
+  deferred_->Granted(path, layout.MetaNode(path), found->grant);
   return Status(ENOENT, path);
 }
 

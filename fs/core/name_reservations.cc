@@ -107,15 +107,20 @@ void NameReservations::SettleMarked(const std::map<NodeId, std::vector<std::stri
   settled_.notify_all();
 }
 
-bool NameReservations::Claim(const std::string& path, NodeId caller) {
+bool NameReservations::MayMake(const std::string& path, NodeId caller) const {
   if (size_.load(std::memory_order_acquire) == 0) return true;
   std::lock_guard lock(mu_);
   auto it = table_.find(path);
-  if (it == table_.end()) return true;
-  if (it->second.settling || it->second.holder != caller) return false;
+  return it == table_.end() || (!it->second.settling && it->second.holder == caller);
+}
+
+void NameReservations::Made(const std::string& path, NodeId caller) {
+  if (size_.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard lock(mu_);
+  auto it = table_.find(path);
+  if (it == table_.end() || it->second.settling || it->second.holder != caller) return;  // settling ends it
   table_.erase(it);
   size_.store(table_.size() + stored_.size(), std::memory_order_release);
-  return true;
 }
 
 uint64_t NameReservations::Reserve(const std::string& path, NodeId holder) {

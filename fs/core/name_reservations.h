@@ -7,7 +7,7 @@
 //
 // A name is reserved for the node whose lookup found it absent (NodeService::ReserveName), and
 // only when that node asked for it; the reservation ends when the holder makes the name here
-// (Claim), gives it up (Release), or is asked for it back. A hand-over that names an entry still
+// (Made), gives it up (Release), or is asked for it back. A hand-over that names an entry still
 // on its way to this node in a request of the holder's (MadeEntry::in_flight) stores it at once,
 // and the request, when it comes, finds it stored (HandedOver) and brings only its data.
 //
@@ -48,7 +48,7 @@ class NameReservations {
   // What the caller is about to do with a name, which decides what its own reservation means.
   enum class Intent {
     kRead,     // read or change it: even its own reservation is settled (it may have made the name)
-    kMake,     // make it: its own reservation ends with the make (Claim)
+    kMake,     // make it: its own reservation ends with the make (Made)
     kReserve,  // ask for it: its own reservation is given again (it forgot the old one)
   };
   // Returns once no reservation of `path` stands that `caller` must wait for: another node's (or,
@@ -65,17 +65,21 @@ class NameReservations {
   bool MustSettleBelow(const std::string& dir) const;
 
   // Serializes deciding a name's fate: the check that it is absent before it is reserved, and a
-  // write that makes it. Claim or Reserve only under it.
+  // write that makes it. MayMake, Made and Reserve only under it.
   std::unique_lock<std::mutex> Lock(const std::string& path) { return std::unique_lock(stripes_[Stripe(path)]); }
   // The same without waiting; the lock is not owned when another holds it.
   std::unique_lock<std::mutex> TryLock(const std::string& path) {
     return std::unique_lock(stripes_[Stripe(path)], std::try_to_lock);
   }
   // REQUIRES Lock(path). True when `caller` may make `path` now: no other node holds it and it is
-  // not being settled (a reservation of the caller's own ends). False: Settle again first.
-  bool Claim(const std::string& path, NodeId caller);
-  // REQUIRES Lock(path), Claim(path, holder) and the name absent. Reserves `path` for `holder`;
-  // returns its grant (never 0), which a later Reserve for the same holder replaces.
+  // not being settled. False: Settle again first.
+  bool MayMake(const std::string& path, NodeId caller) const;
+  // REQUIRES Lock(path), held since MayMake. `caller` stored what it made at `path`: its own
+  // reservation ends (only now: until the entry is there, a reader that takes no lock must find
+  // the reservation, and settle it).
+  void Made(const std::string& path, NodeId caller);
+  // REQUIRES Lock(path), MayMake(path, holder) and the name absent. Reserves `path` for
+  // `holder`; returns its grant (never 0), which replaces an earlier one of the same holder.
   uint64_t Reserve(const std::string& path, NodeId holder);
   // `holder` gives up grant `grant` of `path` (nothing when a later grant replaced it, or the name
   // is being settled: the hand-over ends it).

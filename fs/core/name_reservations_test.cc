@@ -53,7 +53,7 @@ TEST_CASE("name reservations: a holder's own reservation, and everyone else's wa
   uint64_t g;
   {
     auto lock = names.Lock("/d/a");
-    REQUIRE(names.Claim("/d/a", 1));
+    REQUIRE(names.MayMake("/d/a", 1));
     g = names.Reserve("/d/a", 1);
   }
   CHECK(g != 0);
@@ -70,7 +70,7 @@ TEST_CASE("name reservations: a holder's own reservation, and everyone else's wa
   CHECK_FALSE(names.MustSettleBelow("/d/a"));  // nothing below the name itself
   {
     auto lock = names.Lock("/d/a");
-    CHECK_FALSE(names.Claim("/d/a", 2));  // another node's
+    CHECK_FALSE(names.MayMake("/d/a", 2));  // another node's
   }
   // A release of an older grant changes nothing; the current one ends it.
   {
@@ -93,7 +93,7 @@ TEST_CASE("name reservations: settling asks the holder, stores what it made and 
   NameReservations names(h.Recall(), &clock);
   auto reserve = [&](const std::string& path, NodeId holder) {
     auto lock = names.Lock(path);
-    REQUIRE(names.Claim(path, holder));
+    REQUIRE(names.MayMake(path, holder));
     return names.Reserve(path, holder);
   };
   reserve("/d/made", 1);
@@ -104,7 +104,10 @@ TEST_CASE("name reservations: settling asks the holder, stores what it made and 
   CHECK(h.asked.empty());
   {
     auto lock = names.Lock("/d/right");
-    CHECK(names.Claim("/d/right", 1));
+    CHECK(names.MayMake("/d/right", 1));
+    // Until its entry is stored, a reader must still find the reservation.
+    CHECK(names.MustSettle("/d/right", 2, Intent::kRead));
+    names.Made("/d/right", 1);
   }
   CHECK_FALSE(names.MustSettle("/d/right", 2, Intent::kRead));
   // Another node reads it: the holder is asked, what it made is stored.
@@ -125,7 +128,8 @@ TEST_CASE("name reservations: settling asks the holder, stores what it made and 
   CHECK(names.counters().recall_failed == 1);
   CHECK(h.stored.size() == 1);
   auto lock = names.Lock("/d/lost");
-  CHECK(names.Claim("/d/lost", 2));
+  CHECK(names.MayMake("/d/lost", 2));
+  names.Made("/d/lost", 2);  // not its reservation: nothing to end
 }
 
 TEST_CASE("name reservations: a listing settles every name below its directory, one request per holder", "[core]") {
@@ -135,7 +139,7 @@ TEST_CASE("name reservations: a listing settles every name below its directory, 
   for (auto [path, holder] : std::vector<std::pair<std::string, NodeId>>{
            {"/d/a", 1}, {"/d/b", 2}, {"/d/c", 1}, {"/d/sub/x", 2}, {"/dd/y", 1}, {"/e/z", 3}}) {
     auto lock = names.Lock(path);
-    REQUIRE(names.Claim(path, holder));
+    REQUIRE(names.MayMake(path, holder));
     names.Reserve(path, holder);
   }
   h.made[1] = {Made("/d/c", 7)};
@@ -159,7 +163,7 @@ TEST_CASE("name reservations: an entry handed over while its own request was on 
   NameReservations names(h.Recall(), &clock);
   {
     auto lock = names.Lock("/f");
-    REQUIRE(names.Claim("/f", 1));
+    REQUIRE(names.MayMake("/f", 1));
     names.Reserve("/f", 1);
   }
   h.made[1] = {Made("/f", 9, /*in_flight=*/true)};
@@ -174,7 +178,7 @@ TEST_CASE("name reservations: an entry handed over while its own request was on 
   lock.unlock();
   {
     auto l = names.Lock("/g");
-    REQUIRE(names.Claim("/g", 1));
+    REQUIRE(names.MayMake("/g", 1));
     names.Reserve("/g", 1);
   }
   h.made[1] = {Made("/g", 11, true)};
@@ -182,7 +186,7 @@ TEST_CASE("name reservations: an entry handed over while its own request was on 
   clock.Advance(NameReservations::kHandedOverKeepNs + 1);
   {
     auto l = names.Lock("/h");
-    REQUIRE(names.Claim("/h", 1));
+    REQUIRE(names.MayMake("/h", 1));
     names.Reserve("/h", 1);
   }
   h.made[1].clear();
@@ -208,7 +212,7 @@ TEST_CASE("name reservations: requests for a name being settled wait for it, and
       &clock);
   {
     auto lock = names.Lock("/x");
-    REQUIRE(names.Claim("/x", 1));
+    REQUIRE(names.MayMake("/x", 1));
     names.Reserve("/x", 1);
   }
   std::atomic<int> stored{0};
@@ -222,7 +226,7 @@ TEST_CASE("name reservations: requests for a name being settled wait for it, and
   CHECK(names.MustSettle("/x", 1, Intent::kMake));
   {
     auto lock = names.Lock("/x");
-    CHECK_FALSE(names.Claim("/x", 1));
+    CHECK_FALSE(names.MayMake("/x", 1));
   }
   std::atomic<bool> second_done{false};
   std::thread second([&] {

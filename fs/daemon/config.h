@@ -24,7 +24,8 @@ struct DaemonConfig {
   uint32_t fuse_threads = 16;
   double cache_timeout = -1;  // < 0: not set (1 s on one node, 300 s in a cluster)
   double private_cache_timeout = 60;
-  uint32_t statahead = 8192;  // entries per read-ahead of a directory; 0: off
+  uint32_t statahead = 8192;       // entries per read-ahead of a directory; 0: off
+  bool small_file_streams = true;  // fs/core/create_streams.h
   uint64_t reserve_bytes = 8 << 20;
   uint64_t write_behind_bytes = 64 << 20;
   uint32_t io_threads = 16;

@@ -131,6 +131,7 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   // this node of every change within its hold.
   fo.attr_cache_ns = hold_ns > 0 ? static_cast<int64_t>(timeout * 1e9) : 0;
   fo.statahead_window = cfg.statahead;
+  fo.small_file_streams = cfg.small_file_streams;
   fo.chunk_removal_journal = meta_.get();
   fs_ = std::make_unique<FileSystem>(
       fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());

@@ -112,6 +112,17 @@ const DaemonField kFields[] = {
      "when its entries are looked up one after another (`ls -l`, `find`, a stat per file); `0` = every lookup "
      "asks the entry's node (see \"Consistency\" below)",
      "8192", true, Int<&DaemonConfig::statahead, 0, 65536>},
+    {"small_file_streams",
+     "in a cluster: a process making small files one after another in a directory gets each new name reserved "
+     "by its lookup, makes the file on its own node and closes it without a flush, its writes going through "
+     "(see \"Consistency\" below); `off` = every create asks the name's node",
+     "`on`", true,
+     [](auto& s, auto& n, auto& v, auto* c) -> Status {
+       std::string value;
+       BB_RETURN_IF_ERROR(OneOf(s, n, v, {"on", "off"}, "on or off", &value));
+       c->small_file_streams = value == "on";
+       return Status::Ok();
+     }},
     {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
      Size<&DaemonConfig::reserve_bytes>},
     {"write_behind",
