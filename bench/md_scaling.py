@@ -10,8 +10,9 @@ shared file per node, 47,008-byte records), mdtest-easy (-u -L -F -P -N 1: empty
 directory per rank) and mdtest-hard (-t -w 3901 -e 3901 -N 1 -F -P: 3,901-byte files in one
 directory per node), each phase on its own as IO500 runs them (create, stat, read, delete).
 Variants: passthrough_ll (built from the example Debian's libfuse3-dev ships) over a folder of
-each node, bbfs in modes 1-4 with the cluster's defaults, and bbfs mode 3 with
-`--cache-timeout 0` (no kernel caching: the metadata path before coherent caching). Figures
+each node, bbfs in modes 1-4 with the cluster's defaults, bbfs mode 3 with `--cache-timeout 0`
+(no kernel caching: the metadata path before coherent caching), and bbfs mode 3 with
+`--small-file-streams off` (every create asks the name's node, every close flushes). Figures
 are aggregates: the sum over nodes of what each node's ior/mdtest reports. The daemons' CPU
 time (utime + stime of every bbd, or passthrough_ll, from /proc) is taken around each phase
 and divided by its operations; the FUSE requests and remote metadata requests per operation
@@ -235,21 +236,35 @@ def run_phase(cluster, base, sub, command, parse, pids, bbfs):
     return value, after[1] - before[1], (after[0][0] - before[0][0], after[0][1] - before[0][1])
 
 
+def split_variants(text):
+    """'passthrough_ll,mode 3,mode 3, no streams' -> the three names (a piece that starts with a space
+    belongs to the one before it)."""
+    out = []
+    for piece in text.split(","):
+        if piece.startswith(" ") and out:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def part1(a, bbctl, pt_bin):
     results = {}  # (variant, phase) -> list of (value, cpu per op, fuse per op, remote per op)
-    variants = ["passthrough_ll", "mode 1", "mode 2", "mode 3", "mode 4", "mode 3, no caching"]
+    # Variants on a cluster of their own, started with these bbd arguments.
+    own = {"mode 3, no caching": ["--cache-timeout", "0"], "mode 3, no streams": ["--small-file-streams", "off"]}
+    variants = ["passthrough_ll", "mode 1", "mode 2", "mode 3", "mode 4"] + list(own)
     if a.variants:
-        variants = [v for v in variants if v in a.variants.split(",")]
-    uncached = "mode 3, no caching"
-    shared = [v for v in variants if v != uncached]  # the variants of one cluster
+        variants = [v for v in variants if v in split_variants(a.variants)]
+    shared = [v for v in variants if v not in own]  # the variants of one cluster
     for r in range(a.rounds):
         with tempfile.TemporaryDirectory(prefix="bb-mds-", dir="/var/tmp") as work:
             k = r % len(shared) if shared else 0
             groups = [(shared[k:] + shared[:k], [])] if shared else []  # rotated per round
-            if uncached in variants:
-                groups.append(([uncached], ["--cache-timeout", "0"]))
-            for names, extra in groups:
-                c = Cluster(bbctl, f"{work}/{len(extra)}", 4, extra, a.link_rate)
+            groups += [([v], own[v]) for v in variants if v in own]
+            if r % 2:
+                groups.reverse()  # which cluster comes first alternates
+            for i, (names, extra) in enumerate(groups):
+                c = Cluster(bbctl, f"{work}/{i}", 4, extra, a.link_rate)
                 try:
                     bases = {}
                     for v in names:
