@@ -305,9 +305,9 @@ void Coherence::SetHandOver(HandOverHook hook) {
   hand_over_ = std::move(hook);
 }
 
-std::vector<MadeEntry> Coherence::HandOver(const std::vector<std::string>& paths) {
+std::vector<MadeEntry> Coherence::HandOver(const std::vector<std::string>& paths, NodeId owner) {
   std::shared_lock lock(hand_over_mu_);
-  return hand_over_ ? hand_over_(paths) : std::vector<MadeEntry>{};
+  return hand_over_ ? hand_over_(paths, owner) : std::vector<MadeEntry>{};
 }
 
 }  // namespace bb::fs

@@ -207,11 +207,12 @@ class Coherence {
   // The names this node reserved for others (ReserveName), which every CoherentView settles.
   NameReservations& names() { return names_; }
   // What this node made on names other owners reserved for it (its DeferredCreates), which it
-  // hands over when their owner asks (NodeService::HandOver). Set once the file system is up,
-  // and empty before it goes; returns once no call of the previous one runs.
-  using HandOverHook = std::function<std::vector<MadeEntry>(const std::vector<std::string>& paths)>;
+  // hands over when their owner asks (NodeService::HandOver; only what `owner` reserved). Set
+  // once the file system is up, and empty before it goes; returns once no call of the previous
+  // one runs.
+  using HandOverHook = std::function<std::vector<MadeEntry>(const std::vector<std::string>& paths, NodeId owner)>;
   void SetHandOver(HandOverHook hook);
-  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths);
+  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner);
 
  private:
   // Sends `list` to `node` (its kernel, for this node); on failure the node owes them.
@@ -271,7 +272,7 @@ class CoherentView final : public NodeService {
   Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
                                        const std::vector<NameGrant>& released) override;
   Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) override {
-    return c_->HandOver(paths);
+    return c_->HandOver(paths, caller_);  // only its own names: a node asks for no other's
   }
   Status CreateMeta(const std::string& path, const Metadata& md) override;
   Status PutMeta(const std::string& path, const Metadata& md) override;

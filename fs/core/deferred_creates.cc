@@ -122,16 +122,18 @@ void DeferredCreates::Taken(const std::string& path, uint64_t file_id, bool ok) 
   if (retry) flusher_.Wake();
 }
 
-std::vector<MadeEntry> DeferredCreates::HandOver(const std::vector<std::string>& paths) {
+std::vector<MadeEntry> DeferredCreates::HandOver(const std::vector<std::string>& paths, NodeId owner) {
   std::vector<MadeEntry> out;
   std::lock_guard lock(mu_);
   for (const std::string& path : paths) {
     auto it = items_.find(path);
     if (it == items_.end()) continue;
+    // Asking: its grant's node is not known yet, and only its owner settles a name.
     if (it->second.state == State::kAsking) {
       it->second.revoked = true;  // its grant, when it comes, is void
       continue;
     }
+    if (it->second.owner != owner) continue;
     if (it->second.state != State::kRight) {
       out.push_back({path, it->second.md, it->second.state == State::kSending});
       counters_.handed_over++;

@@ -91,9 +91,10 @@ class DeferredCreates {
   void Taken(const std::string& path, uint64_t file_id, bool ok);
   // Sends the entry of `path` to its owner now when it waits here (fsync); OK when none waits.
   Status SendNow(const std::string& path);
-  // The owner asks for `paths` back: returns the entries made on them (those on their way in a
-  // request too, marked in_flight) and gives up the rights.
-  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths);
+  // Their owner `owner` asks for `paths` back: returns the entries made on them (those on their
+  // way in a request too, marked in_flight) and gives up the rights. Names another node reserved
+  // stay as they are.
+  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner);
   // Sends every entry waiting here and gives up the rights unused for an interval; returns the
   // first error.
   Status Flush();

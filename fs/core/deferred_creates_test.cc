@@ -62,7 +62,8 @@ TEST_CASE("deferred creates: a right answers absent, an entry made on it answers
   CHECK_FALSE(d.Update("/a", 2, grow));
   // The owner asks: the entry goes to it, with its size; rights of other names go too.
   Grant(d, "/b", 3, 18);
-  auto handed = d.HandOver({"/a", "/b", "/c"});
+  CHECK(d.HandOver({"/a", "/b"}, 4).empty());  // another node asks: not its names
+  auto handed = d.HandOver({"/a", "/b", "/c"}, 3);
   REQUIRE(handed.size() == 1);
   CHECK(handed[0].path == "/a");
   CHECK(handed[0].md.size == 100);
@@ -131,7 +132,7 @@ TEST_CASE("deferred creates: an entry carried by a request is handed over as in 
   CHECK_FALSE(d.Update("/w", 20, u));            // its size goes with the request now
   REQUIRE(d.Flush().ok());
   CHECK(owners.sent.empty());  // on its way already
-  auto handed = d.HandOver({"/w"});
+  auto handed = d.HandOver({"/w"}, 4);
   REQUIRE(handed.size() == 1);
   CHECK(handed[0].in_flight);
   CHECK(handed[0].md.size == 3901);
@@ -186,7 +187,7 @@ TEST_CASE("deferred creates: a grant that its owner asked back for before it arr
   // The owner settled the name (a listing, another node's lookup) while its grant was on its way.
   d.Asking("/a");
   CHECK(d.Find("/a", &md) == DeferredCreates::Known::kNothing);  // still asks its owner
-  CHECK(d.HandOver({"/a"}).empty());
+  CHECK(d.HandOver({"/a"}, 1).empty());
   d.Granted("/a", 1, 5);
   CHECK(d.Find("/a", &md) == DeferredCreates::Known::kNothing);
   CHECK_FALSE(d.Make("/a", File(1)));  // made at the owner instead

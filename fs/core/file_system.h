@@ -301,7 +301,9 @@ class FileSystem {
   static bool WritesThrough(const OpenFile* file);
 
   // The owner of names reserved for this node asks for them back (NodeService::HandOver).
-  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths) { return deferred_->HandOver(paths); }
+  std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner) {
+    return deferred_->HandOver(paths, owner);
+  }
   DeferredCreates::Counters DeferredCounters() const { return deferred_->counters(); }
   size_t DeferredWaiting() const { return deferred_->waiting(); }
 

@@ -110,8 +110,8 @@ struct Cluster {
     }
     m.fs = std::make_unique<FileSystem>(options, m.router.get(), resolve, m.ids.get(), &clock, m.stats.get());
     if (m.coherence) {
-      m.coherence->SetHandOver([this, i](const std::vector<std::string>& paths) {
-        return members[i].fs ? members[i].fs->HandOver(paths) : std::vector<MadeEntry>{};
+      m.coherence->SetHandOver([this, i](const std::vector<std::string>& paths, NodeId owner) {
+        return members[i].fs ? members[i].fs->HandOver(paths, owner) : std::vector<MadeEntry>{};
       });
     }
   }

@@ -136,7 +136,8 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   fs_ = std::make_unique<FileSystem>(
       fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());
   // Owners of names reserved for this node ask for what it made on them (deferred_creates.h).
-  coherence_->SetHandOver([fs = fs_.get()](const std::vector<std::string>& paths) { return fs->HandOver(paths); });
+  coherence_->SetHandOver(
+      [fs = fs_.get()](const std::vector<std::string>& paths, NodeId owner) { return fs->HandOver(paths, owner); });
   // Another node may still be starting: retry creating the root for a while.
   Status init;
   for (int i = 0; i < 100; ++i) {
