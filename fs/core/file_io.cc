@@ -81,15 +81,15 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
   const std::string_view dir = ParentPath(path);
   const int64_t now = clock_->MonotonicNs();
   bool small = options_.small_file_streams && c.pid > 0 && streams_.ExpectSmall(c.pid, dir, now);
-  auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id), /*may_defer=*/true);
+  bool deferred = false;
+  auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id), &deferred);
   Entry entry;
   if (created) {
     entry = *created;
     if (c.pid > 0) streams_.Created(c.pid, dir, now);
     // Made here on a reserved name: its writes must go through, the entry being this node's to
     // publish (and to send with the first write).
-    Metadata made;
-    small = small || deferred_->Find(path, &made) == DeferredCreates::Known::kMade;
+    small = small || deferred;
   } else {
     if (created.error().code() != EEXIST || (flags & O_EXCL)) return created.error();
     // Lost a race with another creator (or the kernel's lookup was stale): open what is there.

@@ -315,13 +315,14 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
 }
 
 Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md,
-                                        bool may_defer) {
+                                        bool* deferred) {
   ApplyLayout(&md, layout);
   int64_t asked_ns = clock_->MonotonicNs();
   uint64_t since = ToldSeq();
   // On a name its owner reserved for this node, the entry is made here and goes to the owner
   // later (DeferredCreates); else a right this node holds goes with the owner's make.
-  if (!may_defer || !deferred_->Make(path, md)) {
+  if (deferred != nullptr) *deferred = deferred_->Make(path, md);
+  if (deferred == nullptr || !*deferred) {
     deferred_->Forget(path);
     BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
   }

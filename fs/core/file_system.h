@@ -14,6 +14,12 @@
 // send. A read that reaches past the known size asks the owner again, so it
 // sees data another writer has published.
 //
+// Streams of small files (create_streams.h): from a process's second file in a directory on, a
+// lookup of a new name has its owner reserve the name, the create is made here
+// (deferred_creates.h, the owner asking for it back before anyone else reads, makes or lists it:
+// name_reservations.h), and the file's writes go through (WritesThrough), its size published
+// with each, so that its close has nothing to send.
+//
 // Data: the chunks of one read or write move at the same time (FanOut). With write-behind
 // (FileSystemOptions::write_behind_bytes) a write returns once its chunks for this node are
 // stored and those for other nodes are copied and on their way; flush (close), fsync, reads,
@@ -367,8 +373,9 @@ class FileSystem {
   uint64_t ToldSeq() const { return told_seq_.load(std::memory_order_acquire); }
   bool ToldSince(const std::string& path, uint64_t since) const;
   Result<Entry> CreateEntry(uint64_t parent, const std::string& name, Metadata md);
-  // `may_defer`: a regular file made here when this node holds its name (DeferredCreates).
-  Result<Entry> CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md, bool may_defer = false);
+  // With `deferred`, the entry may be made here, when this node holds its name (DeferredCreates),
+  // and `*deferred` says whether it was.
+  Result<Entry> CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md, bool* deferred = nullptr);
   // Whether a lookup of `path` by `pid` asks its owner to reserve the name when absent.
   bool Reserves(const std::string& path, const PathLayout& layout, pid_t pid) const;
   // After a write of `file` that goes through (WritesThrough): its size reaches its entry, waiting
