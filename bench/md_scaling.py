@@ -20,7 +20,8 @@ come from `bbctl stats` of every node (round trips: every call to another node).
 
 Part 2: mdtest-easy create in mode 3 on 2, 4 and 8 nodes, the same load per node (2 ranks x
 F files): aggregate creates/s and daemon CPU time per create, with the nodes sharing this
-machine's cores as they come, and with each node held to `--node-cpu` of a core (its daemon,
+machine's cores as they come, and with each node held to `--node-cpu` of a core (also with
+`--small-file-streams off`, side by side) (its daemon,
 mpirun and ranks in one CPU cgroup, as on a node of its own): 8 nodes x 0.2 is 1.6 of the 2
 cores, so the cores are not what limits the aggregate, and whether it grows with the nodes shows
 whether the design scales.
@@ -298,12 +299,13 @@ def part1(a, bbctl, pt_bin):
 
 def part2(a, bbctl):
     results = {}  # (nodes, variant) -> list of (creates/s, cpu us per create, FUSE and remote requests per create)
-    variants = [("shared cores", None), (f"{a.node_cpu} core per node", a.node_cpu)]
+    variants = [("shared cores", None, []), (f"{a.node_cpu} core per node", a.node_cpu, []),
+                (f"{a.node_cpu} core per node, no streams", a.node_cpu, ["--small-file-streams", "off"])]
     for r in range(a.rounds):
         for nodes in (2, 4, 8):
-            for v, share in (variants if r % 2 == 0 else variants[::-1]):
+            for v, share, extra in (variants if r % 2 == 0 else variants[::-1]):
                 with tempfile.TemporaryDirectory(prefix="bb-mds-", dir="/var/tmp") as work:
-                    c = Cluster(bbctl, work, nodes, [])
+                    c = Cluster(bbctl, work, nodes, extra)
                     try:
                         if share:
                             c.cap_cpu(share)
@@ -378,17 +380,14 @@ def main():
         res = part2(a, bbctl)
         lines.append("\n## mdtest-easy create in mode 3 on 2, 4 and 8 nodes (2 ranks per node, "
                      f"{a.scale_files} files per rank)\n")
-        names = ("shared cores", f"{a.node_cpu} core per node")
-        lines.append(f"| nodes | creates/s, {names[0]} | CPU µs per create, {names[0]} | creates/s, {names[1]} | "
-                     f"CPU µs per create, {names[1]} | FUSE requests per create | round trips to other nodes per "
-                     "create |")
-        lines.append("|---|---|---|---|---|---|---|")
+        names = ("shared cores", f"{a.node_cpu} core per node", f"{a.node_cpu} core per node, no streams")
+        lines.append("| nodes | " + " | ".join(f"creates/s, {v} | CPU µs per create, {v} | FUSE requests per create, "
+                                               f"{v} | round trips to other nodes per create, {v}" for v in names) + " |")
+        lines.append("|---|" + "---|" * (4 * len(names)))
         for nodes in (2, 4, 8):
             row = []
             for v in names:
-                row += [med([x[0] for x in res.get((nodes, v), [])]), med([x[1] for x in res.get((nodes, v), [])])]
-            both = [x for v in names for x in res.get((nodes, v), [])]
-            row += [med([x[2] for x in both]), med([x[3] for x in both])]
+                row += [med([x[i] for x in res.get((nodes, v), [])]) for i in range(4)]
             lines.append(f"| {nodes} | " + " | ".join(row) + " |")
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
