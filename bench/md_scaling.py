@@ -20,11 +20,11 @@ come from `bbctl stats` of every node (round trips: every call to another node).
 
 Part 2: mdtest-easy create in mode 3 on 2, 4 and 8 nodes, the same load per node (2 ranks x
 F files): aggregate creates/s and daemon CPU time per create, with the nodes sharing this
-machine's cores as they come, and with each node held to `--node-cpu` of a core (also with
-`--small-file-streams off`, side by side) (its daemon,
+machine's cores as they come, and with each node held to `--node-cpu` of a core (its daemon,
 mpirun and ranks in one CPU cgroup, as on a node of its own): 8 nodes x 0.2 is 1.6 of the 2
 cores, so the cores are not what limits the aggregate, and whether it grows with the nodes shows
-whether the design scales.
+whether the design scales. The held variant runs twice, the second time with
+`--small-file-streams off` (every create asks its name's node, every close flushes).
 
 Variants are interleaved within each round; the tables give the median over rounds and the
 range. ior, mdtest (github.com/hpc/ior) and mpirun (Debian's openmpi-bin) must be on PATH.

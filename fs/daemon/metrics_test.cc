@@ -33,6 +33,7 @@ json Node(int id) {
                               {"latency", json::array({1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3})},
                               {"latency_seconds", 0.5}}})},
       {"space", {{"total_bytes", 1000}, {"free_bytes", 600}, {"avail_bytes", 500}}},
+      {"small_files", {{"made_here", 9}, {"with_first_write", 6}, {"handed_over", 2}, {"lost", 0}, {"waiting", 1}}},
       {"workspaces", 1},
       {"qos",
        {{"stage", true},
@@ -85,6 +86,9 @@ TEST_CASE("metrics: the stats of two nodes as one Prometheus exposition", "[daem
   CHECK(m.at("bb_qos_wait_seconds_total{node=\"0\",job=\"A\",class=\"metadata\"}") == 0.25);
   CHECK(m.count("bb_qos_limit{node=\"0\",job=\"A\",class=\"metadata\"}") == 0);  // unlimited: absent
   CHECK(m.at("bb_space_bytes{node=\"1\",kind=\"avail\"}") == 500);
+  CHECK(m.at("bb_small_files_total{node=\"0\",event=\"made\"}") == 9);
+  CHECK(m.at("bb_small_files_total{node=\"1\",event=\"lost\"}") == 0);
+  CHECK(m.count("bb_small_files_total{node=\"0\",event=\"waiting\"}") == 0);  // not a counter
   CHECK(types.at("bb_rpc_latency_seconds") == "histogram");
   CHECK(types.at("bb_qos_rate") == "gauge");
   CHECK(types.at("bb_fs_operations_total") == "counter");
