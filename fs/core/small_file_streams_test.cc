@@ -246,6 +246,26 @@ TEST_CASE("small file streams: a file turned large ends the stream's cheap path"
   REQUIRE(c.fs(kMaker).Release(next->second).ok());
 }
 
+TEST_CASE("small file streams: off, every create asks its name's node and every close flushes", "[core]") {
+  FileSystemOptions o = Coherent();
+  o.small_file_streams = false;
+  Cluster c(kNodes, o);
+  Stream s(c);
+  for (int i = 0; i < 10; ++i) {
+    std::string name = RemoteName(c, s.dir_path, "o" + std::to_string(i) + "_");
+    uint64_t before = Requests(c, kMaker);
+    auto looked = c.fs(kMaker).Lookup(s.dir, name, kStream.pid);
+    REQUIRE(looked.error().code() == ENOENT);
+    auto cr = c.fs(kMaker).Create(s.dir, name, 0644, O_WRONLY | O_EXCL, kStream);
+    REQUIRE(cr.has_value());
+    CHECK_FALSE(FileSystem::WritesThrough(cr->second));
+    CHECK(Requests(c, kMaker) - before == 2);  // the lookup and the create
+    REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+  }
+  CHECK(c.fs(kMaker).DeferredCounters().granted == 0);
+  CHECK(c.fs(kMaker).DeferredCounters().made == 0);
+}
+
 // A chunk store whose writes wait, while armed, until the test lets them go.
 class GatedChunkStore final : public testing::ForwardingChunkStore {
  public:
