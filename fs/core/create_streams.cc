@@ -15,15 +15,20 @@ std::string CreateStreams::Key(pid_t pid, std::string_view dir) {
 bool CreateStreams::ExpectSmall(pid_t pid, std::string_view dir, int64_t now_ns) const {
   std::lock_guard lock(mu_);
   auto it = streams_.find(Key(pid, dir));
-  if (it == streams_.end()) return false;
-  const Stream& s = it->second;
-  return now_ns - s.created_ns <= kWindowNs && now_ns - s.large_ns > kWindowNs;
+  return it != streams_.end() && Small(it->second, now_ns);
 }
 
-void CreateStreams::Created(pid_t pid, std::string_view dir, int64_t now_ns) {
+bool CreateStreams::Created(pid_t pid, std::string_view dir, int64_t now_ns) {
   std::lock_guard lock(mu_);
   if (streams_.size() >= kCapacity) TrimLocked(now_ns);
-  streams_[Key(pid, dir)].created_ns = now_ns;
+  auto [it, fresh] = streams_.try_emplace(Key(pid, dir));
+  bool small = !fresh && Small(it->second, now_ns);
+  it->second.created_ns = now_ns;
+  return small;
+}
+
+bool CreateStreams::Small(const Stream& s, int64_t now_ns) {
+  return now_ns - s.created_ns <= kWindowNs && now_ns - s.large_ns > kWindowNs;
 }
 
 void CreateStreams::Large(pid_t pid, std::string_view dir, int64_t now_ns) {

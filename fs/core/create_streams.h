@@ -33,8 +33,9 @@ class CreateStreams {
 
   // Whether the next file `pid` makes in `dir` at `now_ns` (monotonic) is expected small.
   bool ExpectSmall(pid_t pid, std::string_view dir, int64_t now_ns) const;
-  // `pid` made a file in `dir`.
-  void Created(pid_t pid, std::string_view dir, int64_t now_ns);
+  // `pid` made a file in `dir`: returns whether the stream expected it small (ExpectSmall just
+  // before).
+  bool Created(pid_t pid, std::string_view dir, int64_t now_ns);
   // A file `pid` made in `dir` turned out large.
   void Large(pid_t pid, std::string_view dir, int64_t now_ns);
 
@@ -44,6 +45,7 @@ class CreateStreams {
     int64_t large_ns = INT64_MIN / 2;
   };
   static std::string Key(pid_t pid, std::string_view dir);
+  static bool Small(const Stream& s, int64_t now_ns);
   // REQUIRES mu_. Makes room past kCapacity.
   void TrimLocked(int64_t now_ns);
 

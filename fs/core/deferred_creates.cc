@@ -155,20 +155,32 @@ Status DeferredCreates::SendNow(const std::string& path) {
     entry = {path, it->second.md, false};
   }
   auto codes = send_(owner, {entry}, {});
-  bool ok = codes && codes->size() == 1;
+  bool failed = false;
+  BB_RETURN_IF_ERROR(Sent({entry}, codes, &failed));
+  return codes->front() == 0 ? Status::Ok() : Status(codes->front(), path + ": its owner refused the entry made here");
+}
+
+Status DeferredCreates::Sent(const std::vector<MadeEntry>& sent, const Result<std::vector<int>>& codes, bool* failed) {
+  bool ok = codes && codes->size() == sent.size();
   std::lock_guard lock(mu_);
   counters_.batches++;
-  auto it = items_.find(path);
-  if (it != items_.end() && it->second.state == State::kSending && it->second.md.file_id == entry.md.file_id) {
-    if (ok) {
-      if (codes->front() != 0) counters_.lost++;
-      EraseLocked(it);
-    } else {
-      it->second.state = State::kMade;
+  for (size_t i = 0; i < sent.size(); ++i) {
+    auto it = items_.find(sent[i].path);
+    // Handed over meanwhile (or made again): no longer this request's.
+    if (it == items_.end() || it->second.state != State::kSending || it->second.md.file_id != sent[i].md.file_id) {
+      continue;
     }
+    if (!ok) {
+      it->second.state = State::kMade;  // sent again later: a repeat counts as made
+      counters_.retried++;
+      *failed = true;
+      continue;
+    }
+    if ((*codes)[i] != 0) counters_.lost++;
+    EraseLocked(it);
   }
-  if (!ok) return codes ? Status(EPROTO, "make entries: reply for another count of entries") : codes.error();
-  return codes->front() == 0 ? Status::Ok() : Status(codes->front(), path + ": its owner refused the entry made here");
+  if (ok) return Status::Ok();
+  return codes ? Status(EPROTO, "make entries: a reply for another count of entries") : codes.error();
 }
 
 std::map<NodeId, DeferredCreates::Batch> DeferredCreates::TakeBatches(bool* rights_left) {
@@ -203,24 +215,8 @@ Status DeferredCreates::Flush() {
   Status first;
   bool failed = false;
   for (auto& [owner, batch] : batches) {
-    auto codes = send_(owner, batch.made, batch.released);
-    bool ok = codes && codes->size() == batch.made.size();
-    if (!ok && first.ok()) first = codes ? Status(EPROTO, "make entries: reply for another count") : codes.error();
-    std::lock_guard lock(mu_);
-    counters_.batches++;
-    for (size_t i = 0; i < batch.made.size(); ++i) {
-      const MadeEntry& e = batch.made[i];
-      auto it = items_.find(e.path);
-      if (it == items_.end() || it->second.state != State::kSending || it->second.md.file_id != e.md.file_id) continue;
-      if (!ok) {
-        it->second.state = State::kMade;  // sent again later: a repeat counts as made
-        counters_.retried++;
-        failed = true;
-        continue;
-      }
-      if ((*codes)[i] != 0) counters_.lost++;
-      EraseLocked(it);
-    }
+    Status s = Sent(batch.made, send_(owner, batch.made, batch.released), &failed);
+    if (first.ok()) first = s;
   }
   // Rights too young to give up now go with a later flush; entries whose batch failed, a second
   // from now.

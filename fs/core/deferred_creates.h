@@ -125,6 +125,10 @@ class DeferredCreates {
     std::vector<NameGrant> released;
   };
   std::map<NodeId, Batch> TakeBatches(bool* rights_left);
+  // What became of entries one request carried (MakeEntries' answer `codes`): each stored or
+  // refused (counted lost) goes; when the request failed, each goes back to be sent again
+  // (`*failed`). Returns the request's error.
+  Status Sent(const std::vector<MadeEntry>& sent, const Result<std::vector<int>>& codes, bool* failed);
 
   const Send send_;
   const size_t capacity_;

@@ -54,7 +54,7 @@ void FileSystem::BoundDirAttributes(const Inode& inode, Entry* e) const {
 }
 
 Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns,
-                                        bool* ahead, bool reserve) {
+                                        bool* ahead, pid_t pid) {
   *asked_ns = clock_->MonotonicNs();
   *ahead = false;
   if (auto hit = statahead_.Take(path, *asked_ns)) {
@@ -75,7 +75,9 @@ Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayou
     case DeferredCreates::Known::kNothing:
       break;
   }
-  if (!reserve) return MetaOwner(layout, path)->GetMeta(path);
+  // Only a lookup that goes to the owner asks whether the process is a stream (not one that the
+  // kernel's read-ahead or this node answers).
+  if (!Reserves(path, layout, pid)) return MetaOwner(layout, path)->GetMeta(path);
   deferred_->Asking(path);
   auto found = MetaOwner(layout, path)->ReserveName(path);
   if (!found || found->entry || found->grant == 0) {

@@ -78,18 +78,16 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
   // (that none of 16 * nodes tries suits has a chance below e^-16).
   BB_ASSIGN_OR_RETURN(
       uint64_t id, ids_->NextWhere([&](uint64_t id) { return layout.SuitsNewFile(id, path); }, 16 * layout.view.nodes));
-  const std::string_view dir = ParentPath(path);
-  const int64_t now = clock_->MonotonicNs();
-  bool small = options_.small_file_streams && c.pid > 0 && streams_.ExpectSmall(c.pid, dir, now);
+  bool small = false;
   bool deferred = false;
   auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id), &deferred);
   Entry entry;
   if (created) {
     entry = *created;
-    if (c.pid > 0) streams_.Created(c.pid, dir, now);
+    bool expected = c.pid > 0 && streams_.Created(c.pid, ParentPath(path), clock_->MonotonicNs());
     // Made here on a reserved name: its writes must go through, the entry being this node's to
     // publish (and to send with the first write).
-    small = small || deferred;
+    small = (options_.small_file_streams && expected) || deferred;
   } else {
     if (created.error().code() != EEXIST || (flags & O_EXCL)) return created.error();
     // Lost a race with another creator (or the kernel's lookup was stale): open what is there.

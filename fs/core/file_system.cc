@@ -200,7 +200,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t
   int64_t asked_ns;
   bool ahead;
   uint64_t since = ToldSeq();
-  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead, Reserves(path, layout, pid)));
+  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead, pid));
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }

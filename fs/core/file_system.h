@@ -354,9 +354,10 @@ class FileSystem {
   void ReadAhead(const std::string& path, const PathLayout& layout);
   // GetMeta of `path` at its owner, or the entry statahead read ahead; `asked_ns` is when the
   // owner read it, `ahead` whether it came from statahead.
-  // `reserve`: an absent name is reserved for this node (ReserveName).
+  // `pid`: the process looking (0: unknown); when it is a stream of small files (Reserves), an
+  // absent name is reserved for this node (ReserveName).
   Result<Metadata> LookupMeta(const std::string& path, const PathLayout& layout, int64_t* asked_ns, bool* ahead,
-                              bool reserve = false);
+                              pid_t pid = 0);
   // REQUIRES inode.mu. `md` with this node's writes not yet published (size, times).
   static void OverlayUnpublished(const Inode& inode, Metadata* md);
   // REQUIRES inode.mu. The attributes in inode.meta, read from the owner by a request sent at

@@ -102,7 +102,7 @@ void NameReservations::SettleMarked(const std::map<NodeId, std::vector<std::stri
     for (auto it = stored_.begin(); it != stored_.end();) {
       it = now - it->second.at_ns > kHandedOverKeepNs ? stored_.erase(it) : std::next(it);
     }
-    size_.store(table_.size() + stored_.size(), std::memory_order_release);
+    StoreSizeLocked();
   }
   settled_.notify_all();
 }
@@ -120,7 +120,7 @@ void NameReservations::Made(const std::string& path, NodeId caller) {
   auto it = table_.find(path);
   if (it == table_.end() || it->second.settling || it->second.holder != caller) return;  // settling ends it
   table_.erase(it);
-  size_.store(table_.size() + stored_.size(), std::memory_order_release);
+  StoreSizeLocked();
 }
 
 uint64_t NameReservations::Reserve(const std::string& path, NodeId holder) {
@@ -128,7 +128,7 @@ uint64_t NameReservations::Reserve(const std::string& path, NodeId holder) {
   uint64_t grant = next_grant_++;
   table_[path] = Reservation{holder, grant, false};
   counters_.granted++;
-  size_.store(table_.size() + stored_.size(), std::memory_order_release);
+  StoreSizeLocked();
   return grant;
 }
 
@@ -137,7 +137,7 @@ void NameReservations::Release(const std::string& path, NodeId holder, uint64_t 
   auto it = table_.find(path);
   if (it == table_.end() || it->second.settling || it->second.holder != holder || it->second.grant != grant) return;
   table_.erase(it);
-  size_.store(table_.size() + stored_.size(), std::memory_order_release);
+  StoreSizeLocked();
 }
 
 bool NameReservations::HandedOver(const std::string& path, NodeId holder, uint64_t file_id) {
@@ -146,9 +146,11 @@ bool NameReservations::HandedOver(const std::string& path, NodeId holder, uint64
   auto it = stored_.find(path);
   if (it == stored_.end() || it->second.holder != holder || it->second.file_id != file_id) return false;
   stored_.erase(it);
-  size_.store(table_.size() + stored_.size(), std::memory_order_release);
+  StoreSizeLocked();
   return true;
 }
+
+void NameReservations::StoreSizeLocked() { size_.store(table_.size() + stored_.size(), std::memory_order_release); }
 
 NameReservations::Counters NameReservations::counters() const {
   std::lock_guard lock(mu_);

@@ -113,6 +113,8 @@ class NameReservations {
     int64_t at_ns = 0;
   };
   static size_t Stripe(const std::string& path);
+  // REQUIRES mu_. Publishes size_ after table_ or stored_ changed.
+  void StoreSizeLocked();
   // Asks each holder for its reserved `paths` (marked settling), stores what they made, and ends
   // the reservations.
   void SettleMarked(const std::map<NodeId, std::vector<std::string>>& by_holder, const Store& store);

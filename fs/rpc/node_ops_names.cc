@@ -29,16 +29,10 @@ Result<NameLookup> ReserveName::DecodeReply(std::string_view payload) {
   return out;
 }
 
-// u32 count, then per entry its path, EncodeMetadata and a byte (in flight); u32 count, then per
-// grant its path and u64 grant.
-void MakeEntries::Encode(Writer& w, const Request& q) {
-  w.U32(static_cast<uint32_t>(q.made.size()));
-  for (const MadeEntry& e : q.made) w.Str(e.path).Str(EncodeMetadata(e.md)).U8(e.in_flight ? 1 : 0);
-  w.U32(static_cast<uint32_t>(q.released.size()));
-  for (const NameGrant& g : q.released) w.Str(g.path).U64(g.grant);
-}
-
 namespace {
+// Encodes a MadeEntry: its path, EncodeMetadata and a byte (in flight).
+void EncodeMade(Writer& w, const MadeEntry& e) { w.Str(e.path).Str(EncodeMetadata(e.md)).U8(e.in_flight ? 1 : 0); }
+
 // Decodes a MadeEntry (path, entry, in-flight byte); fails `r` on a bad entry.
 MadeEntry DecodeMade(Reader& r) {
   MadeEntry e;
@@ -56,6 +50,15 @@ MadeEntry DecodeMade(Reader& r) {
   return e;
 }
 }  // namespace
+
+// u32 count, then per entry its path, EncodeMetadata and a byte (in flight); u32 count, then per
+// grant its path and u64 grant.
+void MakeEntries::Encode(Writer& w, const Request& q) {
+  w.U32(static_cast<uint32_t>(q.made.size()));
+  for (const MadeEntry& e : q.made) EncodeMade(w, e);
+  w.U32(static_cast<uint32_t>(q.released.size()));
+  for (const NameGrant& g : q.released) w.Str(g.path).U64(g.grant);
+}
 
 MakeEntries::Request MakeEntries::Decode(Reader& r) {
   Request q;
@@ -126,7 +129,7 @@ Response HandOver::Serve(NodeService& s, const Request& q, std::string_view) {
   if (!made) return Error(made.error());
   Writer w;
   w.U32(static_cast<uint32_t>(made->size()));
-  for (const MadeEntry& e : *made) w.Str(e.path).Str(EncodeMetadata(e.md)).U8(e.in_flight ? 1 : 0);
+  for (const MadeEntry& e : *made) EncodeMade(w, e);
   return Ok(w.Take());
 }
 
