@@ -345,6 +345,40 @@ TEST_CASE("chmod, chown, utimens and times from the real clock", "[mounted]") {
   CHECK(st.st_mtime >= before - 1);
 }
 
+TEST_CASE("a set-group-ID directory passes its group on, and the bit to new directories", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string shared = bb.Path("shared"), plain = bb.Path("plain");
+  REQUIRE(::mkdir(shared.c_str(), 0775) == 0);
+  REQUIRE(::chown(shared.c_str(), 0, 4321) == 0);
+  REQUIRE(::chmod(shared.c_str(), 02775) == 0);
+  REQUIRE(::mkdir(plain.c_str(), 0775) == 0);
+  struct stat st;
+  for (int i = 0; i < 5; ++i) {  // one process, one directory: from the second file on, a stream
+    std::string f = shared + "/f" + std::to_string(i);
+    WriteFile(f, "x");
+    REQUIRE(::stat(f.c_str(), &st) == 0);
+    CHECK(st.st_gid == 4321);
+    CHECK((st.st_mode & S_ISGID) == 0);
+  }
+  REQUIRE(::mkdir((shared + "/sub").c_str(), 0755) == 0);
+  REQUIRE(::stat((shared + "/sub").c_str(), &st) == 0);
+  CHECK(st.st_gid == 4321);
+  CHECK((st.st_mode & 07777) == 02755);
+  WriteFile(shared + "/sub/deeper", "y");
+  REQUIRE(::stat((shared + "/sub/deeper").c_str(), &st) == 0);
+  CHECK(st.st_gid == 4321);
+  REQUIRE(::symlink("f0", (shared + "/link").c_str()) == 0);
+  REQUIRE(::lstat((shared + "/link").c_str(), &st) == 0);
+  CHECK(st.st_gid == 4321);
+  WriteFile(plain + "/g", "z");
+  REQUIRE(::stat((plain + "/g").c_str(), &st) == 0);
+  CHECK(st.st_gid == ::getegid());
+  REQUIRE(::mkdir((plain + "/sub").c_str(), 0755) == 0);
+  REQUIRE(::stat((plain + "/sub").c_str(), &st) == 0);
+  CHECK((st.st_mode & S_ISGID) == 0);
+}
+
 TEST_CASE("an open, unlinked file keeps working until the last close", "[mounted]") {
   MountedBb bb;
   REQUIRE_MOUNTED(bb);

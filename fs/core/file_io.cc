@@ -80,7 +80,7 @@ Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const st
       uint64_t id, ids_->NextWhere([&](uint64_t id) { return layout.SuitsNewFile(id, path); }, 16 * layout.view.nodes));
   bool small = false;
   bool deferred = false;
-  auto created = CreateEntryAt(path, layout, NewMeta(FileType::kRegular, mode, c, id), &deferred);
+  auto created = CreateEntryAt(path, layout, NewMeta(parent, FileType::kRegular, mode, c, id), &deferred);
   Entry entry;
   if (created) {
     entry = *created;

@@ -93,7 +93,7 @@ bool FileSystem::Reserves(const std::string& path, const PathLayout& layout, pid
 }
 
 Status FileSystem::Init(const Caller& owner) {
-  Metadata md = NewMeta(FileType::kDirectory, 0755, owner, kRootFileId);
+  Metadata md = NewMeta(0, FileType::kDirectory, 0755, owner, kRootFileId);
   for (NodeId n : AllNodes(*router_)) {
     auto existing = nodes_(n)->GetMeta("/");
     if (existing) continue;
@@ -104,12 +104,22 @@ Status FileSystem::Init(const Caller& owner) {
   return Status::Ok();
 }
 
-Metadata FileSystem::NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const {
+Metadata FileSystem::NewMeta(uint64_t parent, FileType type, mode_t mode, const Caller& c, uint64_t file_id) const {
   Metadata md;
   md.type = type;
   md.mode = mode & 07777;
   md.uid = c.uid;
   md.gid = c.gid;
+  // A directory with its set-group-ID bit passes its group on, and the bit to new directories
+  // (as local file systems do; the kernel has already dropped S_ISGID the caller may not set).
+  auto dir = parent == 0 ? Result<std::shared_ptr<Inode>>(Status(ENOENT, "no parent")) : FindInode(parent);
+  if (dir) {
+    std::lock_guard lock((*dir)->mu);
+    if ((*dir)->meta.mode & S_ISGID) {
+      md.gid = (*dir)->meta.gid;
+      if (type == FileType::kDirectory) md.mode |= S_ISGID;
+    }
+  }
   md.atime_ns = md.mtime_ns = md.ctime_ns = clock_->WallNs();
   md.file_id = file_id;
   md.chunk_size = options_.chunk_size;
@@ -349,15 +359,9 @@ Result<Entry> FileSystem::Mknod(uint64_t parent, const std::string& name, mode_t
   bool device = *type == FileType::kCharDevice || *type == FileType::kBlockDevice;
   if (device && c.uid != 0) return Status(EPERM, "only root makes device nodes");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
-  Metadata md = NewMeta(*type, mode, c, id);
+  Metadata md = NewMeta(parent, *type, mode, c, id);
   if (device) md.rdev = rdev;
   return CreateEntry(parent, name, std::move(md));
-}
-
-Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c) {
-  Count(FsOp::kMkdir);
-  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
-  return CreateEntry(parent, name, NewMeta(FileType::kDirectory, mode, c, id));
 }
 
 Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name, const std::string& target,
@@ -366,7 +370,7 @@ Result<Entry> FileSystem::Symlink(uint64_t parent, const std::string& name, cons
   if (target.empty()) return Status(ENOENT, "empty symlink target");
   if (target.size() >= kPosixPathMax) return Status(ENAMETOOLONG, "symlink target too long");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
-  Metadata md = NewMeta(FileType::kSymlink, 0777, c, id);
+  Metadata md = NewMeta(parent, FileType::kSymlink, 0777, c, id);
   md.symlink_target = target;
   md.size = target.size();
   return CreateEntry(parent, name, std::move(md));
@@ -378,23 +382,6 @@ Result<std::string> FileSystem::Readlink(uint64_t ino) {
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
   if (md.type != FileType::kSymlink) return Status(EINVAL, "not a symlink");
   return md.symlink_target;
-}
-
-Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
-  Count(FsOp::kRmdir);
-  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
-  PathLayout layout = router_->Resolve(path);
-  if (layout.replicated) return Status(EBUSY, path + " is a workspace: remove it with bbctl job stop");
-  NodeService* owner = MetaOwner(layout, path);
-  BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
-  if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
-  BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(layout, path));
-  if (!empty) return Status(ENOTEMPTY, path);
-  BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
-  Changed(path);
-  NoteDirChange(path, -1);
-  if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, true, clock_->WallNs());
-  return DropEntryData(md, path);
 }
 
 }  // namespace bb::fs

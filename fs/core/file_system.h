@@ -401,7 +401,8 @@ class FileSystem {
   std::shared_ptr<SizeAlong> SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t known_size,
                                       uint64_t offset, uint64_t length);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
-  Metadata NewMeta(FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
+  // `parent`: the inode of the directory it is made in (0: none).
+  Metadata NewMeta(uint64_t parent, FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   void ApplyLayout(Metadata* md, const PathLayout& layout) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).

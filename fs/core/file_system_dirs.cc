@@ -9,6 +9,29 @@
 
 namespace bb::fs {
 
+Result<Entry> FileSystem::Mkdir(uint64_t parent, const std::string& name, mode_t mode, const Caller& c) {
+  Count(FsOp::kMkdir);
+  BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
+  return CreateEntry(parent, name, NewMeta(parent, FileType::kDirectory, mode, c, id));
+}
+
+Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
+  Count(FsOp::kRmdir);
+  BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
+  PathLayout layout = router_->Resolve(path);
+  if (layout.replicated) return Status(EBUSY, path + " is a workspace: remove it with bbctl job stop");
+  NodeService* owner = MetaOwner(layout, path);
+  BB_ASSIGN_OR_RETURN(Metadata md, owner->GetMeta(path));
+  if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
+  BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(layout, path));
+  if (!empty) return Status(ENOTEMPTY, path);
+  BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  Changed(path);
+  NoteDirChange(path, -1);
+  if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, true, clock_->WallNs());
+  return DropEntryData(md, path);
+}
+
 Result<SpaceStats> FileSystem::StatFs() {
   Count(FsOp::kStatFs);
   // What removals freed is free: `df` after `rm` (a failed one stays counted, not an error here).
@@ -148,7 +171,7 @@ Status FileSystem::CreateWorkspace(const std::string& name, const WorkspaceSpec&
   BB_RETURN_IF_ERROR(ValidateWorkspaceName(name));
   if (router_->Resolve("/" + name).replicated) return Status(EEXIST, "workspace " + name + " exists");
   BB_ASSIGN_OR_RETURN(uint64_t id, ids_->Next());
-  Metadata root = NewMeta(FileType::kDirectory, 0755, owner, id);
+  Metadata root = NewMeta(0, FileType::kDirectory, 0755, owner, id);
   std::vector<NodeId> done;
   for (NodeId n : AllNodes(*router_)) {
     Status s = nodes_(n)->PutWorkspace(name, spec, root);
