@@ -29,9 +29,33 @@ void DirChanges::FlushAll() {
   std::map<std::string, Change> all;
   {
     std::lock_guard lock(mu_);
+    if (pending_.empty()) return;
+    ++flushes_;
+    for (const auto& [dir, c] : pending_) taken_at_[dir] = flushes_;
+    std::erase_if(taken_at_, [&](const auto& t) { return flushes_ - t.second > kKeepFlushes; });
     all.swap(pending_);
+    sending_ = true;
   }
   for (const auto& [dir, c] : all) send_(dir, c);
+  std::lock_guard lock(mu_);
+  sending_ = false;
+}
+
+uint64_t DirChanges::Begin() const {
+  std::lock_guard lock(mu_);
+  // A flush on its way counts as one after the read began.
+  return sending_ ? flushes_ - 1 : flushes_;
+}
+
+std::optional<DirChanges::Change> DirChanges::After(const std::string& dir, uint64_t token) const {
+  std::lock_guard lock(mu_);
+  if (flushes_ != token) {
+    if (flushes_ - token >= kKeepFlushes) return std::nullopt;  // too long ago to tell
+    auto taken = taken_at_.find(dir);
+    if (taken != taken_at_.end() && taken->second > token) return std::nullopt;
+  }
+  auto it = pending_.find(dir);
+  return it == pending_.end() ? Change{} : it->second;
 }
 
 std::optional<DirChanges::Change> DirChanges::Pending(const std::string& dir) const {

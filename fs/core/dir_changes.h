@@ -7,9 +7,11 @@
 // and sends one update per directory per interval: the latest time (applied as "no earlier
 // than", so updates from several nodes in any order leave the latest) and the summed change of
 // the subdirectory count. A getattr or lookup of a directory on this node adds its pending
-// change to what the owner said (Overlay), so a node always sees its own changes at once, at
+// change to what the owner said (Begin/After), so a node always sees its own changes at once, at
 // no cost (the kernel asks for the parent's attributes after every create); other nodes see
-// them within the interval (plus their kernel's attribute cache timeout).
+// them within the interval (plus their kernel's attribute cache timeout). A read that a send of
+// its directory's change overlapped cannot tell whether the owner had it yet: it is read again,
+// so a change is neither missed on its way nor counted twice.
 //
 // Thread-safety: all methods may be called from any thread; `send` runs on the caller's
 // thread (FlushAll) or the flusher's, one send at a time.
@@ -47,12 +49,27 @@ class DirChanges {
   void FlushAll();
   size_t pending() const;
 
+  // A read of a directory's attributes (from its owner, or a copy its sends update) and this
+  // node's change to add to it, counted once: Begin's token, taken before the read, tells After
+  // whether a send of `dir` overlapped the read (its change may or may not be in what was read:
+  // read again, nullopt); else After gives what is pending (zero: nothing).
+  uint64_t Begin() const;
+  std::optional<Change> After(const std::string& dir, uint64_t token) const;
+  // Holds every send off while alive: a read under it is never overlapped.
+  std::unique_lock<std::mutex> HoldSends() { return std::unique_lock(send_mu_); }
+
  private:
+  // Sends older than this many flushes are forgotten; a read that spans more reads again.
+  static constexpr uint64_t kKeepFlushes = 16;
+
   const Send send_;
-  mutable std::mutex mu_;  // guards pending_
+  mutable std::mutex mu_;  // guards the four below
   std::map<std::string, Change> pending_;
-  std::mutex send_mu_;       // one FlushAll at a time, so a directory's changes arrive in order
-  IntervalFlusher flusher_;  // last: its thread uses the members above
+  bool sending_ = false;                      // a flush is on its way
+  std::map<std::string, uint64_t> taken_at_;  // the flush that last took each directory
+  uint64_t flushes_ = 1;                      // flushes that took something, + 1
+  std::mutex send_mu_;                        // one FlushAll at a time, so a directory's changes arrive in order
+  IntervalFlusher flusher_;                   // last: its thread uses the members above
 };
 
 }  // namespace bb::fs

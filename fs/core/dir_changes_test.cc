@@ -3,6 +3,8 @@
 #include <fcntl.h>
 
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "fs/core/file_system.h"
@@ -52,6 +54,58 @@ TEST_CASE("dir changes: the flusher sends within its interval, and sleeps while 
   for (int i = 0; i < 200 && sends == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   CHECK(sends == 1);
   CHECK(d.pending() == 0);
+}
+
+TEST_CASE("dir changes: a read that a send of its directory overlapped is read again, others are not", "[core]") {
+  // The send of "/a" waits until the test lets it go: the owner has it or not, nobody knows.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool in_send = false, let_go = false;
+  DirChanges d(
+      [&](const std::string& dir, const DirChanges::Change&) {
+        if (dir != "/a") return;
+        std::unique_lock lock(mu);
+        in_send = true;
+        cv.notify_all();
+        cv.wait(lock, [&] { return let_go; });
+      },
+      std::chrono::milliseconds(0));
+  d.Note("/a", 10, 1);
+  uint64_t before = d.Begin();
+  auto a = d.After("/a", before);  // nothing sent since: the pending change is added
+  REQUIRE(a.has_value());
+  CHECK(a->subdirs == 1);
+  CHECK(d.After("/b", before)->subdirs == 0);  // nothing pending: nothing to add
+
+  std::thread flush([&] { d.FlushAll(); });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return in_send; });
+  }
+  uint64_t during = d.Begin();
+  CHECK_FALSE(d.After("/a", before).has_value());  // taken after the read began: read again
+  CHECK_FALSE(d.After("/a", during).has_value());  // still on its way
+  CHECK(d.After("/b", during).has_value());        // not in that send
+  {
+    std::lock_guard lock(mu);
+    let_go = true;
+  }
+  cv.notify_all();
+  flush.join();
+  CHECK_FALSE(d.After("/a", before).has_value());  // the read may have missed what landed
+  uint64_t after = d.Begin();
+  auto landed = d.After("/a", after);  // a read begun after the landing has it: nothing to add
+  REQUIRE(landed.has_value());
+  CHECK(landed->subdirs == 0);
+
+  // A read that began many flushes ago cannot be told apart: read again.
+  for (int i = 0; i < 40; ++i) {
+    d.Note("/c" + std::to_string(i), 1, 0);
+    d.FlushAll();
+  }
+  CHECK_FALSE(d.After("/b", after).has_value());
+  auto hold = d.HoldSends();
+  CHECK(d.After("/b", d.Begin()).has_value());
 }
 
 void SendAll(Cluster& c) {

@@ -210,11 +210,15 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t
   int64_t asked_ns;
   bool ahead;
   uint64_t since = ToldSeq();
+  const uint64_t token = dir_changes_->Begin();
   BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead, pid));
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
-  if (md.type == FileType::kDirectory) OverlayDirChange(path, &md);
+  if (md.type == FileType::kDirectory) {
+    auto reread = [&] { return MetaOwner(layout, path)->GetMeta(path); };
+    BB_ASSIGN_OR_RETURN(md, WithDirChange(path, token, std::move(md), reread));
+  }
   std::string attr_path = path;  // a linked file's: its record
   BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &attr_path));
   Entry e = Remember(attr_path, md);
@@ -253,8 +257,11 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   bool unlinked = false;
   std::string path;
   uint64_t since = ToldSeq();
+  const uint64_t token = dir_changes_->Begin();
   BB_ASSIGN_OR_RETURN(Metadata md, CachedMeta(inode, &unlinked, &path));
-  if (md.type == FileType::kDirectory && !unlinked) OverlayDirChange(path, &md);
+  if (md.type == FileType::kDirectory && !unlinked) {
+    BB_ASSIGN_OR_RETURN(md, WithDirChange(path, token, std::move(md), [&] { return FreshMeta(inode); }));
+  }
   if (profiles_.active()) {
     profiles_.Stat(Profiled(path), path, md.file_id, md.type == FileType::kDirectory, true, clock_->WallNs());
   }

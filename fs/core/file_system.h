@@ -436,8 +436,11 @@ class FileSystem {
   // its parent's times and count move, coalesced (dir_changes.h).
   void NoteDirChange(const std::string& path, int32_t subdirs);
   void SendDirChange(const std::string& dir, const DirChanges::Change& c);
-  // What this node has not yet sent of directory `dir`'s changes, added to `md`.
-  void OverlayDirChange(const std::string& dir, Metadata* md) const;
+  // `md`, directory `dir`'s attributes as read after dir_changes_->Begin() gave `token`, with
+  // what this node has not yet sent of its changes added. A read that a send of them overlapped
+  // is done again with `reread` (twice, then with sends held off): each change counts once.
+  Result<Metadata> WithDirChange(const std::string& dir, uint64_t token, Metadata md,
+                                 const std::function<Result<Metadata>()>& reread);
   // Whether directory `dir` has no entry on any node that holds its entries.
   Result<bool> DirIsEmpty(const PathLayout& layout, const std::string& dir);
   // An O_APPEND write's offset on a file other nodes share, handed out by its metadata owner.

@@ -61,12 +61,22 @@ void FileSystem::NoteDirChange(const std::string& path, int32_t subdirs) {
   dir_changes_->Note(std::string(ParentPath(path)), clock_->WallNs(), subdirs);
 }
 
-void FileSystem::OverlayDirChange(const std::string& dir, Metadata* md) const {
-  auto c = dir_changes_->Pending(dir);
-  if (!c) return;
-  md->mtime_ns = std::max(md->mtime_ns, c->time_ns);
-  md->ctime_ns = std::max(md->ctime_ns, c->time_ns);
-  md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + c->subdirs));
+Result<Metadata> FileSystem::WithDirChange(const std::string& dir, uint64_t token, Metadata md,
+                                           const std::function<Result<Metadata>()>& reread) {
+  for (int tries = 0;; ++tries) {
+    std::unique_lock<std::mutex> hold;
+    if (tries > 0) {
+      if (tries > 2) hold = dir_changes_->HoldSends();  // no send overlaps this read
+      token = dir_changes_->Begin();
+      BB_ASSIGN_OR_RETURN(md, reread());
+    }
+    std::optional<DirChanges::Change> c = dir_changes_->After(dir, token);
+    if (!c) continue;
+    md.mtime_ns = std::max(md.mtime_ns, c->time_ns);
+    md.ctime_ns = std::max(md.ctime_ns, c->time_ns);
+    md.subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md.subdirs} + c->subdirs));
+    return md;
+  }
 }
 
 Result<bool> FileSystem::DirIsEmpty(const PathLayout& layout, const std::string& dir) {
