@@ -133,4 +133,20 @@ Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint6
   return fan_out_->Run(tasks);
 }
 
+Status FileSystem::WriteFreeing(const std::function<Status()>& write) {
+  const uint64_t seen = freed_.load(std::memory_order_acquire);
+  Status s = write();
+  if (s.code() != ENOSPC || !AwaitFreed(seen)) return s;
+  return write();
+}
+
+bool FileSystem::AwaitFreed(uint64_t seen) {
+  std::unique_lock lock(table_mu_);
+  auto freed = [&] { return freed_.load(std::memory_order_acquire) != seen; };
+  if (freed()) return true;
+  bool waiting = std::any_of(inodes_.begin(), inodes_.end(),
+                             [](const auto& i) { return i.second->unlinked && i.second->open_count > 0; });
+  return waiting && freed_cv_.wait_for(lock, kFreedSpaceWait, freed);
+}
+
 }  // namespace bb::fs

@@ -247,8 +247,9 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
       return Status::Ok();
     }
     if (along) return pieces.Add([&] { return WriteWithSize(node, md.file_id, md.chunk_size, s, piece, *along); });
-    return pieces.Add([&md, node, s, piece] {
-      return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece);
+    return pieces.Add([this, &md, node, s, piece] {
+      return WriteFreeing(
+          [&] { return node->WriteChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, piece); });
     });
   }));
   BB_RETURN_IF_ERROR(pieces.Run());
@@ -381,7 +382,13 @@ Status FileSystem::Release(OpenFile* file) {
       std::lock_guard lock(inode.mu);
       md = inode.meta;
     }
-    BB_RETURN_IF_ERROR(RemoveChunksOf(md, md.size, file->path));
+    Status freed = RemoveChunksOf(md, md.size, file->path);
+    {
+      std::lock_guard lock(table_mu_);
+      freed_.fetch_add(1, std::memory_order_release);
+    }
+    freed_cv_.notify_all();
+    BB_RETURN_IF_ERROR(freed);
   }
   return published;
 }

@@ -407,6 +407,14 @@ class FileSystem {
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
   Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
+  // A chunk write (`write`, not one that carries a size) that finds a store full while files unlinked here are still
+  // open is tried again once one of them is freed (waiting kFreedSpaceWait at most): the kernel sends a file's last
+  // release after close() returned, so the write of `rm big; write` may come first.
+  Status WriteFreeing(const std::function<Status()>& write);
+  // Whether a release freed an unlinked file's data since freed_ was `seen` (waiting for one
+  // while such files are open).
+  bool AwaitFreed(uint64_t seen);
+  static constexpr std::chrono::milliseconds kFreedSpaceWait{2000};
   // The entry at `path` while this node's attributes of it are fresh: its type, and when its
   // entry's node may remove its chunks with it, its file id (of one ordinary name, not open here,
   // and all its data, this node's unpublished writes too, in a first chunk on that node).
@@ -483,6 +491,9 @@ class FileSystem {
   // The inode last known at each path (several may share one for a moment: a file recreated
   // while the old one is still known).
   std::unordered_map<std::string, uint64_t> by_path_;
+  // Releases that freed an unlinked file's data; changed under table_mu_, with freed_cv_.
+  std::atomic<uint64_t> freed_{0};
+  std::condition_variable freed_cv_;
 
   // The last invalidations told (sequence, path), for ToldSince; a read older than the window
   // counts as told.
