@@ -111,9 +111,9 @@ for m in 1 2 3 4; do
     [ ${#extra[@]} -eq 0 ] || continue
     check "mode $m $phase: $((d1 - d0)) directory batches sent for $n files (at most one each, to 3 nodes)" \
       test $((d1 - d0)) -le $((3 * n))
-    check "mode $m $phase: $fuse FUSE requests per file (at most ${max_fuse[$m.$phase]})" \
+    check "mode $m $phase: $fuse FUSE requests per file (at most ${max_fuse[$m.$phase]}, and 3 more in all)" \
       python3 -c "import sys; sys.exit(not $fuse <= ${max_fuse[$m.$phase]} + 3 / $n)"
-    check "mode $m $phase: $remote round trips to other nodes per file (at most ${max_remote[$m.$phase]})" \
+    check "mode $m $phase: $remote round trips to other nodes per file (at most ${max_remote[$m.$phase]}, and 3 more in all)" \
       python3 -c "import sys; sys.exit(not $remote <= ${max_remote[$m.$phase]} + 3 / $n)"
     # A removed file's one chunk on another node is freed behind the unlink, batched (their round
     # trips follow the timing: at most the bound above, one per file). Modes 1 and 4 keep node
