@@ -34,17 +34,17 @@ void DirChanges::FlushAll() {
     for (const auto& [dir, c] : pending_) taken_at_[dir] = flushes_;
     std::erase_if(taken_at_, [&](const auto& t) { return flushes_ - t.second > kKeepFlushes; });
     all.swap(pending_);
-    sending_ = true;
+    state_.store(flushes_ * 2 + 1, std::memory_order_release);
   }
   for (const auto& [dir, c] : all) send_(dir, c);
   std::lock_guard lock(mu_);
-  sending_ = false;
+  state_.store(flushes_ * 2, std::memory_order_release);
 }
 
 uint64_t DirChanges::Begin() const {
-  std::lock_guard lock(mu_);
   // A flush on its way counts as one after the read began.
-  return sending_ ? flushes_ - 1 : flushes_;
+  const uint64_t s = state_.load(std::memory_order_acquire);
+  return s / 2 - s % 2;
 }
 
 std::optional<DirChanges::Change> DirChanges::After(const std::string& dir, uint64_t token) const {

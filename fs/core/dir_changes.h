@@ -17,6 +17,7 @@
 // thread (FlushAll) or the flusher's, one send at a time.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -63,13 +64,15 @@ class DirChanges {
   static constexpr uint64_t kKeepFlushes = 16;
 
   const Send send_;
-  mutable std::mutex mu_;  // guards the four below
+  mutable std::mutex mu_;  // guards the three below and writes of state_
   std::map<std::string, Change> pending_;
-  bool sending_ = false;                      // a flush is on its way
   std::map<std::string, uint64_t> taken_at_;  // the flush that last took each directory
   uint64_t flushes_ = 1;                      // flushes that took something, + 1
-  std::mutex send_mu_;                        // one FlushAll at a time, so a directory's changes arrive in order
-  IntervalFlusher flusher_;                   // last: its thread uses the members above
+  // flushes_ * 2, + 1 while that flush is on its way: Begin reads it without the lock (every
+  // lookup and getattr calls it). Written under mu_.
+  std::atomic<uint64_t> state_{2};
+  std::mutex send_mu_;       // one FlushAll at a time, so a directory's changes arrive in order
+  IntervalFlusher flusher_;  // last: its thread uses the members above
 };
 
 }  // namespace bb::fs

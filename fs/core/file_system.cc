@@ -216,7 +216,7 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
   if (md.type == FileType::kDirectory) {
-    auto reread = [&] { return MetaOwner(layout, path)->GetMeta(path); };
+    auto reread = [this, &path] { return MetaOwner(path)->GetMeta(path); };  // small: no allocation
     BB_ASSIGN_OR_RETURN(md, WithDirChange(path, token, std::move(md), reread));
   }
   std::string attr_path = path;  // a linked file's: its record
