@@ -29,7 +29,8 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
       statahead_(
           {.fresh_ns = options.statahead_window > 0 ? options.attr_cache_ns : 0, .window = options.statahead_window}) {
   // Writes behind are sent by the fan-out's helpers: none without them.
-  behind_ = std::make_unique<WriteBehind>(options.io_threads > 0 ? options.write_behind_bytes : 0, fan_out_.get());
+  behind_ = std::make_unique<WriteBehind>(options.io_threads > 0 ? options.write_behind_bytes : 0, fan_out_.get(),
+                                          [this](const std::function<Status()>& w) { return WriteFreeing(w); });
   auto root = std::make_shared<Inode>(kRootFileId);
   root->nlookup = 1;  // the kernel's reference to the root is never forgotten
   SetPathLocked(*root, "/");

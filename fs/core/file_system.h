@@ -407,9 +407,9 @@ class FileSystem {
   Status PublishSize(const std::shared_ptr<Inode>& inode);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
   Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
-  // A chunk write (`write`, not one that carries a size) that finds a store full while files unlinked here are still
-  // open is tried again once one of them is freed (waiting kFreedSpaceWait at most): the kernel sends a file's last
-  // release after close() returned, so the write of `rm big; write` may come first.
+  // A chunk write (`write`: here or behind, not one that carries a size) that finds a store full while files unlinked
+  // here are still open is tried again once one of them is freed (waiting kFreedSpaceWait at most): the kernel sends a
+  // file's last release after close() returned, so the write of `rm big; write` may come first.
   Status WriteFreeing(const std::function<Status()>& write);
   // Whether a release freed an unlinked file's data since freed_ was `seen` (waiting for one
   // while such files are open).

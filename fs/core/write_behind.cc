@@ -52,7 +52,8 @@ Status WriteWithSize(NodeService* node, uint64_t file_id, uint64_t chunk_size, c
   return sent;
 }
 
-WriteBehind::WriteBehind(uint64_t limit, FanOut* fan_out) : limit_(limit), fan_out_(fan_out), pool_(limit) {}
+WriteBehind::WriteBehind(uint64_t limit, FanOut* fan_out, Retry retry)
+    : limit_(limit), fan_out_(fan_out), retry_(std::move(retry)), pool_(limit) {}
 
 void WriteBehind::Prefault(uint64_t chunk_size) {
   if (limit_ > 0 && chunk_size > 0) pool_.Prefault(chunk_size, limit_ / chunk_size);
@@ -85,8 +86,9 @@ void WriteBehind::Send(const std::shared_ptr<Inode>& inode, NodeService* node, u
   std::memcpy(copy->get(), bytes.data(), n);
   fan_out_->Post([this, inode, node, file_id, chunk_size, span, n, copy, size] {
     std::span<const char> bytes(copy->get(), n);
-    Status s = size ? WriteWithSize(node, file_id, chunk_size, span, bytes, *size)
-                    : node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, bytes);
+    Status s = size ? WriteWithSize(node, file_id, chunk_size, span, bytes, *size) : WriteChunk([&] {
+      return node->WriteChunk(file_id, chunk_size, span.index, span.offset_in_chunk, bytes);
+    });
     copy->reset();
     Finished(inode, span.index, file_id, n, s);
   });
@@ -98,7 +100,7 @@ void WriteBehind::Post(const std::shared_ptr<Inode>& inode, NodeService* node, u
   fan_out_->Post([this, inode, node, file_id, chunk_size, index, bytes, shared] {
     Status s;
     for (const auto& [offset, data] : *shared) {
-      s = node->WriteChunk(file_id, chunk_size, index, offset, {data.data(), data.size()});
+      s = WriteChunk([&] { return node->WriteChunk(file_id, chunk_size, index, offset, {data.data(), data.size()}); });
       if (!s.ok()) break;
     }
     shared->clear();

@@ -79,9 +79,13 @@ struct BehindState {
 
 class WriteBehind {
  public:
+  // Runs one chunk write (the argument) and may run it again (FileSystem::WriteFreeing).
+  using Retry = std::function<Status(const std::function<Status()>&)>;
+
   // `fan_out` must outlive every write posted (the FileSystem destroys its FanOut first, which
-  // runs what is still queued). `limit` 0 disables write-behind.
-  WriteBehind(uint64_t limit, FanOut* fan_out);
+  // runs what is still queued). `limit` 0 disables write-behind. `retry` (may be null) runs each
+  // chunk write that carries no size.
+  WriteBehind(uint64_t limit, FanOut* fan_out, Retry retry = nullptr);
 
   bool enabled() const { return limit_ > 0; }
   // Faults in buffers for `limit` bytes of `chunk_size` pieces now rather than at the first
@@ -112,8 +116,12 @@ class WriteBehind {
   void Finished(const std::shared_ptr<Inode>& inode, uint64_t index, uint64_t file_id, uint64_t bytes, const Status& s);
   void Release(uint64_t bytes);
 
+  // A chunk write through retry_, when there is one.
+  Status WriteChunk(const std::function<Status()>& write) const { return retry_ ? retry_(write) : write(); }
+
   const uint64_t limit_;
   FanOut* const fan_out_;
+  const Retry retry_;
   std::mutex mu_;  // guards bytes_
   std::condition_variable cv_;
   uint64_t bytes_ = 0;  // bytes on their way

@@ -11,6 +11,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "fs/core/file_system.h"
 #include "fs/core/test_cluster.h"
@@ -188,6 +189,28 @@ TEST_CASE("the first failure of a write behind comes back at flush, once", "[cor
   c.gate->Fail(false);
   REQUIRE(c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
   CHECK(c.fs(0).Fsync(f).ok());
+  REQUIRE(c.fs(0).Release(f).ok());
+  CHECK(c.ReadAll(1, "f") == data);
+}
+
+TEST_CASE("a write behind to a full store waits for the release that frees a file removed while open", "[core]") {
+  TwoNodes c;
+  OpenFile* big = c.Create("big");
+  std::string old = Pattern(kChunks * kChunk, 'o');
+  REQUIRE(c.fs(0).Write(big, 0, {old.data(), old.size()}).has_value());
+  REQUIRE(c.fs(0).Flush(big).ok());
+  REQUIRE(c.fs(0).Unlink(kRootFileId, "big").ok());  // still open: freed by its release
+  c.gate->Fail(true);                                // node 1's store is full until then
+  OpenFile* f = c.Create("f");
+  std::string data = Pattern(kChunks * kChunk, 'n');
+  auto release = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(100ms);
+    c.gate->Fail(false);  // what the release frees
+    return c.fs(0).Release(big);
+  });
+  REQUIRE(c.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
+  CHECK(c.fs(0).Flush(f).ok());  // the writes behind waited for the release and went again
+  CHECK(release.get().ok());
   REQUIRE(c.fs(0).Release(f).ok());
   CHECK(c.ReadAll(1, "f") == data);
 }
