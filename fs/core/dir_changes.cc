@@ -27,18 +27,19 @@ void DirChanges::Note(const std::string& dir, int64_t time_ns, int32_t subdirs) 
 void DirChanges::FlushAll() {
   std::lock_guard send_lock(send_mu_);
   std::map<std::string, Change> all;
+  uint64_t flush;
   {
     std::lock_guard lock(mu_);
     if (pending_.empty()) return;
-    ++flushes_;
-    for (const auto& [dir, c] : pending_) taken_at_[dir] = flushes_;
-    std::erase_if(taken_at_, [&](const auto& t) { return flushes_ - t.second > kKeepFlushes; });
+    flush = Flushes() + 1;
+    for (const auto& [dir, c] : pending_) taken_at_[dir] = flush;
+    std::erase_if(taken_at_, [&](const auto& t) { return flush - t.second > kKeepFlushes; });
     all.swap(pending_);
-    state_.store(flushes_ * 2 + 1, std::memory_order_release);
+    state_.store(flush * 2 + 1, std::memory_order_release);
   }
   for (const auto& [dir, c] : all) send_(dir, c);
   std::lock_guard lock(mu_);
-  state_.store(flushes_ * 2, std::memory_order_release);
+  state_.store(flush * 2, std::memory_order_release);
 }
 
 uint64_t DirChanges::Begin() const {
@@ -49,8 +50,9 @@ uint64_t DirChanges::Begin() const {
 
 std::optional<DirChanges::Change> DirChanges::After(const std::string& dir, uint64_t token) const {
   std::lock_guard lock(mu_);
-  if (flushes_ != token) {
-    if (flushes_ - token >= kKeepFlushes) return std::nullopt;  // too long ago to tell
+  const uint64_t flushes = Flushes();
+  if (flushes != token) {
+    if (flushes - token >= kKeepFlushes) return std::nullopt;  // too long ago to tell
     auto taken = taken_at_.find(dir);
     if (taken != taken_at_.end() && taken->second > token) return std::nullopt;
   }

@@ -64,13 +64,13 @@ class DirChanges {
   static constexpr uint64_t kKeepFlushes = 16;
 
   const Send send_;
-  mutable std::mutex mu_;  // guards the three below and writes of state_
+  mutable std::mutex mu_;  // guards the two below and writes of state_
   std::map<std::string, Change> pending_;
   std::map<std::string, uint64_t> taken_at_;  // the flush that last took each directory
-  uint64_t flushes_ = 1;                      // flushes that took something, + 1
-  // flushes_ * 2, + 1 while that flush is on its way: Begin reads it without the lock (every
-  // lookup and getattr calls it). Written under mu_.
+  // The flushes that took something, + 1, times 2; + 1 while the last is on its way. Begin
+  // reads it without the lock (every lookup and getattr calls it); written under mu_.
   std::atomic<uint64_t> state_{2};
+  uint64_t Flushes() const { return state_.load(std::memory_order_acquire) / 2; }
   std::mutex send_mu_;       // one FlushAll at a time, so a directory's changes arrive in order
   IntervalFlusher flusher_;  // last: its thread uses the members above
 };

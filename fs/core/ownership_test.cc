@@ -61,7 +61,7 @@ TEST_CASE("a set-group-ID directory passes its group on to what is made in it, a
     auto sub = c.fs(0).Mkdir(shared->ino, "sub", 0755, kUser);
     REQUIRE(sub.has_value());
     CHECK(sub->md.gid == kGroup);
-    CHECK((sub->md.mode & 07777) == (02755 & 07777));
+    CHECK((sub->md.mode & 07777) == 02755);
     auto fifo = c.fs(0).Mknod(shared->ino, "fifo", S_IFIFO | 0644, 0, kUser);
     REQUIRE(fifo.has_value());
     CHECK(fifo->md.gid == kGroup);
