@@ -32,8 +32,11 @@ void DirChanges::FlushAll() {
     std::lock_guard lock(mu_);
     if (pending_.empty()) return;
     flush = Flushes() + 1;
-    for (const auto& [dir, c] : pending_) taken_at_[dir] = flush;
-    std::erase_if(taken_at_, [&](const auto& t) { return flush - t.second > kKeepFlushes; });
+    for (const auto& [dir, c] : pending_) {
+      Taken& t = taken_[dir];
+      t = Taken{flush, std::max(t.time_ns, c.time_ns), t.counts || c.subdirs != 0};
+    }
+    std::erase_if(taken_, [&](const auto& t) { return flush - t.second.flush > kKeepFlushes; });
     all.swap(pending_);
     state_.store(flush * 2 + 1, std::memory_order_release);
   }
@@ -51,13 +54,18 @@ uint64_t DirChanges::Begin() const {
 std::optional<DirChanges::Change> DirChanges::After(const std::string& dir, uint64_t token) const {
   std::lock_guard lock(mu_);
   const uint64_t flushes = Flushes();
+  auto it = pending_.find(dir);
+  Change add = it == pending_.end() ? Change{} : it->second;
   if (flushes != token) {
     if (flushes - token >= kKeepFlushes) return std::nullopt;  // too long ago to tell
-    auto taken = taken_at_.find(dir);
-    if (taken != taken_at_.end() && taken->second > token) return std::nullopt;
+    auto taken = taken_.find(dir);
+    if (taken != taken_.end() && taken->second.flush > token) {
+      if (taken->second.counts) return std::nullopt;  // a count must be added once: read again
+      // A time applies as "no earlier than": added again, it changes nothing.
+      add.time_ns = std::max(add.time_ns, taken->second.time_ns);
+    }
   }
-  auto it = pending_.find(dir);
-  return it == pending_.end() ? Change{} : it->second;
+  return add;
 }
 
 std::optional<DirChanges::Change> DirChanges::Pending(const std::string& dir) const {

@@ -52,8 +52,9 @@ class DirChanges {
 
   // A read of a directory's attributes (from its owner, or a copy its sends update) and this
   // node's change to add to it, counted once: Begin's token, taken before the read, tells After
-  // whether a send of `dir` overlapped the read (its change may or may not be in what was read:
-  // read again, nullopt); else After gives what is pending (zero: nothing).
+  // whether a send of `dir` overlapped the read, so that its change may or may not be in what was
+  // read. One that changed the subdirectory count: read again (nullopt). One of times only is
+  // added again (harmless). After gives what to add (zero: nothing).
   uint64_t Begin() const;
   std::optional<Change> After(const std::string& dir, uint64_t token) const;
   // Holds every send off while alive: a read under it is never overlapped.
@@ -66,7 +67,14 @@ class DirChanges {
   const Send send_;
   mutable std::mutex mu_;  // guards the two below and writes of state_
   std::map<std::string, Change> pending_;
-  std::map<std::string, uint64_t> taken_at_;  // the flush that last took each directory
+  // What flushes took of each directory: the last one's number, the latest time, and whether
+  // any changed its subdirectory count (since it was last forgotten).
+  struct Taken {
+    uint64_t flush = 0;
+    int64_t time_ns = 0;
+    bool counts = false;
+  };
+  std::map<std::string, Taken> taken_;
   // The flushes that took something, + 1, times 2; + 1 while the last is on its way. Begin
   // reads it without the lock (every lookup and getattr calls it); written under mu_.
   std::atomic<uint64_t> state_{2};

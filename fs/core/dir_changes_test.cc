@@ -71,6 +71,7 @@ TEST_CASE("dir changes: a read that a send of its directory overlapped is read a
       },
       std::chrono::milliseconds(0));
   d.Note("/a", 10, 1);
+  d.Note("/t", 50, 0);  // times only
   uint64_t before = d.Begin();
   auto a = d.After("/a", before);  // nothing sent since: the pending change is added
   REQUIRE(a.has_value());
@@ -86,6 +87,10 @@ TEST_CASE("dir changes: a read that a send of its directory overlapped is read a
   CHECK_FALSE(d.After("/a", before).has_value());  // taken after the read began: read again
   CHECK_FALSE(d.After("/a", during).has_value());  // still on its way
   CHECK(d.After("/b", during).has_value());        // not in that send
+  auto times = d.After("/t", before);              // in it, with times only: added again, no reread
+  REQUIRE(times.has_value());
+  CHECK(times->time_ns == 50);
+  CHECK(times->subdirs == 0);
   {
     std::lock_guard lock(mu);
     let_go = true;
