@@ -12,7 +12,9 @@ directory per node), each phase on its own as IO500 runs them (create, stat, rea
 Variants: passthrough_ll (built from the example Debian's libfuse3-dev ships) over a folder of
 each node, bbfs in modes 1-4 with the cluster's defaults, bbfs mode 3 with `--cache-timeout 0`
 (no kernel caching: the metadata path before coherent caching), and bbfs mode 3 with
-`--small-file-streams off` (every create asks the name's node, every close flushes). Figures
+`--small-file-streams off` (every create asks the name's node, every close flushes), and bbfs
+mode 3 with `--dir-leases off` (each new name of a stream reserved by its lookup at the name's
+node, as before directory leases). Figures
 are aggregates: the sum over nodes of what each node's ior/mdtest reports. The daemons' CPU
 time (utime + stime of every bbd, or passthrough_ll, from /proc) is taken around each phase
 and divided by its operations; the FUSE requests and remote metadata requests per operation
@@ -23,8 +25,8 @@ F files): aggregate creates/s and daemon CPU time per create, with the nodes sha
 machine's cores as they come, and with each node held to `--node-cpu` of a core (its daemon,
 mpirun and ranks in one CPU cgroup, as on a node of its own): 8 nodes x 0.2 is 1.6 of the 2
 cores, so the cores are not what limits the aggregate, and whether it grows with the nodes shows
-whether the design scales. The held variant runs twice, the second time with
-`--small-file-streams off` (every create asks its name's node, every close flushes).
+whether the design scales. The held variant runs twice, the second time with `--dir-leases off`
+(each new name reserved by its lookup at the name's node).
 
 Variants are interleaved within each round; the tables give the median over rounds and the
 range. ior, mdtest (github.com/hpc/ior) and mpirun (Debian's openmpi-bin) must be on PATH.
@@ -252,7 +254,8 @@ def split_variants(text):
 def part1(a, bbctl, pt_bin):
     results = {}  # (variant, phase) -> list of (value, cpu per op, fuse per op, remote per op)
     # Variants on a cluster of their own, started with these bbd arguments.
-    own = {"mode 3, no caching": ["--cache-timeout", "0"], "mode 3, no streams": ["--small-file-streams", "off"]}
+    own = {"mode 3, no caching": ["--cache-timeout", "0"], "mode 3, no streams": ["--small-file-streams", "off"],
+           "mode 3, no leases": ["--dir-leases", "off"]}
     variants = ["passthrough_ll", "mode 1", "mode 2", "mode 3", "mode 4"] + list(own)
     if a.variants:
         variants = [v for v in variants if v in split_variants(a.variants)]
@@ -300,7 +303,7 @@ def part1(a, bbctl, pt_bin):
 def part2(a, bbctl):
     results = {}  # (nodes, variant) -> list of (creates/s, cpu us per create, FUSE and remote requests per create)
     variants = [("shared cores", None, []), (f"{a.node_cpu} core per node", a.node_cpu, []),
-                (f"{a.node_cpu} core per node, no streams", a.node_cpu, ["--small-file-streams", "off"])]
+                (f"{a.node_cpu} core per node, no leases", a.node_cpu, ["--dir-leases", "off"])]
     for r in range(a.rounds):
         for nodes in (2, 4, 8):
             for v, share, extra in (variants if r % 2 == 0 else variants[::-1]):
@@ -380,7 +383,7 @@ def main():
         res = part2(a, bbctl)
         lines.append("\n## mdtest-easy create in mode 3 on 2, 4 and 8 nodes (2 ranks per node, "
                      f"{a.scale_files} files per rank)\n")
-        names = ("shared cores", f"{a.node_cpu} core per node", f"{a.node_cpu} core per node, no streams")
+        names = ("shared cores", f"{a.node_cpu} core per node", f"{a.node_cpu} core per node, no leases")
         lines.append("| nodes | " + " | ".join(f"creates/s, {v} | CPU µs per create, {v} | FUSE requests per create, "
                                                f"{v} | round trips to other nodes per create, {v}" for v in names) + " |")
         lines.append("|---|" + "---|" * (4 * len(names)))

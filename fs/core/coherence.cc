@@ -108,7 +108,12 @@ Coherence::Coherence(NodeView view, int64_t hold_ns, const Clock* clock, NodeRes
             if (node == nullptr) return Status(EHOSTUNREACH, "no node " + std::to_string(holder) + " to ask");
             return node->HandOver(paths);
           },
-          clock) {
+          clock,
+          [this](NodeId holder, const std::string& dir) -> Result<std::vector<MadeEntry>> {
+            NodeService* node = holder < view_.nodes && holder != view_.self ? peers_(holder) : nullptr;
+            if (node == nullptr) return Status(EHOSTUNREACH, "no node " + std::to_string(holder) + " to ask");
+            return node->HandOverDir(dir);
+          }) {
   notifier_ = NamedThread("bb-kernel-inval", [this] { NotifyLoop(); });
   if (!table_.active() || catchup_every.count() <= 0) return;
   // Asleep while nothing is owed or given up (an idle daemon wakes for nothing); while a node
@@ -300,9 +305,15 @@ void Coherence::Catchup() {
   }
 }
 
-void Coherence::SetHandOver(HandOverHook hook) {
+void Coherence::SetHandOver(HandOverHook hook, HandOverDirHook dir_hook) {
   std::unique_lock lock(hand_over_mu_);
   hand_over_ = std::move(hook);
+  hand_over_dir_ = std::move(dir_hook);
+}
+
+std::vector<MadeEntry> Coherence::HandOverDir(const std::string& dir, NodeId owner) {
+  std::shared_lock lock(hand_over_mu_);
+  return hand_over_dir_ ? hand_over_dir_(dir, owner) : std::vector<MadeEntry>{};
 }
 
 std::vector<MadeEntry> Coherence::HandOver(const std::vector<std::string>& paths, NodeId owner) {

@@ -210,9 +210,12 @@ class Coherence {
   // hands over when their owner asks (NodeService::HandOver; only what `owner` reserved). Set
   // once the file system is up, and empty before it goes; returns once no call of the previous
   // one runs.
+  // The same for the lease of a directory (NodeService::HandOverDir).
   using HandOverHook = std::function<std::vector<MadeEntry>(const std::vector<std::string>& paths, NodeId owner)>;
-  void SetHandOver(HandOverHook hook);
+  using HandOverDirHook = std::function<std::vector<MadeEntry>(const std::string& dir, NodeId owner)>;
+  void SetHandOver(HandOverHook hook, HandOverDirHook dir_hook = nullptr);
   std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner);
+  std::vector<MadeEntry> HandOverDir(const std::string& dir, NodeId owner);
 
  private:
   // Sends `list` to `node` (its kernel, for this node); on failure the node owes them.
@@ -249,6 +252,7 @@ class Coherence {
   NameReservations names_;
   std::shared_mutex hand_over_mu_;  // shared while hand_over_ runs
   HandOverHook hand_over_;
+  HandOverDirHook hand_over_dir_;
   std::thread catchup_;  // started once everything above is
   std::thread notifier_;
 };
@@ -274,6 +278,8 @@ class CoherentView final : public NodeService {
   Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) override {
     return c_->HandOver(paths, caller_);  // only its own names: a node asks for no other's
   }
+  Result<DirLease> LeaseDir(const std::string& dir, uint64_t renew) override;
+  Result<std::vector<MadeEntry>> HandOverDir(const std::string& dir) override { return c_->HandOverDir(dir, caller_); }
   Status CreateMeta(const std::string& path, const Metadata& md) override;
   Status PutMeta(const std::string& path, const Metadata& md) override;
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override;
@@ -339,10 +345,15 @@ class CoherentView final : public NodeService {
   // Runs `make`, a write that makes `path`, once no reservation of it stands but the caller's
   // own (kMake), or none at all (kRead: a rename or a put, which replace what is there, so
   // even the caller's own is settled first); a reservation of the caller's ends once it is done.
+  // A read or change (kRead) by the holder of the lease of `path`'s directory, which finds the
+  // name absent here: the holder is asked for it (it may have made it). False: where it may not
+  // wait, it would.
+  bool SettleOwnLeased(const std::string& path);
   template <typename Make>
   auto Making(const std::string& path, NameReservations::Intent intent, Make make) {
     for (;;) {
       c_->names().Settle(path, caller_, intent, Store());
+      if (intent == NameReservations::Intent::kRead) (void)SettleOwnLeased(path);
       auto lock = c_->names().Lock(path);
       if (!c_->names().MayMake(path, caller_)) continue;
       auto result = make();

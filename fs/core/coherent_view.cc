@@ -2,17 +2,43 @@
 // caller for what it reads, telling the others of what it changes, and settling the names
 // reserved for other nodes (name_reservations.h) before it reads, makes or lists them.
 #include "fs/core/coherence.h"
+#include "fs/core/path.h"
 
 namespace bb::fs {
 
 bool CoherentView::SettleRead(const std::string& path) {
   if (!may_wait_) {
-    if (!c_->names().MustSettle(path, caller_, NameReservations::Intent::kRead)) return true;
+    if (!c_->names().MustSettle(path, caller_, NameReservations::Intent::kRead) && SettleOwnLeased(path)) return true;
     must_wait_ = true;
     return false;
   }
   c_->names().Settle(path, caller_, NameReservations::Intent::kRead, Store());
+  return SettleOwnLeased(path);
+}
+
+bool CoherentView::SettleOwnLeased(const std::string& path) {
+  auto& names = c_->names();
+  if (names.LeaseHolder(std::string(ParentPath(path))) != caller_) return true;
+  auto here = local_->GetMeta(path);
+  if (here || here.error().code() != ENOENT) return true;  // stored here: not one it holds unsent
+  if (!may_wait_) return false;
+  names.SettleOwn(path, caller_, Store());
   return true;
+}
+
+Result<DirLease> CoherentView::LeaseDir(const std::string& dir, uint64_t renew) {
+  // A caller that cannot be told of changes (a tool) takes no lease: it could not be asked back.
+  if (!c_->Tracks(caller_, dir)) return DirLease{};
+  return c_->names().Lease(dir, caller_, renew, [&](uint32_t limit) -> Result<std::vector<std::string>> {
+    std::vector<std::string> names;
+    std::string after;
+    for (;;) {
+      BB_ASSIGN_OR_RETURN(DirPage page, local_->ListDir(dir, after, limit));
+      for (DirEntry& e : page.entries) names.push_back(std::move(e.name));
+      if (page.end || page.entries.empty() || names.size() >= limit) return names;
+      after = names.back();
+    }
+  });
 }
 
 void CoherentView::StoreHandedOver(NodeId holder, const MadeEntry& e) {

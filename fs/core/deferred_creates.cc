@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "fs/core/path.h"
+
 namespace bb::fs {
 
 DeferredCreates::DeferredCreates(Send send, std::chrono::milliseconds interval, size_t capacity, const Clock* clock)
@@ -122,23 +124,50 @@ void DeferredCreates::Taken(const std::string& path, uint64_t file_id, bool ok) 
   if (retry) flusher_.Wake();
 }
 
+bool DeferredCreates::HandOverLocked(std::unordered_map<std::string, Item>::iterator it, NodeId owner,
+                                     std::vector<MadeEntry>* out) {
+  // Asking: its grant's node is not known yet, and only its owner settles a name.
+  if (it->second.state == State::kAsking) {
+    it->second.revoked = true;  // its grant, when it comes, is void
+    return false;
+  }
+  if (it->second.owner != owner) return false;
+  if (it->second.state != State::kRight) {
+    out->push_back({it->first, it->second.md, it->second.state == State::kSending});
+    counters_.handed_over++;
+  }
+  EraseLocked(it);
+  return true;
+}
+
 std::vector<MadeEntry> DeferredCreates::HandOver(const std::vector<std::string>& paths, NodeId owner) {
   std::vector<MadeEntry> out;
   std::lock_guard lock(mu_);
   for (const std::string& path : paths) {
     auto it = items_.find(path);
-    if (it == items_.end()) continue;
-    // Asking: its grant's node is not known yet, and only its owner settles a name.
-    if (it->second.state == State::kAsking) {
-      it->second.revoked = true;  // its grant, when it comes, is void
-      continue;
-    }
-    if (it->second.owner != owner) continue;
-    if (it->second.state != State::kRight) {
-      out.push_back({path, it->second.md, it->second.state == State::kSending});
-      counters_.handed_over++;
-    }
-    EraseLocked(it);
+    if (it != items_.end()) HandOverLocked(it, owner, &out);
+  }
+  return out;
+}
+
+std::vector<MadeEntry> DeferredCreates::HandOverDir(const std::string& dir, NodeId owner) {
+  std::vector<MadeEntry> out;
+  std::lock_guard lock(mu_);
+  for (auto it = items_.begin(); it != items_.end();) {
+    auto next = std::next(it);
+    if (ParentPath(it->first) == dir) HandOverLocked(it, owner, &out);
+    it = next;
+  }
+  return out;
+}
+
+std::vector<std::string> DeferredCreates::Waiting(const std::string& dir, NodeId owner) const {
+  std::vector<std::string> out;
+  if (size_.load(std::memory_order_relaxed) == 0) return out;
+  std::lock_guard lock(mu_);
+  for (const auto& [path, item] : items_) {
+    bool made = item.state == State::kMade || item.state == State::kSending;
+    if (made && item.owner == owner && ParentPath(path) == dir) out.push_back(path);
   }
   return out;
 }

@@ -95,6 +95,10 @@ class DeferredCreates {
   // way in a request too, marked in_flight) and gives up the rights. Names another node reserved
   // stay as they are.
   std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner);
+  // The same for every name of directory `dir` (its lease, DirLeases, ends).
+  std::vector<MadeEntry> HandOverDir(const std::string& dir, NodeId owner);
+  // The names of `dir` made here whose entries `owner` has not stored yet.
+  std::vector<std::string> Waiting(const std::string& dir, NodeId owner) const;
   // Sends every entry waiting here and gives up the rights unused for an interval; returns the
   // first error.
   Status Flush();
@@ -114,6 +118,8 @@ class DeferredCreates {
     int64_t since_ns = 0;  // right granted at
     Metadata md;           // kMade, kSending
   };
+  // REQUIRES mu_. Hands the item over to `owner` (into `out`) when it is its; true when it went.
+  bool HandOverLocked(std::unordered_map<std::string, Item>::iterator it, NodeId owner, std::vector<MadeEntry>* out);
   // REQUIRES mu_.
   void EraseLocked(std::unordered_map<std::string, Item>::iterator it);
   // REQUIRES mu_. True when the flusher is to be woken (no flush is due yet).

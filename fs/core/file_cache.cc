@@ -79,6 +79,10 @@ Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayou
   // kernel's read-ahead or this node answers).
   if (!Reserves(path, layout, pid)) return MetaOwner(layout, path)->GetMeta(path);
   deferred_->Asking(path);
+  if (uint64_t grant = LeasedAbsent(path, layout)) {
+    deferred_->Granted(path, layout.MetaNode(path), grant);  // void when the lease was asked back meanwhile
+    return Status(ENOENT, path);
+  }
   auto found = MetaOwner(layout, path)->ReserveName(path);
   if (!found || found->entry || found->grant == 0) {
     deferred_->Refused(path);
@@ -88,6 +92,30 @@ Result<Metadata> FileSystem::LookupMeta(const std::string& path, const PathLayou
   }
   deferred_->Granted(path, layout.MetaNode(path), found->grant);
   return Status(ENOENT, path);
+}
+
+uint64_t FileSystem::LeasedAbsent(const std::string& path, const PathLayout& layout) {
+  if (!options_.dir_leases) return 0;
+  const std::string dir(ParentPath(path));
+  const std::string name(BaseName(path));
+  const NodeId owner = layout.MetaNode(path);
+  const int64_t now = clock_->MonotonicNs();
+  DirLeases::Use use = leases_.Absent(dir, owner, name, now);
+  if (!use.ask) return use.grant;
+  // Taken before the request: an entry stored meanwhile is in the owner's list.
+  std::vector<std::string> waiting = deferred_->Waiting(dir, owner);
+  auto lease = MetaOwner(layout, path)->LeaseDir(dir, use.renew);
+  if (!lease) {
+    leases_.Refused(dir, owner, now);
+    return 0;
+  }
+  leases_.Granted(dir, owner, now, *lease, waiting);
+  return leases_.Absent(dir, owner, name, now, /*may_ask=*/false).grant;
+}
+
+std::vector<MadeEntry> FileSystem::HandOverDir(const std::string& dir, NodeId owner) {
+  leases_.Recalled(dir, owner);  // first: no name is taken by it from now on
+  return deferred_->HandOverDir(dir, owner);
 }
 
 void FileSystem::ReadAhead(const std::string& path, const PathLayout& layout) {

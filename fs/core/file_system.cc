@@ -339,6 +339,7 @@ Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayou
   uint64_t since = ToldSeq();
   // On a name its owner reserved for this node, the entry is made here and goes to the owner
   // later (DeferredCreates); else a right this node holds goes with the owner's make.
+  auto making = MakingName(path, layout);
   if (deferred != nullptr) *deferred = deferred_->Make(path, md);
   if (deferred == nullptr || !*deferred) {
     deferred_->Forget(path);

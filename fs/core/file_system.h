@@ -70,6 +70,7 @@
 #include "fs/core/create_streams.h"
 #include "fs/core/deferred_creates.h"
 #include "fs/core/dir_changes.h"
+#include "fs/core/dir_leases.h"
 #include "fs/core/file_id_allocator.h"
 #include "fs/core/node_service.h"
 #include "fs/core/profile.h"
@@ -115,6 +116,9 @@ struct FileSystemOptions {
   // entries made here (fs/core/deferred_creates.h), their writes through and their close sending
   // nothing. Reservations need the owners' callbacks (attr_cache_ns > 0).
   bool small_file_streams = true;
+  // Leases of the directories streams make files in (fs/core/dir_leases.h): their lookups of new
+  // names answered here.
+  bool dir_leases = true;
   // How long entries made here on reserved names wait to go to their owners together (those
   // not sent with their file's first write); 0: only at fsync, when asked for, and at stop.
   uint32_t deferred_create_ms = 20;
@@ -310,6 +314,9 @@ class FileSystem {
   std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner) {
     return deferred_->HandOver(paths, owner);
   }
+  // The owner of a directory's names asks for its lease back (NodeService::HandOverDir).
+  std::vector<MadeEntry> HandOverDir(const std::string& dir, NodeId owner);
+  DirLeases::Counters LeaseCounters() const { return leases_.counters(); }
   DeferredCreates::Counters DeferredCounters() const { return deferred_->counters(); }
   size_t DeferredWaiting() const { return deferred_->waiting(); }
 
@@ -379,6 +386,13 @@ class FileSystem {
   Result<Entry> CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md, bool* deferred = nullptr);
   // Whether a lookup of `path` by `pid` asks its owner to reserve the name when absent.
   bool Reserves(const std::string& path, const PathLayout& layout, pid_t pid) const;
+  // For such a lookup: the grant of the lease of `path`'s directory by which the name is absent
+  // and reserved for this node (asking for the lease, or renewing it, first); 0 when there is none.
+  uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
+  // A make of `path` by this node (DirLeases::Make).
+  DirLeases::Making MakingName(const std::string& path, const PathLayout& layout) {
+    return leases_.Make(path, layout.MetaNode(path));
+  }
   // After a write of `file` that goes through (WritesThrough): its size reaches its entry, waiting
   // here (DeferredCreates) or at its owner.
   Status PublishThrough(OpenFile* file);
@@ -500,6 +514,8 @@ class FileSystem {
   mutable std::mutex told_mu_;
   std::deque<std::pair<uint64_t, std::string>> told_;
   std::atomic<uint64_t> told_seq_{0};
+
+  DirLeases leases_;
 
   // Last: their destructors send what is pending, through everything above.
   std::unique_ptr<ChunkRemovals> removals_;

@@ -116,9 +116,7 @@ void FileSystem::SendDirChange(const std::string& dir, const DirChanges::Change&
 Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new_parent, const std::string& new_name,
                           unsigned int flags) {
   Count(FsOp::kRename);
-  if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) {
-    return Status(EINVAL, "only RENAME_NOREPLACE is supported");
-  }
+  if (flags & ~static_cast<unsigned>(RENAME_NOREPLACE)) return Status(EINVAL, "only RENAME_NOREPLACE is supported");
   BB_ASSIGN_OR_RETURN(std::string from, ChildPath(parent, name));
   BB_ASSIGN_OR_RETURN(std::string to, ChildPath(new_parent, new_name));
   if (from == to) return Status::Ok();
@@ -153,6 +151,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
     }
   }
   bool dst_dir = dst && dst->type == FileType::kDirectory;
+  auto making = MakingName(to, to_layout);
   if (from_owner == to_owner) {
     BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
   } else {

@@ -11,12 +11,20 @@
 // on its way to this node in a request of the holder's (MadeEntry::in_flight) stores it at once,
 // and the request, when it comes, finds it stored (HandedOver) and brings only its data.
 //
+// A directory may be leased whole to one node (Lease; fs/core/dir_leases.h): while the lease
+// stands, that node takes every name of the directory it does not know of as absent and reserved
+// for it, without asking. So anyone else's read, make or change of a name of the directory, or a
+// listing of it or above it, first asks the holder for the lease back (NodeService::HandOverDir),
+// stores the entries it made there, and ends the lease; the holder's own read of a name absent
+// here asks it for that name alone (SettleOwn).
+//
 // Thread-safety: every method may be called concurrently. Settling waits, without a lock, for the
 // holder's answer; requests for a name being settled wait for it (bounded by the call's
 // deadline). Lock order: Lock(path) before the store's own locks; the table's own mutex is held
 // only briefly and never across a call.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -39,9 +47,18 @@ class NameReservations {
   using Recall = std::function<Result<std::vector<MadeEntry>>(NodeId holder, const std::vector<std::string>& paths)>;
   // Stores an entry `holder` made and handed over (in the owner's store, registering the holder).
   using Store = std::function<void(NodeId holder, const MadeEntry& entry)>;
+  // Asks `holder` for its lease of directory `dir` back (its NodeService::HandOverDir).
+  using RecallDir = std::function<Result<std::vector<MadeEntry>>(NodeId holder, const std::string& dir)>;
+  // Lists the names a directory holds here: at most `limit`.
+  using ListNames = std::function<Result<std::vector<std::string>>(uint32_t limit)>;
 
-  // `clock` must outlive this.
-  NameReservations(Recall recall, const Clock* clock) : recall_(std::move(recall)), clock_(clock) {}
+  // `clock` must outlive this. Without `recall_dir` no directory is leased.
+  NameReservations(Recall recall, const Clock* clock, RecallDir recall_dir = nullptr)
+      : recall_(std::move(recall)),
+        recall_dir_(std::move(recall_dir)),
+        clock_(clock),
+        // Grants of a restarted owner are not those it gave before (a holder renews by its grant).
+        next_grant_(static_cast<uint64_t>(std::max<int64_t>(1, clock->WallNs()))) {}
   NameReservations(const NameReservations&) = delete;
   NameReservations& operator=(const NameReservations&) = delete;
 
@@ -88,12 +105,29 @@ class NameReservations {
   // arrived: true (once) when a hand-over stored that entry while the request was on its way.
   bool HandedOver(const std::string& path, NodeId holder, uint64_t file_id);
 
+  // Leases directory `dir` to `holder` (see the file comment), or renews its grant `renew`.
+  // Refused (grant 0): another node's lease or reservation below `dir` stands, kMaxLeases are
+  // held, or `dir` holds more than kMaxLeaseNames names here (`list` lists them). Waits for every
+  // make under way here (it takes every stripe).
+  Result<DirLease> Lease(const std::string& dir, NodeId holder, uint64_t renew, const ListNames& list);
+  // Who holds the lease of `dir` (kNoHolder: nobody).
+  static constexpr NodeId kNoHolder = ~NodeId{0};
+  NodeId LeaseHolder(const std::string& dir) const;
+  // Asks `holder` for the one name `path` of a directory leased to it (a read of its own that
+  // found the name absent here: it may have made it), storing what it made.
+  void SettleOwn(const std::string& path, NodeId holder, const Store& store);
+  static constexpr size_t kMaxLeases = 4096;
+  static constexpr uint32_t kMaxLeaseNames = 1024;
+
   struct Counters {
     uint64_t granted = 0;        // reservations given
     uint64_t settled = 0;        // reservations settled (their holders asked)
     uint64_t handed_over = 0;    // entries stored from hand-overs
     uint64_t recall_failed = 0;  // hand-overs the holder did not answer
     uint64_t held = 0;           // reservations standing now
+    uint64_t leased = 0;         // directory leases given
+    uint64_t lease_recalls = 0;  // leases asked back
+    uint64_t leases_held = 0;    // leases standing now
   };
   Counters counters() const;
 
@@ -112,15 +146,35 @@ class NameReservations {
     uint64_t file_id = 0;
     int64_t at_ns = 0;
   };
+  struct Leased {
+    NodeId holder = 0;
+    uint64_t grant = 0;
+    bool settling = false;
+  };
   static size_t Stripe(const std::string& path);
+  // REQUIRES mu_. The lease `path`'s directory is under, when another than `caller` holds it or
+  // it is being settled (`path` must wait for it).
+  const std::pair<const std::string, Leased>* BlockingLeaseLocked(const std::string& path, NodeId caller) const;
+  // REQUIRES lock on mu_. Asks the lease's holder for it back and ends it (`lock` released
+  // meanwhile, held again after).
+  void RecallLease(std::unique_lock<std::mutex>& lock, const std::string& dir, const Store& store);
+  // REQUIRES mu_. Whether a lease may be given to `holder` for `dir` now (nothing of another's
+  // below it); renewals are answered by the caller.
+  bool MayLeaseLocked(const std::string& dir, NodeId holder) const;
+  // Stores what `holder` handed over (`made`, or nothing when it did not answer) and counts it;
+  // in-flight entries are marked (HandedOver). REQUIRES mu_ not held.
+  void StoreHanded(NodeId holder, const Result<std::vector<MadeEntry>>& made, const Store& store);
   // REQUIRES mu_. Publishes size_ after table_ or stored_ changed.
   void StoreSizeLocked();
+  // Asks the holders of leases of `dir` and below for them back (SettleBelow).
+  void SettleLeasesBelow(const std::string& dir, const Store& store);
   // Asks each holder for its reserved `paths` (marked settling), stores what they made, and ends
   // the reservations.
   void SettleMarked(const std::map<NodeId, std::vector<std::string>>& by_holder, const Store& store);
   bool MustSettleLocked(const std::string& path, NodeId caller, Intent intent) const;
 
   const Recall recall_;
+  const RecallDir recall_dir_;
   const Clock* const clock_;
   static constexpr size_t kStripes = 64;
   std::array<std::mutex, kStripes> stripes_;
@@ -130,8 +184,9 @@ class NameReservations {
   // Ordered by path, so that the names below a directory are one range.
   std::map<std::string, Reservation> table_;
   std::map<std::string, Stored> stored_;  // handed over while in flight, by path
-  std::atomic<size_t> size_{0};           // table_.size() + stored_.size(), read without the lock
-  uint64_t next_grant_ = 1;
+  std::map<std::string, Leased> leases_;  // by directory
+  std::atomic<size_t> size_{0};           // table_, stored_ and leases_ sizes, read without the lock
+  uint64_t next_grant_;
   Counters counters_;
 };
 

@@ -247,5 +247,100 @@ TEST_CASE("name reservations: requests for a name being settled wait for it, and
   CHECK(names.counters().held == 0);
 }
 
+// A recall of leases that hands over what each holder made in the directory asked for.
+NameReservations::RecallDir RecallDir(Holders& h, std::vector<std::pair<NodeId, std::string>>* asked) {
+  return [&h, asked](NodeId holder, const std::string& dir) -> Result<std::vector<MadeEntry>> {
+    std::lock_guard lock(h.mu);
+    asked->emplace_back(holder, dir);
+    if (h.down.count(holder)) return Status(EIO, "node down");
+    std::vector<MadeEntry> out;
+    for (const MadeEntry& e : h.made[holder]) {
+      if (e.path.rfind(dir + "/", 0) == 0) out.push_back(e);
+    }
+    return out;
+  };
+}
+
+NameReservations::ListNames Names(std::vector<std::string> names) {
+  return [names](uint32_t limit) -> Result<std::vector<std::string>> {
+    std::vector<std::string> out(names.begin(), names.begin() + std::min<size_t>(limit, names.size()));
+    return out;
+  };
+}
+
+TEST_CASE("name reservations: a leased directory is asked back before anyone else touches a name of it", "[core]") {
+  ManualClock clock;
+  Holders h;
+  std::vector<std::pair<NodeId, std::string>> recalled;
+  NameReservations names(h.Recall(), &clock, RecallDir(h, &recalled));
+  auto lease = names.Lease("/d", 1, 0, Names({"old"}));
+  REQUIRE(lease.has_value());
+  REQUIRE(lease->grant != 0);
+  CHECK(lease->names == std::vector<std::string>{"old"});
+  CHECK(names.LeaseHolder("/d") == 1);
+  // The holder's own makes and reads wait for nothing; nobody else's may go ahead as it is.
+  CHECK_FALSE(names.MustSettle("/d/a", 1, Intent::kMake));
+  CHECK(names.MayMake("/d/a", 1));
+  CHECK(names.MustSettle("/d/a", 2, Intent::kRead));
+  CHECK_FALSE(names.MayMake("/d/a", 2));
+  CHECK_FALSE(names.MustSettle("/e/a", 2, Intent::kRead));      // another directory
+  CHECK_FALSE(names.MustSettle("/d/sub/a", 2, Intent::kRead));  // below it: not its names
+  CHECK(names.MustSettleBelow("/d"));
+  CHECK(names.MustSettleBelow("/"));
+  CHECK_FALSE(names.MustSettleBelow("/e"));
+  // Renewed by its grant, without names; another node is refused while it stands.
+  CHECK(names.Lease("/d", 1, lease->grant, Names({"old", "x"})).value() == DirLease{lease->grant, {}});
+  CHECK(names.Lease("/d", 2, 0, Names({})).value().grant == 0);
+  h.made[1] = {Made("/d/a", 5), Made("/d/b", 6, /*in_flight=*/true)};
+  names.Settle("/d/zz", 2, Intent::kMake, h.Store());
+  REQUIRE(recalled.size() == 1);
+  CHECK(recalled[0] == std::pair<NodeId, std::string>{1, "/d"});
+  CHECK(h.stored.size() == 2);
+  CHECK(names.LeaseHolder("/d") == NameReservations::kNoHolder);
+  CHECK(names.HandedOver("/d/b", 1, 6));  // its request, when it comes, brings only its data
+  CHECK(names.MayMake("/d/a", 2));
+  CHECK(names.counters().lease_recalls == 1);
+  // A renewal after the lease ended is a new lease, with the names.
+  auto again = names.Lease("/d", 1, lease->grant, Names({"a", "b"}));
+  CHECK(again.value().grant != lease->grant);
+  CHECK(again.value().names.size() == 2);
+}
+
+TEST_CASE("name reservations: listings above a leased directory ask it back, and a holder down made nothing",
+          "[core]") {
+  ManualClock clock;
+  Holders h;
+  std::vector<std::pair<NodeId, std::string>> recalled;
+  NameReservations names(h.Recall(), &clock, RecallDir(h, &recalled));
+  REQUIRE(names.Lease("/p/d", 1, 0, Names({})).value().grant != 0);
+  REQUIRE(names.Lease("/p-q", 2, 0, Names({})).value().grant != 0);  // sorts between /p and /p/
+  h.down.insert(1);
+  names.SettleBelow("/p", h.Store());
+  CHECK(recalled == std::vector<std::pair<NodeId, std::string>>{{1, "/p/d"}});
+  CHECK(names.LeaseHolder("/p/d") == NameReservations::kNoHolder);
+  CHECK(names.LeaseHolder("/p-q") == 2);
+  CHECK(names.counters().recall_failed == 1);
+}
+
+TEST_CASE("name reservations: no lease over another's reservation, of many names, or of the root", "[core]") {
+  ManualClock clock;
+  Holders h;
+  std::vector<std::pair<NodeId, std::string>> recalled;
+  NameReservations names(h.Recall(), &clock, RecallDir(h, &recalled));
+  {
+    auto lock = names.Lock("/d/a");
+    names.Reserve("/d/a", 2);
+  }
+  CHECK(names.Lease("/d", 1, 0, Names({})).value().grant == 0);
+  CHECK(names.Lease("/d", 2, 0, Names({})).value().grant != 0);  // its own reservation is no bar
+  std::vector<std::string> many(NameReservations::kMaxLeaseNames + 1, "n");
+  CHECK(names.Lease("/big", 1, 0, Names(many)).value().grant == 0);
+  CHECK(names.Lease("/", 1, 0, Names({})).value().grant == 0);
+  CHECK(names.Lease("/x/", 1, 0, Names({})).value().grant == 0);
+  CHECK(names.Lease("rel", 1, 0, Names({})).value().grant == 0);
+  NameReservations without(h.Recall(), &clock);  // nothing to ask a lease back with
+  CHECK(without.Lease("/d", 1, 0, Names({})).value().grant == 0);
+}
+
 }  // namespace
 }  // namespace bb::fs

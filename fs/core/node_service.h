@@ -133,6 +133,15 @@ struct NameLookup {
   uint64_t grant = 0;
 };
 
+// A directory's names an owner gives one node for a while (LeaseDir): while the lease stands,
+// only that node makes names of the directory at the owner, so every name of it the owner holds
+// is in `names` or was made by that node. `grant` 0: refused.
+struct DirLease {
+  uint64_t grant = 0;
+  std::vector<std::string> names;  // the directory's names held by the owner (none on a renewal)
+  bool operator==(const DirLease&) const = default;
+};
+
 struct SpaceStats {
   uint64_t block_size = 4096;
   uint64_t total_blocks = 0;
@@ -189,6 +198,22 @@ class NodeService {
   // The owner of names reserved for this node asks for them back: returns the entries this node
   // made on them, and this node gives up the rest.
   virtual Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) = 0;
+  // Leases directory `dir`'s names held here to the caller (fs/core/dir_leases.h): until the
+  // owner asks for it back (HandOverDir), which it does before anyone else reads, makes or changes
+  // a name of `dir` or lists it, the caller takes a name it does not know of as absent and
+  // reserved for it. `renew`: the grant the caller holds, extended without its names when it
+  // still stands. Through a CoherentView only; others lease nothing.
+  virtual Result<DirLease> LeaseDir(const std::string& dir, uint64_t renew) {
+    (void)dir;
+    (void)renew;
+    return DirLease{};
+  }
+  // The owner of directory `dir`'s names asks for its lease back: returns the entries this node
+  // made on them (as HandOver), and this node gives up the lease and the names it took by it.
+  virtual Result<std::vector<MadeEntry>> HandOverDir(const std::string& dir) {
+    (void)dir;
+    return std::vector<MadeEntry>{};
+  }
 
   // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
   virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,

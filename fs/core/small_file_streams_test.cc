@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "fs/core/file_system.h"
@@ -22,8 +23,9 @@ constexpr uint32_t kNodes = 4;
 constexpr uint32_t kMaker = 1;  // the node whose process makes the stream
 const Caller kStream{1000, 1000, 77};
 
-FileSystemOptions Coherent() {
+FileSystemOptions Coherent(bool dir_leases = true) {
   FileSystemOptions o = Cluster::Defaults();
+  o.dir_leases = dir_leases;        // off: each name reserved by its own lookup
   o.attr_cache_ns = 5'000'000'000;  // owners keep callbacks: reservations are given
   o.deferred_create_ms = 0;         // entries go when the test sends them (SendDeferredCreates)
   return o;
@@ -79,7 +81,7 @@ struct Stream {
 };
 
 TEST_CASE("small file streams: a name looked up by a stream is reserved, and its create asks nobody", "[core]") {
-  Cluster c(kNodes, Coherent());
+  Cluster c(kNodes, Coherent(GENERATE(true, false)));
   Stream s(c);
   std::string name = RemoteName(c, s.dir_path, "f");
   uint64_t before = Requests(c, kMaker);
@@ -110,15 +112,20 @@ TEST_CASE("small file streams: a small file's entry, chunk and size go to its ow
   Cluster c(kNodes, Coherent());
   Stream s(c);
   int made = 0;
+  std::set<NodeId> leased;  // owners asked for the lease
   for (int i = 0; i < 20; ++i) {
     std::string name = "s" + std::to_string(i);
-    bool remote = Owner(c, s.dir_path + "/" + name) != kMaker;
+    NodeId owner = Owner(c, s.dir_path + "/" + name);
+    bool remote = owner != kMaker;
     uint64_t before = Requests(c, kMaker);
     MakeFile(c, kMaker, s.dir, name, std::string(3901, 'a' + i % 26));
-    // The lookup, and the write carrying the entry: nothing for the create or the close.
-    CHECK(Requests(c, kMaker) - before == (remote ? 2 : 0));
+    // The write carrying the entry, and the first lookup of a name of each owner, which asks it
+    // for the directory's lease (dir_leases.h): nothing for the other lookups, the create or the close.
+    bool first = remote && leased.insert(owner).second;
+    CHECK(Requests(c, kMaker) - before == static_cast<uint64_t>((remote ? 1 : 0) + (first ? 1 : 0)));
     made += remote;
   }
+  CHECK(c.fs(kMaker).LeaseCounters().absent == static_cast<uint64_t>(made));
   REQUIRE(made > 5);
   CHECK(c.fs(kMaker).DeferredCounters().with_write == static_cast<uint64_t>(made));
   CHECK(c.fs(kMaker).DeferredWaiting() == 0);  // nothing left to send
@@ -131,7 +138,7 @@ TEST_CASE("small file streams: a small file's entry, chunk and size go to its ow
 }
 
 TEST_CASE("small file streams: entries made without data go in one batch per owner", "[core]") {
-  Cluster c(kNodes, Coherent());
+  Cluster c(kNodes, Coherent(GENERATE(true, false)));
   Stream s(c);
   std::vector<std::string> names;
   for (int i = 0; i < 30; ++i) {
@@ -154,7 +161,7 @@ TEST_CASE("small file streams: entries made without data go in one batch per own
 }
 
 TEST_CASE("small file streams: O_EXCL holds across nodes, on a reserved name and on one made", "[core]") {
-  Cluster c(kNodes, Coherent());
+  Cluster c(kNodes, Coherent(GENERATE(true, false)));
   Stream s(c);
   const uint32_t other = 2;
   // Reserved by the stream, made by another node first: the stream's create fails.
@@ -181,7 +188,7 @@ TEST_CASE("small file streams: O_EXCL holds across nodes, on a reserved name and
 
 TEST_CASE("small file streams: listings and rmdir see entries made elsewhere, and a removed one stays removed",
           "[core]") {
-  Cluster c(kNodes, Coherent());
+  Cluster c(kNodes, Coherent(GENERATE(true, false)));
   Stream s(c, "ls");
   std::set<std::string> want = {"first"};
   for (int i = 0; i < 12; ++i) {
@@ -213,7 +220,9 @@ TEST_CASE("small file streams: listings and rmdir see entries made elsewhere, an
 }
 
 TEST_CASE("small file streams: rights unused for an interval are given up at their owners", "[core]") {
-  Cluster c(kNodes, Coherent());
+  FileSystemOptions o = Coherent();
+  o.dir_leases = false;  // each name reserved by its own lookup
+  Cluster c(kNodes, o);
   Stream s(c);
   std::string name = RemoteName(c, s.dir_path, "u");
   NodeId owner = Owner(c, s.dir_path + "/" + name);
@@ -289,10 +298,11 @@ class GatedChunkStore final : public testing::ForwardingChunkStore {
 };
 
 TEST_CASE("small file streams: an entry asked for while its first write is on its way is stored once", "[core]") {
+  const bool leases = GENERATE(true, false);
   for (bool removed : {false, true}) {
     INFO("removed by another node meanwhile: " << removed);
     std::vector<GatedChunkStore*> gates(kNodes);
-    Cluster c(kNodes, Coherent(), [&](uint32_t n) {
+    Cluster c(kNodes, Coherent(leases), [&](uint32_t n) {
       auto g = std::make_unique<GatedChunkStore>(NewMemoryChunkStore());
       gates[n] = g.get();
       return g;
@@ -339,5 +349,110 @@ TEST_CASE("small file streams: an entry asked for while its first write is on it
   }
 }
 
+namespace leases {
+
+// A stream on kMaker that made files of names every other node owns, so that it holds the
+// directory's lease from each of them.
+void Lease(Cluster& c, Stream& s) {
+  for (int i = 0; i < 12; ++i) MakeFile(c, kMaker, s.dir, "lease" + std::to_string(i), "");
+  REQUIRE(c.fs(kMaker).LeaseCounters().held == kNodes - 1);
+}
+
+TEST_CASE("directory leases: new names of a stream's directory cost no request, what is made is seen everywhere",
+          "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  Lease(c, s);
+  uint64_t before = Requests(c, kMaker);
+  for (int i = 0; i < 30; ++i) MakeFile(c, kMaker, s.dir, "f" + std::to_string(i), "");
+  CHECK(Requests(c, kMaker) - before == 0);  // lookups, creates and closes all answered here
+  REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+  CHECK(Requests(c, kMaker) - before == kNodes - 1);  // one batch per owner
+  for (int i = 0; i < 30; ++i) CHECK(c.fs(3).Lookup(s.On(3), "f" + std::to_string(i)).has_value());
+  CHECK(c.fs(kMaker).DeferredCounters().lost == 0);
+}
+
+TEST_CASE("directory leases: another node's access asks for the lease back first, and O_EXCL holds", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  Lease(c, s);
+  const uint32_t other = 2;
+  // Made under the lease, not yet stored at its owner: another node's exclusive create fails.
+  std::string made = RemoteName(c, s.dir_path, "m", other);
+  uint64_t ino = MakeFile(c, kMaker, s.dir, made, "");
+  auto excl = c.fs(other).Create(s.On(other), made, 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE_FALSE(excl.has_value());
+  CHECK(excl.error().code() == EEXIST);
+  NodeId owner = Owner(c, s.dir_path + "/" + made);
+  CHECK(c.members[owner].coherence->names().counters().lease_recalls == 1);
+  CHECK(c.fs(kMaker).LeaseCounters().recalled == 1);
+  CHECK(c.fs(3).Lookup(s.On(3), made)->ino != 0);
+  // A name the other node makes there now is no longer taken as absent by the stream's node.
+  auto theirs = c.fs(other).Create(s.On(other), made + "x", 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE(theirs.has_value());
+  REQUIRE(c.fs(other).Release(theirs->second).ok());
+  for (const std::string& name : {made, made + "x"}) {
+    auto seen = c.fs(kMaker).Lookup(s.dir, name, kStream.pid);
+    REQUIRE(seen.has_value());
+    if (name == made) CHECK(seen->ino == ino);
+  }
+  CHECK(c.fs(kMaker).DeferredCounters().lost == 0);
+}
+
+TEST_CASE("directory leases: names the holder makes other ways are known to its lease", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  Lease(c, s);
+  // Made by another process on the stream's node (at its owner, not under the lease), then
+  // renamed and linked into the directory: the stream's lookups find each.
+  std::string plain = RemoteName(c, s.dir_path, "p");
+  auto cr = c.fs(kMaker).Create(s.dir, plain, 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE(cr.has_value());
+  REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+  std::string moved = RemoteName(c, s.dir_path, "mv");
+  REQUIRE(c.fs(kMaker).Rename(s.dir, plain, s.dir, moved, 0).ok());
+  std::string linked = RemoteName(c, s.dir_path, "ln");
+  REQUIRE(c.fs(kMaker).Link(cr->first.ino, s.dir, linked).has_value());
+  for (const std::string& name : {moved, linked}) {
+    auto seen = c.fs(kMaker).Lookup(s.dir, name, kStream.pid);
+    REQUIRE(seen.has_value());
+    CHECK(seen->ino == cr->first.ino);
+  }
+  CHECK(c.fs(kMaker).Lookup(s.dir, plain, kStream.pid).error().code() == ENOENT);
+  CHECK(c.fs(kMaker).LeaseCounters().recalled == 0);  // none of it asked for a lease back
+}
+
+TEST_CASE("directory leases: the holder's own reads of names absent at their owner find what it made", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c);
+  Lease(c, s);
+  std::string name = RemoteName(c, s.dir_path, "own");
+  uint64_t ino = MakeFile(c, kMaker, s.dir, name, "");
+  NodeId owner = Owner(c, s.dir_path + "/" + name);
+  // Through the holder's own view at the owner, as its getattr of the path would go.
+  CoherentView view(c.members[owner].service.get(), c.members[owner].coherence.get(), kMaker);
+  auto md = view.GetMeta(s.dir_path + "/" + name);
+  REQUIRE(md.has_value());
+  CHECK(c.fs(kMaker).DeferredCounters().handed_over == 1);
+  CHECK(c.fs(kMaker).LeaseCounters().recalled == 0);  // the lease stands
+  CHECK(c.fs(3).Lookup(s.On(3), name)->ino == ino);
+}
+
+TEST_CASE("directory leases: a directory with many names at an owner is not leased", "[core]") {
+  Cluster c(kNodes, Coherent());
+  Stream s(c, "big");
+  for (uint32_t i = 0; i < 6 * NameReservations::kMaxLeaseNames; ++i) {  // about 1.5x the bound per node
+    auto cr = c.fs(2).Create(s.On(2), "n" + std::to_string(i), 0644, O_WRONLY, testing::kUser);
+    REQUIRE(cr.has_value());
+    REQUIRE(c.fs(2).Release(cr->second).ok());
+  }
+  for (int i = 0; i < 12; ++i) MakeFile(c, kMaker, s.dir, "s" + std::to_string(i), "");
+  CHECK(c.fs(kMaker).LeaseCounters().held == 0);
+  CHECK(c.fs(kMaker).LeaseCounters().refused >= 1);
+  REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+  for (int i = 0; i < 12; ++i) CHECK(c.fs(3).Lookup(s.On(3), "s" + std::to_string(i)).has_value());
+}
+
+}  // namespace leases
 }  // namespace
 }  // namespace bb::fs

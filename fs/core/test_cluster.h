@@ -110,9 +110,13 @@ struct Cluster {
     }
     m.fs = std::make_unique<FileSystem>(options, m.router.get(), resolve, m.ids.get(), &clock, m.stats.get());
     if (m.coherence) {
-      m.coherence->SetHandOver([this, i](const std::vector<std::string>& paths, NodeId owner) {
-        return members[i].fs ? members[i].fs->HandOver(paths, owner) : std::vector<MadeEntry>{};
-      });
+      m.coherence->SetHandOver(
+          [this, i](const std::vector<std::string>& paths, NodeId owner) {
+            return members[i].fs ? members[i].fs->HandOver(paths, owner) : std::vector<MadeEntry>{};
+          },
+          [this, i](const std::string& dir, NodeId owner) {
+            return members[i].fs ? members[i].fs->HandOverDir(dir, owner) : std::vector<MadeEntry>{};
+          });
     }
   }
   bool coherent() const { return options.attr_cache_ns > 0; }

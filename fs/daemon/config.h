@@ -26,6 +26,7 @@ struct DaemonConfig {
   double private_cache_timeout = 60;
   uint32_t statahead = 8192;       // entries per read-ahead of a directory; 0: off
   bool small_file_streams = true;  // fs/core/create_streams.h
+  bool dir_leases = true;          // fs/core/dir_leases.h
   uint64_t reserve_bytes = 8 << 20;
   uint64_t write_behind_bytes = 64 << 20;
   uint32_t io_threads = 16;

@@ -180,6 +180,7 @@ json Daemon::ChunkRemovalsJson() {
 json Daemon::SmallFilesJson() {
   DeferredCreates::Counters d = fs_->DeferredCounters();
   NameReservations::Counters r = coherence_->names().counters();
+  DirLeases::Counters l = fs_->LeaseCounters();
   return {{"made_here", d.made},
           {"with_first_write", d.with_write},
           {"batches", d.batches},
@@ -193,7 +194,17 @@ json Daemon::SmallFilesJson() {
           {"settled", r.settled},
           {"stored_from_hand_over", r.handed_over},
           {"hand_overs_failed", r.recall_failed},
-          {"reservations_held", r.held}};
+          {"reservations_held", r.held},
+          {"leases_asked", l.asked},
+          {"leases_taken", l.granted},
+          {"leases_renewed", l.renewed},
+          {"leases_refused", l.refused},
+          {"leases_given_back", l.recalled},
+          {"lookups_by_lease", l.absent},
+          {"leases_held", l.held},
+          {"leased_to_others", r.leased},
+          {"leases_asked_back", r.lease_recalls},
+          {"leased_now", r.leases_held}};
 }
 
 json Daemon::QosSetCommand(const json& request, const ControlPeer&) {

@@ -132,12 +132,14 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   fo.attr_cache_ns = hold_ns > 0 ? static_cast<int64_t>(timeout * 1e9) : 0;
   fo.statahead_window = cfg.statahead;
   fo.small_file_streams = cfg.small_file_streams;
+  fo.dir_leases = cfg.dir_leases;
   fo.chunk_removal_journal = meta_.get();
   fs_ = std::make_unique<FileSystem>(
       fo, router_.get(), [services](NodeId n) { return services[n]; }, ids_.get(), &clock_, stats_.get());
   // Owners of names reserved for this node ask for what it made on them (deferred_creates.h).
   coherence_->SetHandOver(
-      [fs = fs_.get()](const std::vector<std::string>& paths, NodeId owner) { return fs->HandOver(paths, owner); });
+      [fs = fs_.get()](const std::vector<std::string>& paths, NodeId owner) { return fs->HandOver(paths, owner); },
+      [fs = fs_.get()](const std::string& dir, NodeId owner) { return fs->HandOverDir(dir, owner); });
   // Another node may still be starting: retry creating the root for a while.
   Status init;
   for (int i = 0; i < 100; ++i) {

@@ -26,6 +26,14 @@ class RemoteNodeService final : public NodeService {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::HandOver>({paths}));
     return rpc::HandOver::DecodeReply(r.payload, paths);
   }
+  Result<DirLease> LeaseDir(const std::string& dir, uint64_t renew) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::LeaseDir>({dir, renew}));
+    return rpc::LeaseDir::DecodeReply(r.payload);
+  }
+  Result<std::vector<MadeEntry>> HandOverDir(const std::string& dir) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::HandOverDir>({dir}));
+    return rpc::HandOverDir::DecodeReply(r.payload, dir);
+  }
   Status CreateMeta(const std::string& path, const Metadata& md) override {
     return Call<rpc::CreateMeta>({path, EncodeMetadata(md)}).status();
   }

@@ -210,6 +210,36 @@ struct HandOver {  // paths -> the entries made on them
   static Result<std::vector<MadeEntry>> DecodeReply(std::string_view payload, const std::vector<std::string>& paths);
 };
 
+struct LeaseDir {  // dir, u64 grant to renew -> u64 grant, u32 count, then the names
+  static constexpr NodeOp kOp = NodeOp::kLeaseDir;
+  static constexpr const char* kName = "lease directory";
+  struct Request {
+    std::string dir;
+    uint64_t renew = 0;
+  };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.dir).U64(q.renew); }
+  static Request Decode(Reader& r) {
+    Request q;
+    q.dir = r.Str();
+    q.renew = r.U64();
+    return q;
+  }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<DirLease> DecodeReply(std::string_view payload);
+};
+
+struct HandOverDir {  // dir -> the entries made in it
+  static constexpr NodeOp kOp = NodeOp::kHandOverDir;
+  static constexpr const char* kName = "hand over directory";
+  struct Request {
+    std::string dir;
+  };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.dir); }
+  static Request Decode(Reader& r) { return {r.Str()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<std::vector<MadeEntry>> DecodeReply(std::string_view payload, const std::string& dir);
+};
+
 // ---- chunks ----
 
 struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> status

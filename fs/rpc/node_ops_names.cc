@@ -1,7 +1,9 @@
 // The messages of reserved names and the entries made on them (node_ops.h: ReserveName,
-// MakeEntries, HandOver; fs/core/name_reservations.h and deferred_creates.h).
+// MakeEntries, HandOver, LeaseDir, HandOverDir; fs/core/name_reservations.h, deferred_creates.h
+// and dir_leases.h).
 #include <algorithm>
 
+#include "fs/core/path.h"
 #include "fs/rpc/node_ops.h"
 
 namespace bb::fs::rpc {
@@ -143,6 +145,58 @@ Result<std::vector<MadeEntry>> HandOver::DecodeReply(std::string_view payload, c
   for (const MadeEntry& e : out) {
     if (std::find(paths.begin(), paths.end(), e.path) == paths.end()) {
       return Status(EPROTO, "hand-over reply with an entry not asked for");
+    }
+  }
+  return out;
+}
+
+// Reply: u64 grant, u32 count, then the names.
+Response LeaseDir::Serve(NodeService& s, const Request& q, std::string_view) {
+  auto lease = s.LeaseDir(q.dir, q.renew);
+  if (!lease) return Error(lease.error());
+  Writer w;
+  w.U64(lease->grant).U32(static_cast<uint32_t>(lease->names.size()));
+  for (const std::string& name : lease->names) w.Str(name);
+  return Ok(w.Take());
+}
+
+Result<DirLease> LeaseDir::DecodeReply(std::string_view payload) {
+  Reader r(payload);
+  DirLease out;
+  out.grant = r.U64();
+  uint32_t n = r.U32();
+  if (n > MakeEntries::kMaxEntries || n > r.remaining() / 4) return Status(EPROTO, "lease reply with a bad count");
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) out.names.push_back(r.Str());
+  BB_RETURN_IF_ERROR(r.Finish("lease reply"));
+  for (const std::string& name : out.names) {
+    if (name.empty() || name.find('/') != std::string::npos) return Status(EPROTO, "lease reply with a bad name");
+  }
+  if (out.grant == 0 && !out.names.empty()) return Status(EPROTO, "refused lease reply with names");
+  return out;
+}
+
+// Reply: as HandOver's.
+Response HandOverDir::Serve(NodeService& s, const Request& q, std::string_view) {
+  auto made = s.HandOverDir(q.dir);
+  if (!made) return Error(made.error());
+  Writer w;
+  w.U32(static_cast<uint32_t>(made->size()));
+  for (const MadeEntry& e : *made) EncodeMade(w, e);
+  return Ok(w.Take());
+}
+
+Result<std::vector<MadeEntry>> HandOverDir::DecodeReply(std::string_view payload, const std::string& dir) {
+  Reader r(payload);
+  uint32_t n = r.U32();
+  if (n > MakeEntries::kMaxEntries || n > r.remaining() / 9) {
+    return Status(EPROTO, "directory hand-over reply with a bad count");
+  }
+  std::vector<MadeEntry> out;
+  for (uint32_t i = 0; i < n && !r.failed(); ++i) out.push_back(DecodeMade(r));
+  BB_RETURN_IF_ERROR(r.Finish("directory hand-over reply"));
+  for (const MadeEntry& e : out) {
+    if (ParentPath(e.path) != dir || e.path == dir) {
+      return Status(EPROTO, "directory hand-over reply with an entry of another directory");
     }
   }
   return out;

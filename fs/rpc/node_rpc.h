@@ -51,6 +51,8 @@ enum class NodeOp : uint16_t {
   kReserveName,
   kMakeEntries,
   kHandOver,
+  kLeaseDir,
+  kHandOverDir,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

@@ -428,7 +428,8 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kAllocateChunk, NodeOp::kTruncateChunks, NodeOp::kRemoveChunks,  NodeOp::kSync,
         NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
         NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
-        NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile}) {
+        NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile,    NodeOp::kLeaseDir,
+        NodeOp::kHandOverDir}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there
@@ -436,6 +437,7 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
   // thread of their own; nothing else is.
   CHECK(on(NodeOp::kInvalidate) == transport::ServedOn::kOwnThread);
   CHECK(on(NodeOp::kHandOver) == transport::ServedOn::kOwnThread);  // what an owner's handler waits for
+  CHECK(on(NodeOp::kHandOverDir) == transport::ServedOn::kOwnThread);
   for (NodeOp op : {NodeOp::kGetMeta, NodeOp::kRemoveMeta, NodeOp::kUpdateMeta, NodeOp::kWriteChunk}) {
     CHECK(on(op) != transport::ServedOn::kOwnThread);
   }
@@ -499,6 +501,22 @@ TEST_CASE("messages of reserved names: malformed requests and replies are refuse
   CHECK(rpc::HandOver::DecodeReply(one, {"/b"}).value().at(0).in_flight);
   CHECK_FALSE(rpc::HandOver::DecodeReply(one, {"/c"}).has_value());
   CHECK_FALSE(rpc::HandOver::DecodeReply(one, {}).has_value());
+  // HandOverDir: only entries of the directory asked for.
+  CHECK(rpc::HandOverDir::DecodeReply(one, "/").value().at(0).path == "/b");
+  CHECK_FALSE(rpc::HandOverDir::DecodeReply(one, "/d").has_value());
+  CHECK_FALSE(rpc::HandOverDir::DecodeReply(transport::Writer().U32(70000).Take(), "/").has_value());
+  // LeaseDir: the bare local service leases nothing; replies with a bad name, names on a refusal,
+  // a count past the message or a trailing byte.
+  auto lease = serve(NodeOp::kLeaseDir, transport::Writer().Str("/d").U64(0).Take());
+  REQUIRE(lease.status == 0);
+  CHECK(rpc::LeaseDir::DecodeReply(lease.payload).value() == DirLease{});
+  CHECK(rpc::LeaseDir::DecodeReply(transport::Writer().U64(3).U32(1).Str("a").Take()).value() == DirLease{3, {"a"}});
+  for (const std::string& bad :
+       {transport::Writer().U64(3).U32(1).Str("a/b").Take(), transport::Writer().U64(3).U32(1).Str("").Take(),
+        transport::Writer().U64(0).U32(1).Str("a").Take(), transport::Writer().U64(3).U32(9).Take(),
+        transport::Writer().U64(3).U32(0).U8(0).Take()}) {
+    CHECK_FALSE(rpc::LeaseDir::DecodeReply(bad).has_value());
+  }
   // ReserveName: replies of an unknown kind, with a bad entry, or a trailing byte.
   for (const std::string& bad : {transport::Writer().U8(2).U64(0).Take(), transport::Writer().U8(1).Str("junk").Take(),
                                  transport::Writer().U8(0).U64(1).U8(0).Take()}) {

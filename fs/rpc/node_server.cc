@@ -57,8 +57,10 @@ constexpr OpRow kOps[] = {
     {NodeOp::kReserveName, kInline, Serve<rpc::ReserveName>},
     {NodeOp::kMakeEntries, kHandlers, Serve<rpc::MakeEntries>},
     {NodeOp::kHandOver, kOwn, Serve<rpc::HandOver>},
+    {NodeOp::kLeaseDir, kHandlers, Serve<rpc::LeaseDir>},
+    {NodeOp::kHandOverDir, kOwn, Serve<rpc::HandOverDir>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kHandOver), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kHandOverDir), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;

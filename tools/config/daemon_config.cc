@@ -123,6 +123,18 @@ const DaemonField kFields[] = {
        c->small_file_streams = value == "on";
        return Status::Ok();
      }},
+    {"dir_leases",
+     "in a cluster, with `small_file_streams`: a directory where a process makes files one after another is "
+     "leased to its node by each node holding its names, so the lookup before each create is answered on its "
+     "own node; anyone else's access to the directory asks for the lease back first (see \"Consistency\" below); "
+     "`off` = each new name is reserved by a lookup at its node",
+     "`on`", true,
+     [](auto& s, auto& n, auto& v, auto* c) -> Status {
+       std::string value;
+       BB_RETURN_IF_ERROR(OneOf(s, n, v, {"on", "off"}, "on or off", &value));
+       c->dir_leases = value == "on";
+       return Status::Ok();
+     }},
     {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
      Size<&DaemonConfig::reserve_bytes>},
     {"write_behind",
