@@ -141,6 +141,37 @@ for i in range(30):
   check "mode $m: the stream's directory lists 30 files on node $c" test "$(on $c ls $ws/stream | wc -l)" = 30
   on $a rm -r "$ws/stream"
 
+  # A stream's directory is leased to its node (fs/core/dir_leases.h) while another node races it
+  # for the same names with O_EXCL creates: each name is made exactly once, by one of the two, and
+  # every node lists all of them.
+  on $a mkdir "$ws/race"
+  race='import os, sys, time
+d, out, step = sys.argv[1], sys.argv[2], int(sys.argv[3])
+made = []
+for i in range(0, 300, step):
+    try:
+        fd = os.open(f"{d}/r{i}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644); os.close(fd); made.append(i)
+    except FileExistsError:
+        pass
+    if step > 1: time.sleep(0.002)
+open(out, "w").write(" ".join(map(str, made)))'
+  lost0=$(stat_of $a 's["small_files"]["lost"]')
+  leases() { sum_of 's["small_files"]["leases_taken"] * 1000000 + s["small_files"]["leases_asked_back"]'; }
+  leases0=$(leases)
+  on $b python3 -c "$race" "$ws/race" "$tmp/race_b" 7 &
+  racer=$!
+  on $a python3 -c "$race" "$ws/race" "$tmp/race_a" 1
+  wait "$racer" || true
+  leases1=$(leases)
+  taken=$(((leases1 - leases0) / 1000000)) recalled=$(((leases1 - leases0) % 1000000))
+  twice=$(python3 -c "import sys; a = sys.argv[1].split(); b = sys.argv[2].split(); print(len(a) + len(b) - 300, len(set(a) & set(b)))" "$(cat "$tmp/race_a")" "$(cat "$tmp/race_b")")
+  check "mode $m: a stream and another node racing for 300 names: each made once ($twice: extra and made by both; $taken leases taken, $recalled asked back)" \
+    test "$twice" = "0 0" -a "$taken" -gt 0 -a "$recalled" -gt 0
+  check "mode $m: every node lists the 300 names the race made" \
+    test "$(for n in 0 1 2 3; do on $n ls "$ws/race" | wc -l; done | sort -u | tr '\n' ' ')" = "300 "
+  check "mode $m: no entry made under a lease was lost" test "$(stat_of $a 's["small_files"]["lost"]')" = "$lost0"
+  on $a rm -r "$ws/race"
+
   check "mode $m: node $b looks for a name that is not there" test "$(st $b $ws/n)" = none
   on $a sh -c "echo here > $ws/n"
   check "mode $m: made on node $a, node $b sees it at once (no negative entry hides it)" test "$(on $b cat $ws/n)" = here

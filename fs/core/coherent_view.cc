@@ -29,16 +29,19 @@ bool CoherentView::SettleOwnLeased(const std::string& path) {
 Result<DirLease> CoherentView::LeaseDir(const std::string& dir, uint64_t renew) {
   // A caller that cannot be told of changes (a tool) takes no lease: it could not be asked back.
   if (!c_->Tracks(caller_, dir)) return DirLease{};
-  return c_->names().Lease(dir, caller_, renew, [&](uint32_t limit) -> Result<std::vector<std::string>> {
-    std::vector<std::string> names;
-    std::string after;
-    for (;;) {
-      BB_ASSIGN_OR_RETURN(DirPage page, local_->ListDir(dir, after, limit));
-      for (DirEntry& e : page.entries) names.push_back(std::move(e.name));
-      if (page.end || page.entries.empty() || names.size() >= limit) return names;
-      after = names.back();
-    }
-  });
+  return c_->names().Lease(
+      dir, caller_, renew,
+      [&](uint32_t limit) -> Result<std::vector<std::string>> {
+        std::vector<std::string> names;
+        std::string after;
+        for (;;) {
+          BB_ASSIGN_OR_RETURN(DirPage page, local_->ListDir(dir, after, limit));
+          for (DirEntry& e : page.entries) names.push_back(std::move(e.name));
+          if (page.end || page.entries.empty() || names.size() >= limit) return names;
+          after = names.back();
+        }
+      },
+      Store());
 }
 
 void CoherentView::StoreHandedOver(NodeId holder, const MadeEntry& e) {

@@ -10,6 +10,15 @@ DirLeases::Use DirLeases::AskLocked(Lease& l, uint64_t renew) {
   return Use{0, true, renew};
 }
 
+void DirLeases::PruneLocked(int64_t now_ns) {
+  // Past their term they are not used before a renewal: forgetting one here costs that request
+  // (its owner keeps it until someone else needs the directory, or it is the oldest there).
+  for (auto it = leases_.begin(); it != leases_.end();) {
+    bool idle = it->second.state != State::kAsking && it->second.until_ns <= now_ns;
+    it = idle ? leases_.erase(it) : std::next(it);
+  }
+}
+
 void DirLeases::KnowLocked(Lease& l, std::string name) {
   l.known.insert(std::move(name));
   if (l.known.size() > kMaxKnown) l.full = true;
@@ -20,7 +29,9 @@ DirLeases::Use DirLeases::Absent(const std::string& dir, NodeId owner, const std
   std::lock_guard lock(mu_);
   auto it = leases_.find(Key(dir, owner));
   if (it == leases_.end()) {
-    if (!may_ask || leases_.size() >= kMaxLeases || making_.count(dir) != 0) return {};
+    if (!may_ask || making_.count(dir) != 0) return {};
+    if (leases_.size() >= kMaxLeases) PruneLocked(now_ns);
+    if (leases_.size() >= kMaxLeases) return {};
     return AskLocked(leases_[Key(dir, owner)], 0);
   }
   Lease& l = it->second;
@@ -75,9 +86,14 @@ void DirLeases::Refused(const std::string& dir, NodeId owner, int64_t now_ns) {
   counters_.refused++;
 }
 
-void DirLeases::Recalled(const std::string& dir, NodeId owner) {
+void DirLeases::Recalled(const std::string& dir, NodeId owner, int64_t now_ns) {
   std::lock_guard lock(mu_);
-  if (leases_.erase(Key(dir, owner)) != 0) counters_.recalled++;
+  auto it = leases_.find(Key(dir, owner));
+  if (it == leases_.end() || it->second.state == State::kRefused) return;
+  it->second.state = State::kRefused;
+  it->second.until_ns = now_ns + kRetryNs;
+  it->second.known.clear();
+  counters_.recalled++;
 }
 
 DirLeases::Making DirLeases::Make(const std::string& path, NodeId owner) {

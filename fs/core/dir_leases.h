@@ -39,7 +39,8 @@ class DirLeases {
   static constexpr int64_t kTermNs = 2'000'000'000;
   // A refused lease is not asked for again before this.
   static constexpr int64_t kRetryNs = 10'000'000'000;
-  // Leases (and askings) held at most; known names per lease past which it is not used.
+  // Leases (and askings) held at most (past it, those past their term are forgotten); known names
+  // per lease past which it is not used.
   static constexpr size_t kMaxLeases = 1024;
   static constexpr size_t kMaxKnown = 65536;
 
@@ -58,8 +59,9 @@ class DirLeases {
                const std::vector<std::string>& waiting);
   // The request failed.
   void Refused(const std::string& dir, NodeId owner, int64_t now_ns);
-  // The owner asked for the lease back: it ends here (an asking under way comes to nothing).
-  void Recalled(const std::string& dir, NodeId owner);
+  // The owner asked for the lease back at `now_ns`: it ends here (an asking under way comes to
+  // nothing), and is not asked for again before kRetryNs (another node uses the directory).
+  void Recalled(const std::string& dir, NodeId owner, int64_t now_ns);
 
   // A make under way (see the file comment); ends when destroyed.
   class Making {
@@ -103,6 +105,8 @@ class DirLeases {
   using Key = std::pair<std::string, NodeId>;
   // REQUIRES mu_. Marks `l` asked for.
   Use AskLocked(Lease& l, uint64_t renew);
+  // REQUIRES mu_. Forgets the leases past their term and the refusals past their wait.
+  void PruneLocked(int64_t now_ns);
   // REQUIRES mu_.
   static void KnowLocked(Lease& l, std::string name);
   void Done(const std::string& dir);

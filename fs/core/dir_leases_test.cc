@@ -58,7 +58,7 @@ TEST_CASE("DirLeases: no lease is asked for while a make of the directory is und
   CHECK(l.Absent("/d", 2, "b", kT0).ask);
 }
 
-TEST_CASE("DirLeases: a refused lease is asked for again only after a while; a recalled one ends", "[core]") {
+TEST_CASE("DirLeases: a refused lease is asked for again only after a while, and a recalled one ends", "[core]") {
   DirLeases l;
   REQUIRE(l.Absent("/d", 2, "a", kT0).ask);
   l.Granted("/d", 2, kT0, DirLease{}, {});
@@ -70,14 +70,15 @@ TEST_CASE("DirLeases: a refused lease is asked for again only after a while; a r
   REQUIRE(l.Absent("/r", 2, "a", kT0).ask);
   l.Granted("/r", 2, kT0, DirLease{9, {}}, {});
   CHECK(l.Absent("/r", 2, "a", kT0).grant == 9);
-  l.Recalled("/r", 2);
-  CHECK(l.Absent("/r", 2, "a", kT0, /*may_ask=*/false).grant == 0);
+  l.Recalled("/r", 2, kT0);
+  CHECK(l.Absent("/r", 2, "a", kT0).grant == 0);
+  CHECK_FALSE(l.Absent("/r", 2, "a", kT0 + 1).ask);  // another node uses it: not asked for a while
   CHECK(l.counters().recalled == 1);
   // Recalled while the asking was on its way: the grant, when it comes, is void.
-  REQUIRE(l.Absent("/r", 2, "a", kT0).ask);
-  l.Recalled("/r", 2);
-  l.Granted("/r", 2, kT0, DirLease{10, {}}, {});
-  CHECK(l.Absent("/r", 2, "a", kT0, /*may_ask=*/false).grant == 0);
+  REQUIRE(l.Absent("/r", 2, "a", kT0 + DirLeases::kRetryNs).ask);
+  l.Recalled("/r", 2, kT0 + DirLeases::kRetryNs);
+  l.Granted("/r", 2, kT0 + DirLeases::kRetryNs, DirLease{10, {}}, {});
+  CHECK(l.Absent("/r", 2, "a", kT0 + DirLeases::kRetryNs, /*may_ask=*/false).grant == 0);
   CHECK(l.counters().held == 0);
 }
 
@@ -88,6 +89,18 @@ TEST_CASE("DirLeases: a lease that knows too many names is not used", "[core]") 
   for (size_t i = 0; i <= DirLeases::kMaxKnown; ++i) names.push_back("n" + std::to_string(i));
   l.Granted("/d", 2, kT0, DirLease{3, names}, {});
   CHECK(l.Absent("/d", 2, "a", kT0).grant == 0);
+}
+
+TEST_CASE("DirLeases: with the most held, those past their term make room", "[core]") {
+  DirLeases l;
+  for (size_t i = 0; i < DirLeases::kMaxLeases; ++i) {
+    std::string dir = "/d" + std::to_string(i);
+    REQUIRE(l.Absent(dir, 2, "a", kT0).ask);
+    l.Granted(dir, 2, kT0, DirLease{i + 1, {}}, {});
+  }
+  CHECK_FALSE(l.Absent("/new", 2, "a", kT0 + 1).ask);  // all in their term
+  CHECK(l.Absent("/new", 2, "a", kT0 + DirLeases::kTermNs).ask);
+  CHECK(l.counters().held == 0);
 }
 
 }  // namespace

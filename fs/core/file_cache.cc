@@ -114,7 +114,7 @@ uint64_t FileSystem::LeasedAbsent(const std::string& path, const PathLayout& lay
 }
 
 std::vector<MadeEntry> FileSystem::HandOverDir(const std::string& dir, NodeId owner) {
-  leases_.Recalled(dir, owner);  // first: no name is taken by it from now on
+  leases_.Recalled(dir, owner, clock_->MonotonicNs());  // first: no name is taken by it from now on
   return deferred_->HandOverDir(dir, owner);
 }
 

@@ -189,7 +189,7 @@ NodeId NameReservations::LeaseHolder(const std::string& dir) const {
 bool NameReservations::MayLeaseLocked(const std::string& dir, NodeId holder) const {
   auto it = leases_.find(dir);
   if (it != leases_.end()) return !it->second.settling && it->second.holder == holder;
-  if (leases_.size() >= kMaxLeases) return false;
+  if (leases_.size() >= kMaxLeases) return false;  // filled again meanwhile
   const std::string prefix = BelowPrefix(dir);
   for (auto r = table_.lower_bound(prefix); r != table_.end() && StartsWith(r->first, prefix); ++r) {
     if (ParentPath(r->first) == dir && (r->second.settling || r->second.holder != holder)) return false;
@@ -197,15 +197,23 @@ bool NameReservations::MayLeaseLocked(const std::string& dir, NodeId holder) con
   return true;
 }
 
-Result<DirLease> NameReservations::Lease(const std::string& dir, NodeId holder, uint64_t renew, const ListNames& list) {
+Result<DirLease> NameReservations::Lease(const std::string& dir, NodeId holder, uint64_t renew, const ListNames& list,
+                                         const Store& store) {
   if (!recall_dir_ || dir.size() < 2 || dir.front() != '/' || dir.back() == '/') return DirLease{};
-  {
-    std::lock_guard lock(mu_);
+  for (std::unique_lock lock(mu_);;) {
     auto it = leases_.find(dir);
     if (renew != 0 && it != leases_.end() && !it->second.settling && it->second.holder == holder &&
         it->second.grant == renew) {
       return DirLease{renew, {}};  // it stood all along: nobody else made a name there since
     }
+    if (it != leases_.end() || leases_.size() < kMaxLeases) break;
+    // Full: the oldest lease goes (its holder may have forgotten it, or moved on).
+    auto oldest = leases_.end();
+    for (auto l = leases_.begin(); l != leases_.end(); ++l) {
+      if (!l->second.settling && (oldest == leases_.end() || l->second.grant < oldest->second.grant)) oldest = l;
+    }
+    if (oldest == leases_.end()) return DirLease{};
+    RecallLease(lock, oldest->first, store);
   }
   // Every make under way here ends first, and none begins until the lease stands (MayMake).
   std::array<std::unique_lock<std::mutex>, kStripes> all;

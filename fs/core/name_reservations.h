@@ -106,10 +106,12 @@ class NameReservations {
   bool HandedOver(const std::string& path, NodeId holder, uint64_t file_id);
 
   // Leases directory `dir` to `holder` (see the file comment), or renews its grant `renew`.
-  // Refused (grant 0): another node's lease or reservation below `dir` stands, kMaxLeases are
-  // held, or `dir` holds more than kMaxLeaseNames names here (`list` lists them). Waits for every
-  // make under way here (it takes every stripe).
-  Result<DirLease> Lease(const std::string& dir, NodeId holder, uint64_t renew, const ListNames& list);
+  // Refused (grant 0): another node's lease or reservation below `dir` stands, or `dir` holds
+  // more than kMaxLeaseNames names here (`list` lists them). With kMaxLeases held, the oldest is
+  // asked back first (`store` storing what its holder made). Waits for every make under way here
+  // (it takes every stripe).
+  Result<DirLease> Lease(const std::string& dir, NodeId holder, uint64_t renew, const ListNames& list,
+                         const Store& store);
   // Who holds the lease of `dir` (kNoHolder: nobody).
   static constexpr NodeId kNoHolder = ~NodeId{0};
   NodeId LeaseHolder(const std::string& dir) const;

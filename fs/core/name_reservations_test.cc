@@ -273,7 +273,7 @@ TEST_CASE("name reservations: a leased directory is asked back before anyone els
   Holders h;
   std::vector<std::pair<NodeId, std::string>> recalled;
   NameReservations names(h.Recall(), &clock, RecallDir(h, &recalled));
-  auto lease = names.Lease("/d", 1, 0, Names({"old"}));
+  auto lease = names.Lease("/d", 1, 0, Names({"old"}), h.Store());
   REQUIRE(lease.has_value());
   REQUIRE(lease->grant != 0);
   CHECK(lease->names == std::vector<std::string>{"old"});
@@ -289,8 +289,8 @@ TEST_CASE("name reservations: a leased directory is asked back before anyone els
   CHECK(names.MustSettleBelow("/"));
   CHECK_FALSE(names.MustSettleBelow("/e"));
   // Renewed by its grant, without names; another node is refused while it stands.
-  CHECK(names.Lease("/d", 1, lease->grant, Names({"old", "x"})).value() == DirLease{lease->grant, {}});
-  CHECK(names.Lease("/d", 2, 0, Names({})).value().grant == 0);
+  CHECK(names.Lease("/d", 1, lease->grant, Names({"old", "x"}), h.Store()).value() == DirLease{lease->grant, {}});
+  CHECK(names.Lease("/d", 2, 0, Names({}), h.Store()).value().grant == 0);
   h.made[1] = {Made("/d/a", 5), Made("/d/b", 6, /*in_flight=*/true)};
   names.Settle("/d/zz", 2, Intent::kMake, h.Store());
   REQUIRE(recalled.size() == 1);
@@ -301,7 +301,7 @@ TEST_CASE("name reservations: a leased directory is asked back before anyone els
   CHECK(names.MayMake("/d/a", 2));
   CHECK(names.counters().lease_recalls == 1);
   // A renewal after the lease ended is a new lease, with the names.
-  auto again = names.Lease("/d", 1, lease->grant, Names({"a", "b"}));
+  auto again = names.Lease("/d", 1, lease->grant, Names({"a", "b"}), h.Store());
   CHECK(again.value().grant != lease->grant);
   CHECK(again.value().names.size() == 2);
 }
@@ -312,8 +312,8 @@ TEST_CASE("name reservations: listings above a leased directory ask it back, and
   Holders h;
   std::vector<std::pair<NodeId, std::string>> recalled;
   NameReservations names(h.Recall(), &clock, RecallDir(h, &recalled));
-  REQUIRE(names.Lease("/p/d", 1, 0, Names({})).value().grant != 0);
-  REQUIRE(names.Lease("/p-q", 2, 0, Names({})).value().grant != 0);  // sorts between /p and /p/
+  REQUIRE(names.Lease("/p/d", 1, 0, Names({}), h.Store()).value().grant != 0);
+  REQUIRE(names.Lease("/p-q", 2, 0, Names({}), h.Store()).value().grant != 0);  // sorts between /p and /p/
   h.down.insert(1);
   names.SettleBelow("/p", h.Store());
   CHECK(recalled == std::vector<std::pair<NodeId, std::string>>{{1, "/p/d"}});
@@ -331,15 +331,30 @@ TEST_CASE("name reservations: no lease over another's reservation, of many names
     auto lock = names.Lock("/d/a");
     names.Reserve("/d/a", 2);
   }
-  CHECK(names.Lease("/d", 1, 0, Names({})).value().grant == 0);
-  CHECK(names.Lease("/d", 2, 0, Names({})).value().grant != 0);  // its own reservation is no bar
+  CHECK(names.Lease("/d", 1, 0, Names({}), h.Store()).value().grant == 0);
+  CHECK(names.Lease("/d", 2, 0, Names({}), h.Store()).value().grant != 0);  // its own reservation is no bar
   std::vector<std::string> many(NameReservations::kMaxLeaseNames + 1, "n");
-  CHECK(names.Lease("/big", 1, 0, Names(many)).value().grant == 0);
-  CHECK(names.Lease("/", 1, 0, Names({})).value().grant == 0);
-  CHECK(names.Lease("/x/", 1, 0, Names({})).value().grant == 0);
-  CHECK(names.Lease("rel", 1, 0, Names({})).value().grant == 0);
+  CHECK(names.Lease("/big", 1, 0, Names(many), h.Store()).value().grant == 0);
+  CHECK(names.Lease("/", 1, 0, Names({}), h.Store()).value().grant == 0);
+  CHECK(names.Lease("/x/", 1, 0, Names({}), h.Store()).value().grant == 0);
+  CHECK(names.Lease("rel", 1, 0, Names({}), h.Store()).value().grant == 0);
   NameReservations without(h.Recall(), &clock);  // nothing to ask a lease back with
-  CHECK(without.Lease("/d", 1, 0, Names({})).value().grant == 0);
+  CHECK(without.Lease("/d", 1, 0, Names({}), h.Store()).value().grant == 0);
+}
+
+TEST_CASE("name reservations: with the most leases held, the oldest is asked back for a new one", "[core]") {
+  ManualClock clock;
+  Holders h;
+  std::vector<std::pair<NodeId, std::string>> recalled;
+  NameReservations names(h.Recall(), &clock, RecallDir(h, &recalled));
+  for (size_t i = 0; i < NameReservations::kMaxLeases; ++i) {
+    REQUIRE(names.Lease("/d" + std::to_string(i), 1, 0, Names({}), h.Store()).value().grant != 0);
+  }
+  CHECK(recalled.empty());
+  REQUIRE(names.Lease("/new", 2, 0, Names({}), h.Store()).value().grant != 0);
+  CHECK(recalled == std::vector<std::pair<NodeId, std::string>>{{1, "/d0"}});
+  CHECK(names.LeaseHolder("/d0") == NameReservations::kNoHolder);
+  CHECK(names.counters().leases_held == NameReservations::kMaxLeases);
 }
 
 }  // namespace
