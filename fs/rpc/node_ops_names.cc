@@ -125,15 +125,18 @@ HandOver::Request HandOver::Decode(Reader& r) {
   return q;
 }
 
-// Reply: u32 count, then per entry as in MakeEntries.
-Response HandOver::Serve(NodeService& s, const Request& q, std::string_view) {
-  auto made = s.HandOver(q.paths);
+namespace {
+// A hand-over's reply: u32 count, then per entry as in MakeEntries.
+Response HandedOver(const Result<std::vector<MadeEntry>>& made) {
   if (!made) return Error(made.error());
   Writer w;
   w.U32(static_cast<uint32_t>(made->size()));
   for (const MadeEntry& e : *made) EncodeMade(w, e);
   return Ok(w.Take());
 }
+}  // namespace
+
+Response HandOver::Serve(NodeService& s, const Request& q, std::string_view) { return HandedOver(s.HandOver(q.paths)); }
 
 Result<std::vector<MadeEntry>> HandOver::DecodeReply(std::string_view payload, const std::vector<std::string>& paths) {
   Reader r(payload);
@@ -175,14 +178,8 @@ Result<DirLease> LeaseDir::DecodeReply(std::string_view payload) {
   return out;
 }
 
-// Reply: as HandOver's.
 Response HandOverDir::Serve(NodeService& s, const Request& q, std::string_view) {
-  auto made = s.HandOverDir(q.dir);
-  if (!made) return Error(made.error());
-  Writer w;
-  w.U32(static_cast<uint32_t>(made->size()));
-  for (const MadeEntry& e : *made) EncodeMade(w, e);
-  return Ok(w.Take());
+  return HandedOver(s.HandOverDir(q.dir));
 }
 
 Result<std::vector<MadeEntry>> HandOverDir::DecodeReply(std::string_view payload, const std::string& dir) {

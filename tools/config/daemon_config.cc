@@ -53,6 +53,15 @@ Status OneOf(const std::string& s, const std::string& n, const YAML::Node& v, co
   return Status::Ok();
 }
 
+// `on` or `off`, into a bool member.
+template <auto Member>
+Status OnOff(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
+  std::string value;
+  BB_RETURN_IF_ERROR(OneOf(s, n, v, {"on", "off"}, "on or off", &value));
+  c->*Member = value == "on";
+  return Status::Ok();
+}
+
 Status ReadQosLimits(const std::string& s, const std::string& n, const YAML::Node& v, DaemonConfig* c) {
   if (!v.IsMap()) return YamlError(s, v.Mark(), "field '" + n + "' must map job ids to limits");
   for (const auto& j : v) {
@@ -116,25 +125,13 @@ const DaemonField kFields[] = {
      "in a cluster: a process making small files one after another in a directory gets each new name reserved "
      "by its lookup, makes the file on its own node and closes it without a flush, its writes going through "
      "(see \"Consistency\" below); `off` = every create asks the name's node",
-     "`on`", true,
-     [](auto& s, auto& n, auto& v, auto* c) -> Status {
-       std::string value;
-       BB_RETURN_IF_ERROR(OneOf(s, n, v, {"on", "off"}, "on or off", &value));
-       c->small_file_streams = value == "on";
-       return Status::Ok();
-     }},
+     "`on`", true, OnOff<&DaemonConfig::small_file_streams>},
     {"dir_leases",
      "in a cluster, with `small_file_streams`: a directory where a process makes files one after another is "
      "leased to its node by each node holding its names, so the lookup before each create is answered on its "
      "own node; anyone else's access to the directory asks for the lease back first (see \"Consistency\" below); "
      "`off` = each new name is reserved by a lookup at its node",
-     "`on`", true,
-     [](auto& s, auto& n, auto& v, auto* c) -> Status {
-       std::string value;
-       BB_RETURN_IF_ERROR(OneOf(s, n, v, {"on", "off"}, "on or off", &value));
-       c->dir_leases = value == "on";
-       return Status::Ok();
-     }},
+     "`on`", true, OnOff<&DaemonConfig::dir_leases>},
     {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
      Size<&DaemonConfig::reserve_bytes>},
     {"write_behind",
