@@ -309,3 +309,37 @@ if [ "$missing" != none ]; then
     sh -c "'$bbctl' exec --node 2 -- python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL | os.O_WRONLY))' '$ws/dying/$missing' && '$bbctl' exec --node 3 -- test -e '$ws/dying/$missing'"
 fi
 on 0 rm -r "$ws/dying"
+
+# A name's node killed while a stream holds its lease of the directory (fs/core/dir_leases.h):
+# the stream goes on making files of that node's names for the rest of the lease's term, their
+# entries wait (sent again every second), and once the node runs again every node lists all of
+# them and none was lost.
+on 1 mkdir "$ws/owner"
+rm -f "$tmp/owner_ready" "$tmp/owner_killed"
+lost0=$(stat_of 1 's["small_files"]["lost"]')
+on 1 python3 -c "
+import os, sys, time
+d, t = sys.argv[1], sys.argv[2]
+for i in range(50): open(f'{d}/a{i}', 'w').close()
+open(f'{t}/owner_ready', 'w').close()
+while not os.path.exists(f'{t}/owner_killed'): time.sleep(0.01)
+made = 0
+for i in range(20):
+    try:
+        open(f'{d}/b{i}', 'w').close(); made += 1
+    except OSError:
+        pass
+open(f'{t}/owner_made', 'w').write(str(made))" "$ws/owner" "$tmp" &
+maker=$!
+for _ in $(seq 1000); do [ -e "$tmp/owner_ready" ] && break; sleep 0.01; done
+"$bbctl" emulate kill --node 2 >/dev/null
+touch "$tmp/owner_killed"
+wait "$maker" || true
+"$bbctl" emulate restart --node 2 >/dev/null
+want=$((50 + $(cat "$tmp/owner_made" 2>/dev/null || echo 0)))
+for _ in $(seq 50); do [ "$(stat_of 1 's["small_files"]["waiting"]')" = 0 ] && break; sleep 0.2; done
+counts=$(for n in 0 1 2 3; do (on $n ls "$ws/owner" || echo failed) | wc -l; done | sort -u | tr '\n' ' ')
+check "a name's node killed under a stream's lease: after its restart every node lists the $want files made ($counts)" \
+  test "$counts" = "$want "
+check "a name's node killed under a stream's lease: no entry was lost" test "$(stat_of 1 's["small_files"]["lost"]')" = "$lost0"
+on 0 rm -r "$ws/owner"
