@@ -15,13 +15,23 @@ void DirLeases::PruneLocked(int64_t now_ns) {
   // (its owner keeps it until someone else needs the directory, or it is the oldest there).
   for (auto it = leases_.begin(); it != leases_.end();) {
     bool idle = it->second.state != State::kAsking && it->second.until_ns <= now_ns;
+    if (idle) ForgetLocked(it->second);
     it = idle ? leases_.erase(it) : std::next(it);
   }
 }
 
 void DirLeases::KnowLocked(Lease& l, std::string name) {
-  l.known.insert(std::move(name));
-  if (l.known.size() > kMaxKnown) l.full = true;
+  if (l.full) return;
+  if (l.known.insert(std::move(name)).second) known_total_++;
+  if (l.known.size() > kMaxKnown || known_total_ > kMaxKnownTotal) {
+    ForgetLocked(l);
+    l.full = true;
+  }
+}
+
+void DirLeases::ForgetLocked(Lease& l) {
+  known_total_ -= l.known.size();
+  std::unordered_set<std::string>().swap(l.known);
 }
 
 DirLeases::Use DirLeases::Absent(const std::string& dir, NodeId owner, const std::string& name, int64_t now_ns,
@@ -40,7 +50,7 @@ DirLeases::Use DirLeases::Absent(const std::string& dir, NodeId owner, const std
       return {};
     case State::kRefused:
       if (!may_ask || now_ns < l.until_ns || making_.count(dir) != 0) return {};
-      l.known.clear();
+      ForgetLocked(l);
       l.full = false;
       return AskLocked(l, 0);
     case State::kHeld:
@@ -59,6 +69,7 @@ void DirLeases::Granted(const std::string& dir, NodeId owner, int64_t asked_ns, 
   if (it == leases_.end() || it->second.state != State::kAsking) return;  // recalled meanwhile
   Lease& l = it->second;
   if (lease.grant == 0) {
+    ForgetLocked(l);
     l.state = State::kRefused;
     l.until_ns = asked_ns + kRetryNs;
     counters_.refused++;
@@ -81,6 +92,7 @@ void DirLeases::Refused(const std::string& dir, NodeId owner, int64_t now_ns) {
   std::lock_guard lock(mu_);
   auto it = leases_.find(Key(dir, owner));
   if (it == leases_.end() || it->second.state != State::kAsking) return;
+  ForgetLocked(it->second);
   it->second.state = State::kRefused;
   it->second.until_ns = now_ns + kRetryNs;
   counters_.refused++;
@@ -92,7 +104,7 @@ void DirLeases::Recalled(const std::string& dir, NodeId owner, int64_t now_ns) {
   if (it == leases_.end() || it->second.state == State::kRefused) return;
   it->second.state = State::kRefused;
   it->second.until_ns = now_ns + kRetryNs;
-  it->second.known.clear();
+  ForgetLocked(it->second);
   counters_.recalled++;
 }
 

@@ -40,9 +40,10 @@ class DirLeases {
   // A refused lease is not asked for again before this.
   static constexpr int64_t kRetryNs = 10'000'000'000;
   // Leases (and askings) held at most (past it, those past their term are forgotten); known names
-  // per lease past which it is not used.
+  // per lease, and in all, past which a lease is not used (and forgets its names).
   static constexpr size_t kMaxLeases = 1024;
   static constexpr size_t kMaxKnown = 65536;
+  static constexpr size_t kMaxKnownTotal = size_t{1} << 19;
 
   // What a lookup of a name does.
   struct Use {
@@ -99,7 +100,7 @@ class DirLeases {
     State state = State::kAsking;
     uint64_t grant = 0;
     int64_t until_ns = 0;  // kHeld: used until; kRefused: not asked again until
-    bool full = false;     // more than kMaxKnown names known: not used
+    bool full = false;     // too many names known: not used, and they are forgotten
     std::unordered_set<std::string> known;
   };
   using Key = std::pair<std::string, NodeId>;
@@ -108,12 +109,15 @@ class DirLeases {
   // REQUIRES mu_. Forgets the leases past their term and the refusals past their wait.
   void PruneLocked(int64_t now_ns);
   // REQUIRES mu_.
-  static void KnowLocked(Lease& l, std::string name);
+  void KnowLocked(Lease& l, std::string name);
+  // REQUIRES mu_. Drops what `l` knows.
+  void ForgetLocked(Lease& l);
   void Done(const std::string& dir);
 
   mutable std::mutex mu_;  // guards everything below
   std::map<Key, Lease> leases_;
   std::unordered_map<std::string, int> making_;  // makes under way, by directory
+  size_t known_total_ = 0;                       // names known by all leases
   Counters counters_;
 };
 

@@ -103,5 +103,20 @@ TEST_CASE("DirLeases: with the most held, those past their term make room", "[co
   CHECK(l.counters().held == 0);
 }
 
+TEST_CASE("DirLeases: leases that know too many names in all are not used", "[core]") {
+  DirLeases l;
+  const size_t per = DirLeases::kMaxKnown - 1;
+  const size_t leases = DirLeases::kMaxKnownTotal / per + 1;
+  for (size_t i = 0; i < leases; ++i) {
+    std::string dir = "/d" + std::to_string(i);
+    REQUIRE(l.Absent(dir, 2, "a", kT0).ask);
+    std::vector<std::string> names;
+    for (size_t k = 0; k < per; ++k) names.push_back("n" + std::to_string(k));
+    l.Granted(dir, 2, kT0, DirLease{i + 1, names}, {});
+  }
+  CHECK(l.Absent("/d0", 2, "a", kT0).grant == 1);                              // within the bound
+  CHECK(l.Absent("/d" + std::to_string(leases - 1), 2, "a", kT0).grant == 0);  // the one past it
+}
+
 }  // namespace
 }  // namespace bb::fs
