@@ -221,5 +221,33 @@ TEST_CASE("create streams: a process making small files in a directory expects t
   CHECK_FALSE(s.ExpectSmall(1000, "/f", t + CreateStreams::kCapacity + 20));
 }
 
+TEST_CASE("deferred creates: a directory's lease asked back hands over its owner's entries there, and voids askings",
+          "[core]") {
+  ManualClock clock;
+  Owners o;
+  DeferredCreates d(o.Send(), kLong, 100, &clock);
+  Grant(d, "/d/a", 2, 7);
+  REQUIRE(d.Make("/d/a", File(1)));
+  Grant(d, "/d/b", 2, 7);  // a right, unused
+  Grant(d, "/d/c", 3, 8);  // another owner's
+  REQUIRE(d.Make("/d/c", File(3)));
+  Grant(d, "/e/a", 2, 9);  // another directory
+  REQUIRE(d.Make("/e/a", File(4)));
+  REQUIRE(d.Take("/d/a", 1, MetaUpdate{}).has_value());  // on its way with its first write
+  d.Asking("/d/x");                                      // a lookup asking meanwhile
+  CHECK(d.Waiting("/d", 2) == std::vector<std::string>{"/d/a"});
+  auto handed = d.HandOverDir("/d", 2);
+  REQUIRE(handed.size() == 1);
+  CHECK(handed[0].path == "/d/a");
+  CHECK(handed[0].in_flight);
+  Metadata md;
+  CHECK(d.Find("/d/b", &md) == DeferredCreates::Known::kNothing);  // the right went too
+  CHECK(d.Find("/d/c", &md) == DeferredCreates::Known::kMade);
+  CHECK(d.Find("/e/a", &md) == DeferredCreates::Known::kMade);
+  d.Granted("/d/x", 2, 7);  // its grant came from the lease just given back: void
+  CHECK(d.Find("/d/x", &md) == DeferredCreates::Known::kNothing);
+  CHECK(d.Waiting("/d", 2).empty());
+}
+
 }  // namespace
 }  // namespace bb::fs
