@@ -389,9 +389,12 @@ class FileSystem {
   // For such a lookup: the grant of the lease of `path`'s directory by which the name is absent
   // and reserved for this node (asking for the lease, or renewing it, first); 0 when there is none.
   uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
-  // A make of `path` by this node (DirLeases::Make).
+  // A make of `path` by this node (DirLeases::Make); nothing to note where no lease can be (leases
+  // off, a name this node holds itself, a node-private or replicated name).
   DirLeases::Making MakingName(const std::string& path, const PathLayout& layout) {
-    return leases_.Make(path, layout.MetaNode(path));
+    if (!options_.dir_leases || layout.replicated || layout.node_private()) return {};
+    NodeId owner = layout.MetaNode(path);
+    return owner == self_ ? DirLeases::Making() : leases_.Make(path, owner);
   }
   // After a write of `file` that goes through (WritesThrough): its size reaches its entry, waiting
   // here (DeferredCreates) or at its owner.
