@@ -44,6 +44,7 @@
 #include "fs/base/clock.h"
 #include "fs/core/name_reservations.h"
 #include "fs/core/node_service.h"
+#include "fs/core/path.h"
 
 namespace bb::fs {
 
@@ -342,18 +343,36 @@ class CoherentView final : public NodeService {
   void StoreHandedOver(NodeId holder, const MadeEntry& e);
   // Settles `path` for a read or change (kRead); false (EAGAIN to answer) where it may not wait.
   bool SettleRead(const std::string& path);
+  // Whether `path`'s directory is leased to the caller (NameReservations::Lease): a name of it
+  // absent here may be one the caller made and has not sent yet.
+  bool LeasedToCaller(const std::string& path) const {
+    return c_->names().LeaseHolder(std::string(ParentPath(path))) == caller_;
+  }
+  // Runs `op`, a read or change of `path`; when it finds the name absent in a directory leased to
+  // the caller, asks the caller for the name (it may have made it) and runs `op` again. Where it
+  // may not wait, answers EAGAIN instead (must_wait()).
+  template <typename Op>
+  auto AskOwnIfAbsent(const std::string& path, Op op) -> decltype(op()) {
+    auto r = op();
+    if (r || r.error().code() != ENOENT || !LeasedToCaller(path)) return r;
+    if (!may_wait_) {
+      must_wait_ = true;
+      return Status(EAGAIN, path + ": to be served where it may wait");
+    }
+    c_->names().SettleOwn(path, caller_, Store());
+    return op();
+  }
+  // Before a make that replaces what is there (kRead), by the holder of the lease of `path`'s
+  // directory, of a name absent here: the holder is asked for it.
+  void SettleOwnLeased(const std::string& path);
   // Runs `make`, a write that makes `path`, once no reservation of it stands but the caller's
   // own (kMake), or none at all (kRead: a rename or a put, which replace what is there, so
   // even the caller's own is settled first); a reservation of the caller's ends once it is done.
-  // A read or change (kRead) by the holder of the lease of `path`'s directory, which finds the
-  // name absent here: the holder is asked for it (it may have made it). False: where it may not
-  // wait, it would.
-  bool SettleOwnLeased(const std::string& path);
   template <typename Make>
   auto Making(const std::string& path, NameReservations::Intent intent, Make make) {
     for (;;) {
       c_->names().Settle(path, caller_, intent, Store());
-      if (intent == NameReservations::Intent::kRead) (void)SettleOwnLeased(path);
+      if (intent == NameReservations::Intent::kRead) SettleOwnLeased(path);
       auto lock = c_->names().Lock(path);
       if (!c_->names().MayMake(path, caller_)) continue;
       auto result = make();

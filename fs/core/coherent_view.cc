@@ -8,22 +8,19 @@ namespace bb::fs {
 
 bool CoherentView::SettleRead(const std::string& path) {
   if (!may_wait_) {
-    if (!c_->names().MustSettle(path, caller_, NameReservations::Intent::kRead) && SettleOwnLeased(path)) return true;
+    if (!c_->names().MustSettle(path, caller_, NameReservations::Intent::kRead)) return true;
     must_wait_ = true;
     return false;
   }
   c_->names().Settle(path, caller_, NameReservations::Intent::kRead, Store());
-  return SettleOwnLeased(path);
+  return true;
 }
 
-bool CoherentView::SettleOwnLeased(const std::string& path) {
-  auto& names = c_->names();
-  if (names.LeaseHolder(std::string(ParentPath(path))) != caller_) return true;
+void CoherentView::SettleOwnLeased(const std::string& path) {
+  if (!LeasedToCaller(path)) return;
   auto here = local_->GetMeta(path);
-  if (here || here.error().code() != ENOENT) return true;  // stored here: not one it holds unsent
-  if (!may_wait_) return false;
-  names.SettleOwn(path, caller_, Store());
-  return true;
+  if (here || here.error().code() != ENOENT) return;  // stored here: not one it holds unsent
+  c_->names().SettleOwn(path, caller_, Store());
 }
 
 Result<DirLease> CoherentView::LeaseDir(const std::string& dir, uint64_t renew) {
@@ -105,7 +102,7 @@ bool ChangesCachedAttributes(const MetaUpdate& u) {
 Result<Metadata> CoherentView::GetMeta(const std::string& path) {
   if (!SettleRead(path)) return Status(EAGAIN, path + ": to be served where it may wait");
   Register(path);  // before the read: a change after it tells this caller
-  return local_->GetMeta(path);
+  return AskOwnIfAbsent(path, [&] { return local_->GetMeta(path); });
 }
 
 // The names are registered once read, and their entries read again after: an entry that changed
@@ -151,22 +148,24 @@ Status CoherentView::PutMeta(const std::string& path, const Metadata& md) {
 Result<Metadata> CoherentView::UpdateMeta(const std::string& path, const MetaUpdate& update) {
   // A directory's entry changes, sent by any node, tell nobody and register nothing.
   SettleRead(path);
-  if (!ChangesCachedAttributes(update)) return local_->UpdateMeta(path, update);
+  auto update_here = [&] { return local_->UpdateMeta(path, update); };
+  if (!ChangesCachedAttributes(update)) return AskOwnIfAbsent(path, update_here);
   Register(path);
-  auto r = local_->UpdateMeta(path, update);
+  auto r = AskOwnIfAbsent(path, update_here);
   if (r) c_->Tell({{path, false}}, caller_);
   return r;
 }
 
 Result<Metadata> CoherentView::RemoveMeta(const std::string& path) {
   SettleRead(path);
-  auto r = local_->RemoveMeta(path);
+  auto r = AskOwnIfAbsent(path, [&] { return local_->RemoveMeta(path); });
   if (r) c_->Tell({{path, true}}, caller_);
   return r;
 }
 
 Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::string& to) {
   SettleRead(from);
+  SettleOwnLeased(from);
   auto r = Making(to, NameReservations::Intent::kRead, [&] {
     Register(to);
     return local_->MoveMeta(from, to);
