@@ -102,8 +102,9 @@ uint64_t FileSystem::LeasedAbsent(const std::string& path, const PathLayout& lay
   const int64_t now = clock_->MonotonicNs();
   DirLeases::Use use = leases_.Absent(dir, owner, name, now);
   if (!use.ask) return use.grant;
-  // Taken before the request: an entry stored meanwhile is in the owner's list.
-  std::vector<std::string> waiting = deferred_->Waiting(dir, owner);
+  // Taken before the request: an entry stored meanwhile is in the owner's list. A renewal knows
+  // them already (they were known when the lease was given, or made since).
+  std::vector<std::string> waiting = use.renew != 0 ? std::vector<std::string>{} : deferred_->Waiting(dir, owner);
   auto lease = MetaOwner(layout, path)->LeaseDir(dir, use.renew);
   if (!lease) {
     leases_.Refused(dir, owner, now);
