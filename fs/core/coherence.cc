@@ -25,8 +25,13 @@ bool CallbackTable::Register(const std::string& path, NodeId holder) {
   if (!active()) return false;
   std::lock_guard lock(mu_);
   RotateLocked(clock_->MonotonicNs());
-  std::vector<NodeId>& holders = current_[path];
-  if (std::find(holders.begin(), holders.end(), holder) == holders.end()) holders.push_back(holder);
+  std::vector<Holder>& holders = current_[path];
+  auto it = std::find_if(holders.begin(), holders.end(), [&](const Holder& h) { return h.node == holder; });
+  if (it == holders.end()) {
+    holders.push_back(Holder{holder, true});
+  } else {
+    it->attrs = true;
+  }
   // Full: the older generation (or, with none, this one) is given up, at most two waiting to be
   // told (past that the table grows until they are).
   if (current_.size() + previous_.size() > capacity_ && breaking_.size() < 2) {
@@ -59,27 +64,31 @@ void CallbackTable::DoneBreak() {
   while (!breaking_.empty() && breaking_.front().empty()) breaking_.pop_front();
 }
 
-std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except) {
+std::vector<NodeId> CallbackTable::Take(const std::string& path, NodeId except, bool entry) {
   std::vector<NodeId> out;
   if (!active()) return out;
   std::lock_guard lock(mu_);
   RotateLocked(clock_->MonotonicNs());
-  bool keep = false;
   std::vector<Generation*> generations = {&current_, &previous_, &telling_};
   for (Generation& g : breaking_) generations.push_back(&g);
   for (Generation* g : generations) {
     auto it = g->find(path);
     if (it == g->end()) continue;
-    for (NodeId n : it->second) {
-      if (n == except) {
-        keep = true;
-      } else if (std::find(out.begin(), out.end(), n) == out.end()) {
-        out.push_back(n);
+    std::vector<Holder>& holders = it->second;
+    for (auto h = holders.begin(); h != holders.end();) {
+      if (h->node == except || !(entry || h->attrs)) {
+        ++h;
+        continue;
+      }
+      if (std::find(out.begin(), out.end(), h->node) == out.end()) out.push_back(h->node);
+      if (entry) {
+        h = holders.erase(h);
+      } else {
+        (h++)->attrs = false;
       }
     }
-    g->erase(it);
+    if (holders.empty()) g->erase(it);
   }
-  if (keep) current_[path].push_back(except);
   return out;
 }
 
@@ -217,7 +226,7 @@ void Coherence::Tell(const std::vector<Invalidation>& items, NodeId caller) {
   if (!table_.active()) return;
   std::map<NodeId, std::vector<Invalidation>> by_node;
   for (const Invalidation& item : items) {
-    for (NodeId n : table_.Take(item.path, caller)) by_node[n].push_back(item);
+    for (NodeId n : table_.Take(item.path, caller, item.entry)) by_node[n].push_back(item);
   }
   for (auto& [node, list] : by_node) TellNode(node, std::move(list));
 }
@@ -279,7 +288,7 @@ void Coherence::Catchup() {
     if (slice.empty()) break;
     std::map<NodeId, std::vector<Invalidation>> by_node;
     for (const auto& [path, holders] : slice) {
-      for (NodeId n : holders) by_node[n].push_back({path, true});
+      for (const CallbackTable::Holder& h : holders) by_node[h.node].push_back({path, true});
     }
     for (auto& [node, list] : by_node) {
       stats_.broken.fetch_add(list.size(), std::memory_order_relaxed);

@@ -55,15 +55,24 @@ namespace bb::fs {
 // finds them (Take). A hold of 0 keeps nothing (the kernels cache nothing).
 class CallbackTable {
  public:
-  using Generation = std::unordered_map<std::string, std::vector<NodeId>>;
+  struct Holder {
+    NodeId node = 0;
+    // Its kernel may hold the path's attributes, not only its entry: told of changed attributes,
+    // a holder drops them and keeps the entry, so it stays registered for a change of the name.
+    bool attrs = true;
+    bool operator==(const Holder&) const = default;
+  };
+  using Generation = std::unordered_map<std::string, std::vector<Holder>>;
 
   CallbackTable(int64_t hold_ns, const Clock* clock, size_t capacity = SIZE_MAX)
       : hold_ns_(hold_ns), capacity_(capacity), clock_(clock), rotated_ns_(clock->MonotonicNs()) {}
   // True when this registration filled the table and a generation was given up (NextBreak).
   bool Register(const std::string& path, NodeId holder);
-  // The nodes registered for `path` other than `except`; their registrations end (they are
-  // about to be told). `except`'s stays.
-  std::vector<NodeId> Take(const std::string& path, NodeId except);
+  // The nodes to tell of a change of `path` (`entry`: its name, else its attributes), other
+  // than `except`, whose registration stays. Told of the name, a node's registration ends; told
+  // of the attributes, it stays for the name only (a node that holds only the name is not told
+  // of attributes).
+  std::vector<NodeId> Take(const std::string& path, NodeId except, bool entry);
   // Up to `max` registrations given up for room and not yet told, oldest generation first
   // (empty: none); DoneBreak once their holders were told. Until then Take still finds them.
   Generation NextBreak(size_t max);

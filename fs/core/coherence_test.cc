@@ -22,16 +22,32 @@ TEST_CASE("a callback names the nodes that read a path, except the one changing 
   t.Register("/a", 1);
   t.Register("/a", 2);
   t.Register("/a", 1);  // once per node
-  CHECK(t.Take("/a", 2) == std::vector<NodeId>{1});
+  CHECK(t.Take("/a", 2, true) == std::vector<NodeId>{1});
   // Node 1 was told: its registration ended. Node 2 made the change and caches it: it stays.
-  CHECK(t.Take("/a", 9) == std::vector<NodeId>{2});
-  CHECK(t.Take("/a", 9).empty());
+  CHECK(t.Take("/a", 9, true) == std::vector<NodeId>{2});
+  CHECK(t.Take("/a", 9, true).empty());
   t.Register("/b", 3);
   clock.Advance(kHold + 1);  // one rotation: still held
   t.Register("/c", 3);
-  CHECK(t.Take("/b", 9) == std::vector<NodeId>{3});
+  CHECK(t.Take("/b", 9, true) == std::vector<NodeId>{3});
   clock.Advance(2 * kHold + 1);  // two holds later: every registration has gone
-  CHECK(t.Take("/c", 9).empty());
+  CHECK(t.Take("/c", 9, true).empty());
+  CHECK(t.size() == 0);
+}
+
+TEST_CASE("told of changed attributes, a node stays registered for its name until told of that", "[coherence]") {
+  // A kernel told of attributes drops them and keeps the entry: a later rename or unlink of the
+  // name must still reach it, or it would answer the old name with the old file.
+  ManualClock clock;
+  CallbackTable t(kHold, &clock);
+  t.Register("/a", 1);
+  t.Register("/a", 2);
+  CHECK(t.Take("/a", 9, false) == std::vector<NodeId>{1, 2});
+  CHECK(t.Take("/a", 9, false).empty());  // they hold no attributes now: nothing to tell
+  t.Register("/a", 1);                    // node 1 read the attributes again
+  CHECK(t.Take("/a", 2, false) == std::vector<NodeId>{1});
+  CHECK(t.Take("/a", 9, true) == std::vector<NodeId>{1, 2});  // the name: both, then nobody
+  CHECK(t.Take("/a", 9, true).empty());
   CHECK(t.size() == 0);
 }
 
@@ -52,8 +68,8 @@ TEST_CASE("a full table gives its oldest registrations up, to be told, and still
   CHECK(t.size() == 5);
   // A change before its holders were told still finds them, in the slice being told or not.
   std::string told = slice.begin()->first, other = told == "/a" ? "/b" : "/a";
-  CHECK(t.Take(other, 9) == std::vector<NodeId>{other == "/a" ? NodeId{1} : NodeId{2}});
-  CHECK(t.Take(told, 9) == std::vector<NodeId>{told == "/a" ? NodeId{1} : NodeId{2}});
+  CHECK(t.Take(other, 9, true) == std::vector<NodeId>{other == "/a" ? NodeId{1} : NodeId{2}});
+  CHECK(t.Take(told, 9, true) == std::vector<NodeId>{told == "/a" ? NodeId{1} : NodeId{2}});
   t.DoneBreak();
   CHECK(t.NextBreak(10).empty());
   CHECK_FALSE(t.HasBreak());
@@ -65,7 +81,7 @@ TEST_CASE("a hold of 0 keeps nothing", "[coherence]") {
   CallbackTable t(0, &clock);
   t.Register("/a", 1);
   CHECK(t.size() == 0);
-  CHECK(t.Take("/a", 0).empty());
+  CHECK(t.Take("/a", 0, true).empty());
 }
 
 // Node 0 owns the entries; node 1 and node 2 read them through node 0's views as themselves, and
@@ -138,6 +154,13 @@ TEST_CASE("a change is told to every node that read the entry, and to no other",
     REQUIRE(t.As(1).UpdateMeta("/a", chmod).has_value());
     CHECK(t.c0.stats().failed == 1);
     CHECK(t.told1.size() == 1);  // node 1 made that change: not told of its own
+  }
+  SECTION("a reader told of changed attributes is still told when the name moves") {
+    // Its kernel kept the entry: without the second telling it would answer the old name with
+    // the moved file.
+    REQUIRE(t.As(2).UpdateMeta("/a", chmod).has_value());
+    REQUIRE(t.As(2).MoveMeta("/a", "/moved").has_value());
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", false}, {"/a", true}});
   }
   SECTION("a removed name is told as an entry; a name never read is told to nobody") {
     REQUIRE(t.As(2).RemoveMeta("/a").has_value());
