@@ -173,6 +173,7 @@ std::vector<std::string> DeferredCreates::Waiting(const std::string& dir, NodeId
 }
 
 Status DeferredCreates::SendNow(const std::string& path) {
+  if (size_.load(std::memory_order_relaxed) == 0) return Status::Ok();
   NodeId owner;
   MadeEntry entry;
   {

@@ -129,6 +129,7 @@ Result<Entry> FileSystem::Link(uint64_t ino, uint64_t new_parent, const std::str
   name.link = LinkRole::kName;
   name.nlink = 0;
   auto making = MakingName(to, layout);
+  BB_RETURN_IF_ERROR(MakingAtOwner(to));  // the lookup before a link may have reserved the name
   BB_RETURN_IF_ERROR(MetaOwner(layout, to)->CreateMeta(to, name));
   auto counted = [&]() -> Result<Metadata> {
     if (md.link != LinkRole::kRecord) return MakeRecord(inode, path, md);

@@ -342,7 +342,7 @@ Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayou
   auto making = MakingName(path, layout);
   if (deferred != nullptr) *deferred = deferred_->Make(path, md);
   if (deferred == nullptr || !*deferred) {
-    deferred_->Forget(path);
+    BB_RETURN_IF_ERROR(MakingAtOwner(path));
     BB_RETURN_IF_ERROR(MetaOwner(layout, path)->CreateMeta(path, md));
   }
   NoteDirChange(path, md.type == FileType::kDirectory ? 1 : 0);

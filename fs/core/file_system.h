@@ -389,6 +389,14 @@ class FileSystem {
   // For such a lookup: the grant of the lease of `path`'s directory by which the name is absent
   // and reserved for this node (asking for the lease, or renewing it, first); 0 when there is none.
   uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
+  // This node is about to make `path` at its owner itself (not on a right: a create, a link, a
+  // rename to it): an entry made here on it goes there first, so that the owner finds the name
+  // taken, and a right held for it goes.
+  Status MakingAtOwner(const std::string& path) {
+    BB_RETURN_IF_ERROR(deferred_->SendNow(path));
+    deferred_->Forget(path);
+    return Status::Ok();
+  }
   // A make of `path` by this node (DirLeases::Make); nothing to note where no lease can be (leases
   // off, a name this node holds itself, a node-private or replicated name).
   DirLeases::Making MakingName(const std::string& path, const PathLayout& layout) {

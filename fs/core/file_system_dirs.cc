@@ -152,6 +152,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   }
   bool dst_dir = dst && dst->type == FileType::kDirectory;
   auto making = MakingName(to, to_layout);
+  BB_RETURN_IF_ERROR(MakingAtOwner(to));
   if (from_owner == to_owner) {
     BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
   } else {

@@ -186,6 +186,38 @@ TEST_CASE("small file streams: O_EXCL holds across nodes, on a reserved name and
   CHECK(c.Read(3, s.dir_path, made).value() == "mine");
 }
 
+TEST_CASE("small file streams: a name reserved by its lookup and then linked or renamed to is taken", "[core]") {
+  // As the kernel does for link(2) and rename(2) by a stream's process: the lookup of the new
+  // name reserves it for this node, then the link or rename makes it at its owner. The right must
+  // go with that make: else a later lookup finds the name absent here, and a create makes a
+  // second file on it that its owner refuses (lost), while this node's kernel keeps it.
+  Cluster c(kNodes, Coherent(GENERATE(true, false)));
+  Stream s(c);
+  uint64_t ino = MakeFile(c, kMaker, s.dir, RemoteName(c, s.dir_path, "src"), "data");
+  std::string linked = RemoteName(c, s.dir_path, "ln");
+  REQUIRE(c.fs(kMaker).Lookup(s.dir, linked, kStream.pid).error().code() == ENOENT);
+  REQUIRE(c.fs(kMaker).Link(ino, s.dir, linked).has_value());
+  std::string plain = RemoteName(c, s.dir_path, "p");
+  auto cr = c.fs(kMaker).Create(s.dir, plain, 0644, O_WRONLY | O_EXCL, testing::kUser);
+  REQUIRE(cr.has_value());
+  REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+  std::string moved = RemoteName(c, s.dir_path, "mv");
+  REQUIRE(c.fs(kMaker).Lookup(s.dir, moved, kStream.pid).error().code() == ENOENT);
+  REQUIRE(c.fs(kMaker).Rename(s.dir, plain, s.dir, moved, 0).ok());
+  for (auto [name, want] : {std::pair{linked, ino}, std::pair{moved, cr->first.ino}}) {
+    auto seen = c.fs(kMaker).Lookup(s.dir, name, kStream.pid);
+    REQUIRE(seen.has_value());
+    CHECK(seen->ino == want);
+    auto excl = c.fs(kMaker).Create(s.dir, name, 0644, O_WRONLY | O_EXCL, kStream);
+    REQUIRE_FALSE(excl.has_value());
+    CHECK(excl.error().code() == EEXIST);
+    CHECK(c.fs(2).Lookup(s.On(2), name, 0).value().ino == want);
+  }
+  REQUIRE(c.fs(kMaker).SendDeferredCreates().ok());
+  CHECK(c.fs(kMaker).DeferredCounters().lost == 0);
+  CHECK(c.Read(3, s.dir_path, linked).value() == "data");
+}
+
 TEST_CASE("small file streams: listings and rmdir see entries made elsewhere, and a removed one stays removed",
           "[core]") {
   Cluster c(kNodes, Coherent(GENERATE(true, false)));
