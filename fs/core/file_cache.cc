@@ -221,6 +221,18 @@ bool FileSystem::ToldSince(const std::string& path, uint64_t since) const {
   return false;
 }
 
+Metadata FileSystem::Detached(const std::shared_ptr<Inode>& inode, const std::string& path) {
+  {
+    std::lock_guard lock(table_mu_);
+    if (inode->path == path) ErasePathLocked(*inode);  // a lookup of `path` finds the file there now
+  }
+  std::lock_guard lock(inode->mu);
+  inode->fresh_until_ns = 0;
+  Metadata md = inode->meta;
+  OverlayUnpublished(*inode, &md);
+  return md;
+}
+
 void FileSystem::SetPathLocked(Inode& inode, const std::string& path) {
   if (inode.path != path) {
     ErasePathLocked(inode);

@@ -184,13 +184,14 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
     md = inode->meta;
   } else {
     BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->GetMeta(path));
-    if (md.link == LinkRole::kName) {  // linked since this node learnt the path
+    if (md.link == LinkRole::kName && md.file_id == inode->ino) {  // linked since this node learnt the path
       std::string record;
       BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &record));
       MoveToRecord(inode, record);
       path = record;
       if (path_out) *path_out = path;
     }
+    if (md.file_id != inode->ino) return Detached(inode, path);
   }
   // Writes of this node not yet published are part of the file.
   std::lock_guard lock(inode->mu);

@@ -162,17 +162,25 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   }
   Changed(from);
   Changed(to);
-  {
-    std::lock_guard lock(table_mu_);
-    auto it = inodes_.find(src.file_id);
-    // A linked file's inode keeps its record's path.
-    if (it != inodes_.end() && src.link != LinkRole::kName) SetPathLocked(*it->second, to);
-  }
+  FollowRename(src, from, to);
   NoteDirChange(from, src_dir ? -1 : 0);
   NoteDirChange(to, (src_dir ? 1 : 0) - (dst_dir ? 1 : 0));
   if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
   if (dst) return dst->link == LinkRole::kName ? DropName(to, *dst) : DropEntryData(*dst, to);
   return Status::Ok();
+}
+
+void FileSystem::FollowRename(const Metadata& src, const std::string& from, const std::string& to) {
+  std::lock_guard lock(table_mu_);
+  auto it = inodes_.find(src.file_id);
+  if (it == inodes_.end()) return;
+  // A linked file's inode keeps its record's path; one this node knew by the moved name only
+  // (linked elsewhere since) takes it now, so that nothing later made at `from` is read as it.
+  if (src.link != LinkRole::kName) {
+    SetPathLocked(*it->second, to);
+  } else if (it->second->path == from) {
+    SetPathLocked(*it->second, RecordPathOf(from, src.file_id));
+  }
 }
 
 // ---- workspaces ----

@@ -134,6 +134,59 @@ TEST_CASE("link refusals and a renamed-over name", "[link]") {
   }
 }
 
+TEST_CASE("a name moved by another node and made again: a node that knew the file keeps it", "[link]") {
+  // Node 2 knows the file by its old name (and has it open) when node 1 moves it and node 3 makes
+  // a new file there: node 2 must go on answering for its own file, never the new one's.
+  for (const auto& m : kModes) {
+    if (m.mode == LayoutMode::kNodeLocal) continue;
+    INFO(m.name);
+    Cluster c(4);
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
+    uint64_t ino = c.Write(0, "/ws", "a", "old");
+    REQUIRE(c.fs(2).Lookup(c.Walk(2, "/ws"), "a").value().ino == ino);
+    auto open = c.fs(2).Open(ino, O_RDONLY, kUser);
+    REQUIRE(open.has_value());
+    REQUIRE(c.fs(1).Rename(c.Walk(1, "/ws"), "a", c.Walk(1, "/ws"), "moved", 0).ok());
+    uint64_t fresh = c.Write(3, "/ws", "a", "newer");
+    auto attr = c.fs(2).GetAttr(ino);
+    REQUIRE(attr.has_value());
+    CHECK(attr->md.file_id == ino);
+    CHECK(attr->md.size == 3);
+    std::string buf(8, '\0');
+    CHECK(c.fs(2).Read(*open, 0, {buf.data(), buf.size()}).value() == 3);
+    CHECK(buf.substr(0, 3) == "old");
+    REQUIRE(c.fs(2).Release(*open).ok());
+    CHECK(c.fs(2).Lookup(c.Walk(2, "/ws"), "a").value().ino == fresh);
+    CHECK(c.fs(2).Lookup(c.Walk(2, "/ws"), "moved").value().ino == ino);
+    CHECK(c.Read(2, "/ws", "a").value() == "newer");
+  }
+}
+
+TEST_CASE("a node that renames a name linked elsewhere since follows the file to its record", "[link]") {
+  for (const auto& m : kModes) {
+    if (m.mode == LayoutMode::kNodeLocal) continue;
+    INFO(m.name);
+    Cluster c(4);
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
+    uint64_t ino = c.Write(0, "/ws", "a", "one");
+    uint64_t ws2 = c.Walk(2, "/ws");
+    REQUIRE(c.fs(2).Lookup(ws2, "a").value().ino == ino);  // node 2 knows it by "a" alone
+    REQUIRE(c.fs(0).Link(ino, c.Walk(0, "/ws"), "l").has_value());
+    REQUIRE(c.fs(2).Rename(ws2, "a", ws2, "c", 0).ok());
+    c.Write(3, "/ws", "a", "another");
+    // The file grows through its other name: node 2 sees it, and never the new "a".
+    auto w = c.fs(0).Open(ino, O_WRONLY, kUser);
+    REQUIRE(w.has_value());
+    REQUIRE(c.fs(0).Write(*w, 3, {"-two", 4}).has_value());
+    REQUIRE(c.fs(0).Release(*w).ok());
+    auto attr = c.fs(2).GetAttr(ino);
+    REQUIRE(attr.has_value());
+    CHECK(attr->md.file_id == ino);
+    CHECK(attr->md.size == 7);
+    CHECK(c.Read(2, "/ws", "c").value() == "one-two");
+  }
+}
+
 TEST_CASE("an open file keeps its data after its last name, and nlink reads 0", "[link]") {
   Cluster c(2);
   uint64_t ino = c.Write(0, "/", "f", "kept");
