@@ -3,8 +3,9 @@
 # default caching (entries and attributes for 300 s), in a workspace of every mode, what one node
 # changes is seen on another as soon as the change returned — rename, unlink, chmod, truncate,
 # write-then-close, a name removed and made again by a third node, a name made after another node
-# looked for it, a directory's mode, and 300 rounds of random writes and truncates on random
-# nodes checked against a model (test/close_to_open_oracle.py). Every check first makes the
+# looked for it, a directory's mode, 300 rounds of random writes and truncates on random nodes
+# checked against a model (test/close_to_open_oracle.py), and 1,500 random namespace operations
+# on random nodes checked against a model (test/namespace_oracle.py). Every check first makes the
 # other node's kernel cache the old state (stat, ls, cat), so a missed invalidation shows as the
 # old state for 300 s. Needs root. Always tears the cluster down.
 set -euo pipefail
@@ -86,6 +87,12 @@ check "mode $m: node $b's open file reads node $a's in-place overwrite after its
   # on a node picked at random, and a stat by another node after each.
   out=$(python3 "$src/test/close_to_open_oracle.py" "$bbctl" "$ws/oracle" 300 $m 2>&1 | tail -3 || true)
   check "mode $m: close-to-open against a model ($out)" test -n "$(echo "$out" | grep ' 0 wrong$')"
+  # The namespace against a model: 1,500 operations of every kind, each on a node picked at
+  # random, with streams of small files among them (test/namespace_oracle.py).
+  on $a mkdir "$ws/ns"
+  out=$(python3 "$src/test/namespace_oracle.py" "$bbctl" "$ws/ns" 1500 $((m + 100)) 2>&1 | tail -3 || true)
+  check "mode $m: the namespace against a model ($out)" test -n "$(echo "$out" | grep ' 0 wrong$')"
+  on $a rm -rf "$ws/ns"
 
   on $a sh -c "echo old > $ws/r"
   old=$(st $b "$ws/r")

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""The namespace against a model, over the nodes of an emulated cluster.
+
+Operations picked at random run one after another, each on one node, and each answer is checked
+against a model of what the namespace holds: creates (often a run of small files made one after
+another by one process, which makes it a stream: its names are reserved, or its directory leased,
+and its files made on its own node), writes, truncates, chmods, reads, stats, listings, unlinks,
+hard links, symlinks (whose targets never exist), mkdir, rmdir and renames of files and
+directories, with their errors (EEXIST, ENOENT, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, and EXDEV for
+a non-empty directory, a deliberate limit). A node keeps working for a few operations before
+another takes over, so leases are taken and asked back. Names come from small pools so that
+operations collide. Every node keeps one worker process for the whole run, so its kernel caches
+what it saw earlier: an entry, a negative entry or attributes not dropped when another node
+changed them show up as a wrong answer, as does a create, unlink or rename that was lost or done
+twice. At the end every node lists every directory and reads every file and symlink.
+
+Usage: namespace_oracle.py BBCTL DIR OPS SEED
+Prints the operations that went wrong and "OPS operations on N nodes, B wrong"; exits 1 if B > 0.
+"""
+import hashlib
+import json
+import random
+import subprocess
+import sys
+
+# Runs on a node: one JSON command per line in, one JSON answer per line out.
+WORKER = r"""
+import errno, hashlib, json, os, stat, sys
+root = sys.argv[1]
+def run(c):
+    p = lambda k: os.path.join(root, c[k])
+    op = c["op"]
+    if op == "create":
+        out = []
+        for path, size, byte in c["files"]:
+            try:
+                fd = os.open(os.path.join(root, path), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                os.write(fd, bytes([byte]) * size) if size else None
+                os.close(fd)
+                out.append("ok")
+            except OSError as e:
+                out.append(errno.errorcode[e.errno])
+        return {"each": out}
+    if op == "write":
+        fd = os.open(p("path"), os.O_WRONLY | os.O_TRUNC)
+        os.write(fd, bytes([c["byte"]]) * c["size"]) if c["size"] else None
+        os.close(fd)
+        return {}
+    if op == "stat":
+        st = os.lstat(p("path"))
+        if stat.S_ISDIR(st.st_mode):
+            return {"type": "d"}
+        if stat.S_ISLNK(st.st_mode):
+            return {"type": "l"}
+        return {"type": "f", "size": st.st_size, "nlink": st.st_nlink, "mode": stat.S_IMODE(st.st_mode)}
+    if op == "read":
+        with open(p("path"), "rb") as f:
+            data = f.read()
+        return {"len": len(data), "md5": hashlib.md5(data).hexdigest()}
+    if op == "list":
+        return {"names": sorted(os.listdir(p("path")))}
+    if op == "readlink":
+        return {"target": os.readlink(p("path"))}
+    if op == "unlink":
+        os.unlink(p("path"))
+    elif op == "truncate":
+        os.truncate(p("path"), c["size"])
+    elif op == "chmod":
+        os.chmod(p("path"), c["mode"])
+    elif op == "mkdir":
+        os.mkdir(p("path"))
+    elif op == "rmdir":
+        os.rmdir(p("path"))
+    elif op == "rename":
+        os.rename(p("src"), p("dst"))
+    elif op == "link":
+        os.link(p("src"), p("dst"), follow_symlinks=False)
+    elif op == "symlink":
+        os.symlink(c["target"], p("path"))
+    return {}
+for line in sys.stdin:
+    try:
+        out = run(json.loads(line))
+    except OSError as e:
+        out = {"errno": errno.errorcode.get(e.errno, str(e.errno))}
+    print(json.dumps(out), flush=True)
+"""
+
+DIRS = ["a", "b", "a/x", "b/y", "a/x/z"]
+NAMES = [f"f{i}" for i in range(24)]
+
+
+class Model:
+    """Paths relative to the run's directory ("" is it): ("d", id) or ("f", object id); objects
+    hold [data, link count, mode]."""
+
+    def __init__(self):
+        self.entries = {"": ("d", -1)}
+        self.objects = {}
+        self.next_id = 0
+
+    def parent_error(self, path):
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            e = self.entries.get("/".join(parts[:i]))
+            if e is None or e[0] == "l":  # a symlink's target never exists
+                return "ENOENT"
+            if e[0] != "d":
+                return "ENOTDIR"
+        return None
+
+    def lookup(self, path):
+        """(entry, None) or (None, errno)."""
+        err = self.parent_error(path)
+        if err:
+            return None, err
+        e = self.entries.get(path)
+        return (e, None) if e else (None, "ENOENT")
+
+    def children(self, path):
+        prefix = path + "/" if path else ""
+        return sorted(p[len(prefix):] for p in self.entries if p and p.startswith(prefix) and "/" not in p[len(prefix):])
+
+    def content(self, path):
+        return self.objects[self.entries[path][1]][0]
+
+    def drop_name(self, path):
+        e = self.entries.pop(path)
+        if e[0] == "f":
+            self.objects[e[1]][1] -= 1
+
+    def new_file(self, path, size, byte):
+        self.entries[path] = ("f", self.next_id)
+        self.objects[self.next_id] = [bytes([byte]) * size, 1, 0o644]
+        self.next_id += 1
+
+
+def expect(model, cmd):
+    """Applies `cmd` to the model; returns the answers it allows (a list of dicts; for create, the
+    list of each file's result)."""
+    op = cmd["op"]
+    if op == "create":
+        out = []
+        for path, size, byte in cmd["files"]:
+            e, err = model.lookup(path)
+            if err == "ENOENT" and model.parent_error(path) is None:
+                model.new_file(path, size, byte)
+                out.append("ok")
+            else:
+                out.append(err or "EEXIST")
+        return [{"each": out}]
+    if op in ("stat", "read", "list", "write", "truncate", "chmod", "unlink", "rmdir", "readlink"):
+        e, err = model.lookup(cmd["path"])
+        if err:
+            return [{"errno": err}]
+        if op == "readlink":
+            return [{"target": e[2]}] if e[0] == "l" else [{"errno": "EINVAL"}]
+        if e[0] == "l" and op not in ("stat", "unlink", "rmdir"):
+            return [{"errno": "ENOENT"}]  # followed to a target that is not there
+        if op == "stat":
+            if e[0] in "dl":
+                return [{"type": e[0]}]
+            data, links, mode = model.objects[e[1]]
+            return [{"type": "f", "size": len(data), "nlink": links, "mode": mode}]
+        if op == "read":
+            if e[0] == "d":
+                return [{"errno": "EISDIR"}]
+            data = model.content(cmd["path"])
+            return [{"len": len(data), "md5": hashlib.md5(data).hexdigest()}]
+        if op == "list":
+            return [{"names": model.children(cmd["path"])}] if e[0] == "d" else [{"errno": "ENOTDIR"}]
+        if op == "write":
+            if e[0] == "d":
+                return [{"errno": "EISDIR"}]
+            model.objects[e[1]][0] = bytes([cmd["byte"]]) * cmd["size"]
+            return [{}]
+        if op == "truncate":
+            if e[0] == "d":
+                return [{"errno": "EISDIR"}]
+            data = model.objects[e[1]][0]
+            model.objects[e[1]][0] = data[:cmd["size"]] + bytes(max(0, cmd["size"] - len(data)))
+            return [{}]
+        if op == "chmod":
+            if e[0] == "f":
+                model.objects[e[1]][2] = cmd["mode"]
+            return [{}]
+        if op == "unlink":
+            if e[0] == "d":
+                return [{"errno": "EISDIR"}]
+            model.drop_name(cmd["path"])
+            return [{}]
+        if e[0] != "d":
+            return [{"errno": "ENOTDIR"}]
+        if model.children(cmd["path"]):
+            return [{"errno": "ENOTEMPTY"}]
+        model.drop_name(cmd["path"])
+        return [{}]
+    if op in ("mkdir", "symlink"):
+        e, err = model.lookup(cmd["path"])
+        if e:
+            return [{"errno": "EEXIST"}]
+        if model.parent_error(cmd["path"]):
+            return [{"errno": model.parent_error(cmd["path"])}]
+        model.entries[cmd["path"]] = ("d", model.next_id) if op == "mkdir" else ("l", model.next_id, cmd["target"])
+        model.next_id += 1
+        return [{}]
+    if op == "link":
+        s, err = model.lookup(cmd["src"])
+        if err:
+            return [{"errno": err}]
+        d, derr = model.lookup(cmd["dst"])
+        if d:
+            return [{"errno": "EEXIST"}]
+        if model.parent_error(cmd["dst"]):
+            return [{"errno": model.parent_error(cmd["dst"])}]
+        if s[0] == "d":
+            return [{"errno": "EPERM"}]
+        model.entries[cmd["dst"]] = s
+        if s[0] == "f":
+            model.objects[s[1]][1] += 1
+        return [{}]
+    return rename(model, cmd["src"], cmd["dst"])
+
+
+def rename(model, src, dst):
+    # Both parents are walked before the source is looked up.
+    err = model.parent_error(src) or model.parent_error(dst)
+    if err:
+        return [{"errno": err}]
+    s, err = model.lookup(src)
+    if err:
+        return [{"errno": err}]
+    d = model.entries.get(dst)
+    if s[0] == "d" and (dst + "/").startswith(src + "/"):
+        return [{}] if dst == src else [{"errno": "EINVAL"}]
+    if src != dst and (src + "/").startswith(dst + "/"):  # onto a directory above it
+        return [{"errno": "ENOTEMPTY"}]
+    if d is not None:
+        if d == s:  # the same file (or hard links of it): nothing changes
+            return [{}]
+        if s[0] == "d" and d[0] != "d":
+            return [{"errno": "ENOTDIR"}]
+        if s[0] != "d" and d[0] == "d":
+            return [{"errno": "EISDIR"}]
+    if s[0] == "d" and model.children(src):  # a deliberate limit (README): mv copies
+        return [{"errno": "EXDEV"}]
+    if d is not None:
+        if d[0] == "d" and model.children(dst):
+            return [{"errno": "ENOTEMPTY"}, {"errno": "EEXIST"}]
+        model.drop_name(dst)
+    moved = {p: e for p, e in model.entries.items() if p == src or p.startswith(src + "/")}
+    for p in moved:
+        del model.entries[p]
+    for p, e in moved.items():
+        model.entries[dst + p[len(src):]] = e
+    return [{}]
+
+
+def random_cmd(rng):
+    def path(dirs_too=False):
+        parent = rng.choice(DIRS + [""])
+        if dirs_too and rng.random() < 0.3:
+            return rng.choice(DIRS)
+        return f"{parent}/{rng.choice(NAMES)}".lstrip("/")
+
+    r = rng.random()
+    if r < 0.18:  # a run of small files in one directory: a stream from the second on
+        parent = rng.choice(DIRS + [""])
+        names = rng.sample(NAMES, rng.randint(1, 10))
+        return {"op": "create", "files": [[f"{parent}/{n}".lstrip("/"), rng.choice([0, 1, 3901, 70000]),
+                                           rng.randint(1, 255)] for n in names]}
+    if r < 0.26:
+        return {"op": "stat", "path": path(True)}
+    if r < 0.33:
+        return {"op": "read", "path": path()}
+    if r < 0.39:
+        return {"op": "list", "path": rng.choice(DIRS + [""])}
+    if r < 0.45:
+        return {"op": "write", "path": path(), "size": rng.choice([0, 10, 5000, 600000]), "byte": rng.randint(1, 255)}
+    if r < 0.48:
+        return {"op": "truncate", "path": path(), "size": rng.choice([0, 100, 4096, 530000, 700000])}
+    if r < 0.51:
+        return {"op": "chmod", "path": path(), "mode": rng.choice([0o600, 0o644, 0o755, 0o640])}
+    if r < 0.68:
+        return {"op": "unlink", "path": path()}
+    if r < 0.72:
+        return {"op": "mkdir", "path": rng.choice(DIRS)}
+    if r < 0.76:
+        return {"op": "rmdir", "path": rng.choice(DIRS)}
+    if r < 0.81:
+        return {"op": "link", "src": path(), "dst": path()}
+    if r < 0.85:
+        return {"op": "symlink", "path": path(), "target": f"/nonexistent/{rng.choice(NAMES)}"}
+    if r < 0.87:
+        return {"op": "readlink", "path": path()}
+    return {"op": "rename", "src": path(True), "dst": path(True)}
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    bbctl, root, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    rng = random.Random(seed)
+    nodes = [0, 1, 2, 3]
+    workers = {
+        n: subprocess.Popen([bbctl, "exec", "--node", str(n), "--", "python3", "-c", WORKER, root],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for n in nodes
+    }
+
+    def ask(node, cmd):
+        workers[node].stdin.write(json.dumps(cmd) + "\n")
+        workers[node].stdin.flush()
+        answer = workers[node].stdout.readline()
+        if not answer:
+            sys.exit(f"node {node}'s worker ended")
+        return json.loads(answer)
+
+    model = Model()
+    wrong = 0
+    node = 0
+    for i in range(count):
+        if rng.random() < 0.3:
+            node = rng.choice(nodes)
+        cmd = random_cmd(rng)
+        seen = ask(node, cmd)
+        allowed = expect(model, cmd)
+        if seen not in allowed:
+            wrong += 1
+            print(f"op {i}: node {node} {json.dumps(cmd)} answered {json.dumps(seen)}, the model allows "
+                  f"{json.dumps(allowed)}")
+            if cmd["op"] == "rename":
+                print("  lists", {n: ask(n, {"op": "list", "path": cmd["src"]}) for n in nodes})
+    # At the end every node lists every directory of the model and reads every file and symlink.
+    for n in nodes:
+        for d in [p for p, e in sorted(model.entries.items()) if e[0] == "d"]:
+            seen = ask(n, {"op": "list", "path": d})
+            if seen != {"names": model.children(d)}:
+                wrong += 1
+                print(f"at the end node {n} lists {d!r} as {seen}, the model has {model.children(d)}")
+        for f, e in sorted(model.entries.items()):
+            if e[0] not in "fl":
+                continue
+            cmd = {"op": "read" if e[0] == "f" else "readlink", "path": f}
+            want = expect(model, cmd)
+            seen = ask(n, cmd)
+            if seen not in want:
+                wrong += 1
+                print(f"at the end node {n} reads {f!r} as {seen}, the model has {want}")
+    for w in workers.values():
+        w.stdin.close()
+        w.wait()
+    print(f"{count} operations on {len(nodes)} nodes, {wrong} wrong")
+    sys.exit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()
