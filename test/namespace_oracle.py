@@ -14,14 +14,19 @@ what it saw earlier: an entry, a negative entry or attributes not dropped when a
 changed them show up as a wrong answer, as does a create, unlink or rename that was lost or done
 twice. At the end every node lists every directory and reads every file and symlink.
 
-Usage: namespace_oracle.py BBCTL DIR OPS SEED
-Prints the operations that went wrong and "OPS operations on N nodes, B wrong"; exits 1 if B > 0.
+With --parallel, every node works at once, each in a directory of its own (checked against a
+model of its own) and reading the others' directories meanwhile; every node then sees all four.
+
+Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel]
+Prints the operations that went wrong and "OPS operations [per node] on N nodes, B wrong"; exits 1
+if B > 0.
 """
 import hashlib
 import json
 import random
 import subprocess
 import sys
+import threading
 
 # Runs on a node: one JSON command per line in, one JSON answer per line out.
 WORKER = r"""
@@ -296,62 +301,118 @@ def random_cmd(rng):
     return {"op": "rename", "src": path(True), "dst": path(True)}
 
 
-def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    bbctl, root, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    rng = random.Random(seed)
-    nodes = [0, 1, 2, 3]
-    workers = {
-        n: subprocess.Popen([bbctl, "exec", "--node", str(n), "--", "python3", "-c", WORKER, root],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        for n in nodes
-    }
+def prefixed(cmd, pre):
+    """`cmd` with its paths under directory `pre` ("" leaves it as it is)."""
+    if not pre:
+        return cmd
+    out = dict(cmd)
+    for k in ("path", "src", "dst"):
+        if k in out:
+            out[k] = f"{pre}/{out[k]}".rstrip("/")
+    if "files" in out:
+        out["files"] = [[f"{pre}/{p}", size, byte] for p, size, byte in out["files"]]
+    return out
 
-    def ask(node, cmd):
-        workers[node].stdin.write(json.dumps(cmd) + "\n")
-        workers[node].stdin.flush()
-        answer = workers[node].stdout.readline()
+
+class Run:
+    def __init__(self, bbctl, root, nodes):
+        self.nodes = nodes
+        self.workers = {
+            n: subprocess.Popen([bbctl, "exec", "--node", str(n), "--", "python3", "-c", WORKER, root],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            for n in nodes
+        }
+        self.wrong = 0
+        self.mu = threading.Lock()
+
+    def ask(self, node, cmd):
+        w = self.workers[node]
+        w.stdin.write(json.dumps(cmd) + "\n")
+        w.stdin.flush()
+        answer = w.stdout.readline()
         if not answer:
             sys.exit(f"node {node}'s worker ended")
         return json.loads(answer)
 
-    model = Model()
-    wrong = 0
-    node = 0
-    for i in range(count):
-        if rng.random() < 0.3:
-            node = rng.choice(nodes)
-        cmd = random_cmd(rng)
-        seen = ask(node, cmd)
-        allowed = expect(model, cmd)
-        if seen not in allowed:
-            wrong += 1
-            print(f"op {i}: node {node} {json.dumps(cmd)} answered {json.dumps(seen)}, the model allows "
-                  f"{json.dumps(allowed)}")
-            if cmd["op"] == "rename":
-                print("  lists", {n: ask(n, {"op": "list", "path": cmd["src"]}) for n in nodes})
-    # At the end every node lists every directory of the model and reads every file and symlink.
-    for n in nodes:
-        for d in [p for p, e in sorted(model.entries.items()) if e[0] == "d"]:
-            seen = ask(n, {"op": "list", "path": d})
-            if seen != {"names": model.children(d)}:
-                wrong += 1
-                print(f"at the end node {n} lists {d!r} as {seen}, the model has {model.children(d)}")
-        for f, e in sorted(model.entries.items()):
-            if e[0] not in "fl":
+    def report(self, text):
+        with self.mu:
+            self.wrong += 1
+            print(text, flush=True)
+
+    def play(self, rng, model, pre, count, pick_node, probes=()):
+        """`count` operations on `model` (its paths under `pre`), each on the node pick_node()
+        names; with `probes` (other directories), a quarter of them are reads of those instead,
+        whose answers are not checked beyond their kind (their writers run meanwhile)."""
+        for i in range(count):
+            node = pick_node()
+            if probes and rng.random() < 0.25:
+                cmd = prefixed({"op": rng.choice(["stat", "list", "read"]), "path": rng.choice(DIRS + [""])
+                                if rng.random() < 0.3 else f"{rng.choice(DIRS)}/{rng.choice(NAMES)}"},
+                               rng.choice(probes))
+                seen = self.ask(node, cmd)
+                if seen.get("errno", "ENOENT") not in ("ENOENT", "ENOTDIR", "EISDIR"):
+                    self.report(f"node {node} {json.dumps(cmd)} answered {json.dumps(seen)} while it changed")
                 continue
-            cmd = {"op": "read" if e[0] == "f" else "readlink", "path": f}
-            want = expect(model, cmd)
-            seen = ask(n, cmd)
-            if seen not in want:
-                wrong += 1
-                print(f"at the end node {n} reads {f!r} as {seen}, the model has {want}")
-    for w in workers.values():
-        w.stdin.close()
-        w.wait()
-    print(f"{count} operations on {len(nodes)} nodes, {wrong} wrong")
-    sys.exit(1 if wrong else 0)
+            cmd = random_cmd(rng)
+            seen = self.ask(node, prefixed(cmd, pre))
+            allowed = expect(model, cmd)
+            if seen not in allowed:
+                self.report(f"op {i}: node {node} {json.dumps(prefixed(cmd, pre))} answered {json.dumps(seen)}, "
+                            f"the model allows {json.dumps(allowed)}")
+
+    def check_end(self, models):
+        """Every node lists every directory of the models and reads every file and symlink."""
+        for n in self.nodes:
+            for pre, model in models.items():
+                for path, e in sorted(model.entries.items()):
+                    cmd = {"op": {"d": "list", "f": "read", "l": "readlink"}[e[0]], "path": path}
+                    want = [{"names": model.children(path)}] if e[0] == "d" else expect(model, cmd)
+                    seen = self.ask(n, prefixed(cmd, pre))
+                    if seen not in want:
+                        self.report(f"at the end node {n} {cmd['op']}s {prefixed(cmd, pre)['path']!r} as {seen}, "
+                                    f"the model has {want}")
+
+    def close(self):
+        for w in self.workers.values():
+            w.stdin.close()
+            w.wait()
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--parallel"]
+    if len(args) != 4:
+        sys.exit(__doc__)
+    bbctl, root, count, seed = args[0], args[1], int(args[2]), int(args[3])
+    nodes = [0, 1, 2, 3]
+    run = Run(bbctl, root, nodes)
+    if "--parallel" in sys.argv:
+        # Each node changes a directory of its own, all at once, and reads the others'.
+        models = {f"n{n}": Model() for n in nodes}
+        for pre in models:
+            run.ask(0, {"op": "mkdir", "path": pre})
+        threads = [threading.Thread(target=run.play, args=(random.Random(seed * 10 + n), models[f"n{n}"], f"n{n}",
+                                                           count, lambda n=n: n, [p for p in models if p != f"n{n}"]))
+                   for n in nodes]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    else:
+        # One node at a time, the same one for a few operations.
+        rng = random.Random(seed)
+        current = [0]
+
+        def pick():
+            if rng.random() < 0.3:
+                current[0] = rng.choice(nodes)
+            return current[0]
+
+        models = {"": Model()}
+        run.play(rng, models[""], "", count, pick)
+    run.check_end(models)
+    run.close()
+    print(f"{count} operations {'per node ' if len(models) > 1 else ''}on {len(nodes)} nodes, {run.wrong} wrong")
+    sys.exit(1 if run.wrong else 0)
 
 
 if __name__ == "__main__":
