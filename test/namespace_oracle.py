@@ -16,8 +16,10 @@ twice. At the end every node lists every directory and reads every file and syml
 
 With --parallel, every node works at once, each in a directory of its own (checked against a
 model of its own) and reading the others' directories meanwhile; every node then sees all four.
+With --private (node-private workspaces, mode 1), the same, each node seeing its own directory
+only (the others' are absent there).
 
-Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel]
+Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel | --private]
 Prints the operations that went wrong and "OPS operations [per node] on N nodes, B wrong"; exits 1
 if B > 0.
 """
@@ -360,10 +362,13 @@ class Run:
                 self.report(f"op {i}: node {node} {json.dumps(prefixed(cmd, pre))} answered {json.dumps(seen)}, "
                             f"the model allows {json.dumps(allowed)}")
 
-    def check_end(self, models):
-        """Every node lists every directory of the models and reads every file and symlink."""
+    def check_end(self, models, private=False):
+        """Every node lists every directory of the models and reads every file and symlink (with
+        `private`, of its own model only)."""
         for n in self.nodes:
             for pre, model in models.items():
+                if private and pre != f"n{n}":
+                    continue
                 for path, e in sorted(model.entries.items()):
                     cmd = {"op": {"d": "list", "f": "read", "l": "readlink"}[e[0]], "path": path}
                     want = [{"names": model.children(path)}] if e[0] == "d" else expect(model, cmd)
@@ -379,17 +384,18 @@ class Run:
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--parallel"]
+    args = [a for a in sys.argv[1:] if a not in ("--parallel", "--private")]
+    private = "--private" in sys.argv
     if len(args) != 4:
         sys.exit(__doc__)
     bbctl, root, count, seed = args[0], args[1], int(args[2]), int(args[3])
     nodes = [0, 1, 2, 3]
     run = Run(bbctl, root, nodes)
-    if "--parallel" in sys.argv:
+    if "--parallel" in sys.argv or private:
         # Each node changes a directory of its own, all at once, and reads the others'.
         models = {f"n{n}": Model() for n in nodes}
-        for pre in models:
-            run.ask(0, {"op": "mkdir", "path": pre})
+        for n in nodes:
+            run.ask(n if private else 0, {"op": "mkdir", "path": f"n{n}"})
         threads = [threading.Thread(target=run.play, args=(random.Random(seed * 10 + n), models[f"n{n}"], f"n{n}",
                                                            count, lambda n=n: n, [p for p in models if p != f"n{n}"]))
                    for n in nodes]
@@ -409,7 +415,7 @@ def main():
 
         models = {"": Model()}
         run.play(rng, models[""], "", count, pick)
-    run.check_end(models)
+    run.check_end(models, private)
     run.close()
     print(f"{count} operations {'per node ' if len(models) > 1 else ''}on {len(nodes)} nodes, {run.wrong} wrong")
     sys.exit(1 if run.wrong else 0)
