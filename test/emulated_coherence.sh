@@ -361,3 +361,17 @@ check "a name's node killed under a stream's lease: after its restart every node
   test "$counts" = "$want "
 check "a name's node killed under a stream's lease: no entry was lost" test "$(stat_of 1 's["small_files"]["lost"]')" = "$lost0"
 on 0 rm -r "$ws/owner"
+
+# A node restarted forgets who caches the names it holds: every other node drops its caches
+# before the restarted node serves it, so a change made through it afterwards is seen at once.
+ws=$mnt/c3
+on 0 mkdir "$ws/restarted"
+on 0 sh -c "for i in \$(seq 40); do echo old\$i > $ws/restarted/f\$i; done"
+on 2 sh -c "for i in \$(seq 40); do cat $ws/restarted/f\$i >/dev/null; done"  # node 2's kernel caches them
+"$bbctl" emulate kill --node 1 >/dev/null
+"$bbctl" emulate restart --node 1 >/dev/null
+on 3 sh -c "for i in \$(seq 40); do echo new\$i > $ws/restarted/n\$i && mv $ws/restarted/n\$i $ws/restarted/f\$i; done"
+stale=$(on 2 sh -c "for i in \$(seq 40); do [ \"\$(cat $ws/restarted/f\$i 2>&1)\" = new\$i ] || echo f\$i; done" | wc -l)
+check "after a node's restart, names it holds replaced on node 3 read new on node 2, which cached them before ($stale of 40 stale)" \
+  test "$stale" = 0
+on 0 rm -r "$ws/restarted"

@@ -231,6 +231,13 @@ void Coherence::Tell(const std::vector<Invalidation>& items, NodeId caller) {
   for (auto& [node, list] : by_node) TellNode(node, std::move(list));
 }
 
+void Coherence::DropEverywhere() {
+  if (!table_.active()) return;
+  for (NodeId n = 0; n < view_.nodes; ++n) {
+    if (n != view_.self) TellNode(n, {kDropEverything});
+  }
+}
+
 void Coherence::Nudge() {
   // The table gave registrations up: their holders are told now.
   {

@@ -194,6 +194,10 @@ class Coherence {
   // (Catchup) until it answers, and meanwhile new invalidations for it wait with the owed ones
   // instead of waiting for its deadline; past kMaxOwed it is owed kDropEverything instead.
   void Tell(const std::vector<Invalidation>& items, NodeId caller);
+  // This node starts (again): it holds no registrations of who read the names it owns, so every
+  // other node drops all its kernel caches (kDropEverything) — before this node serves a change,
+  // which it could not tell them of. A node that does not answer is owed it, as in Tell.
+  void DropEverywhere();
   // What the thread does: tells the holders of registrations given up for room, then the nodes
   // owed invalidations. Tests call it themselves.
   void Catchup();

@@ -255,6 +255,20 @@ TEST_CASE("a node that did not answer is owed what it missed, told once it answe
   }
 }
 
+TEST_CASE("a node that starts again has every other node drop its caches, one unreachable once it answers",
+          "[coherence]") {
+  // It kept no registrations: a change it serves afterwards could not be told to a kernel that
+  // cached the name before.
+  TwoReaders t;
+  t.c0.DropEverywhere();
+  CHECK(t.told1 == std::vector<Invalidation>{kDropEverything});
+  CHECK(t.told2.empty());  // node 2 is down: owed it
+  CHECK(t.told0.empty());  // not itself
+  t.node2_down = false;
+  t.c0.Catchup();
+  CHECK(t.told2 == std::vector<Invalidation>{kDropEverything});
+}
+
 TEST_CASE("the holders of registrations given up for room are told to drop them", "[coherence]") {
   ManualClock clock;
   auto meta = NewMemoryMetaStore();

@@ -117,6 +117,9 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
       view, hold_ns, &clock_, [this](NodeId n) { return n < remotes_.size() ? remotes_[n].get() : nullptr; },
       [router = router_.get()](const std::string& path) { return router->Resolve(path).node_private(); },
       kCallbackCapacity);
+  // A restarted daemon (its store holds the root already) forgot who caches the names it holds:
+  // the others drop their caches before it serves them. A new one holds nothing anyone cached.
+  if (local_->GetMeta("/").has_value()) coherence_->DropEverywhere();
   local_view_ = std::make_unique<CoherentView>(local_.get(), coherence_.get(), view.self);
   server_.Attach(local_.get(), coherence_.get());
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), view.self);
