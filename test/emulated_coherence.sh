@@ -6,9 +6,10 @@
 # looked for it, a directory's mode, 300 rounds of random writes and truncates on random nodes
 # checked against a model (test/close_to_open_oracle.py), and random namespace operations checked
 # against a model (test/namespace_oracle.py): 1,500 on random nodes one at a time, then 1,000 per
-# node on every node at once (mode 1: each in its own view). Every check first makes the other
-# node's kernel cache the old state (stat, ls, cat), so a missed invalidation shows as the old
-# state for 300 s. Needs root. Always tears the cluster down.
+# node on every node at once (mode 1: each in its own view), and 1,000 across a node's restart
+# (modes 2 and 3); and a restarted node's names changed after its restart. Every check first
+# makes the other node's kernel cache the old state (stat, ls, cat), so a missed invalidation
+# shows as the old state for 300 s. Needs root. Always tears the cluster down.
 set -euo pipefail
 bin=${1:?usage: emulated_coherence.sh BUILD_BIN_DIR SOURCE_DIR}
 src=${2:?usage: emulated_coherence.sh BUILD_BIN_DIR SOURCE_DIR}
@@ -375,3 +376,12 @@ stale=$(on 2 sh -c "for i in \$(seq 40); do [ \"\$(cat $ws/restarted/f\$i 2>&1)\
 check "after a node's restart, names it holds replaced on node 3 read new on node 2, which cached them before ($stale of 40 stale)" \
   test "$stale" = 0
 on 0 rm -r "$ws/restarted"
+# The namespace against a model across a restart: half the operations, a node killed and started
+# again once they settled, then the rest; everything answered before it is there after.
+for mr in "3 2" "2 4"; do
+  set -- $mr
+  on 0 mkdir "$mnt/c$1/ns"
+  out=$(python3 "$src/test/namespace_oracle.py" "$bbctl" "$mnt/c$1/ns" 1000 $2 --restart 2>&1 | tail -3 | tr '\n' ' ' || true)
+  check "mode $1: the namespace against a model across a restart ($out)" test -n "$(echo "$out" | grep ' 0 wrong')"
+  on 0 rm -rf "$mnt/c$1/ns"
+done

@@ -17,9 +17,11 @@ twice. At the end every node lists every directory and reads every file and syml
 With --parallel, every node works at once, each in a directory of its own (checked against a
 model of its own) and reading the others' directories meanwhile; every node then sees all four.
 With --private (node-private workspaces, mode 1), the same, each node seeing its own directory
-only (the others' are absent there).
+only (the others' are absent there). With --restart, one node at a time as without options, but
+halfway a node's daemon is killed and started again once what was answered settled: every node
+then sees all of it.
 
-Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel | --private]
+Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel | --private | --restart]
 Prints the operations that went wrong and "OPS operations [per node] on N nodes, B wrong"; exits 1
 if B > 0.
 """
@@ -29,6 +31,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 
 # Runs on a node: one JSON command per line in, one JSON answer per line out.
 WORKER = r"""
@@ -384,7 +387,7 @@ class Run:
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a not in ("--parallel", "--private")]
+    args = [a for a in sys.argv[1:] if a not in ("--parallel", "--private", "--restart")]
     private = "--private" in sys.argv
     if len(args) != 4:
         sys.exit(__doc__)
@@ -414,7 +417,19 @@ def main():
             return current[0]
 
         models = {"": Model()}
-        run.play(rng, models[""], "", count, pick)
+        if "--restart" in sys.argv:
+            # Half the operations, then a node's daemon killed and started again once what it
+            # made has settled: everything answered before is there after, on every node.
+            run.play(rng, models[""], "", count // 2, pick)
+            time.sleep(0.5)
+            victim = str(rng.choice(nodes))
+            subprocess.run([bbctl, "emulate", "kill", "--node", victim], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([bbctl, "emulate", "restart", "--node", victim], check=True, stdout=subprocess.DEVNULL)
+            print(f"node {victim} restarted after {count // 2} operations", flush=True)
+            run.check_end(models)
+            run.play(rng, models[""], "", count - count // 2, pick)
+        else:
+            run.play(rng, models[""], "", count, pick)
     run.check_end(models, private)
     run.close()
     print(f"{count} operations {'per node ' if len(models) > 1 else ''}on {len(nodes)} nodes, {run.wrong} wrong")

@@ -321,10 +321,16 @@ void Coherence::Catchup() {
   }
 }
 
-void Coherence::SetHandOver(HandOverHook hook, HandOverDirHook dir_hook) {
+void Coherence::SetHandOver(HandOverHook hook, HandOverDirHook dir_hook, OwnerResetHook reset_hook) {
   std::unique_lock lock(hand_over_mu_);
   hand_over_ = std::move(hook);
   hand_over_dir_ = std::move(dir_hook);
+  owner_reset_ = std::move(reset_hook);
+}
+
+void Coherence::OwnerReset(NodeId owner) {
+  std::shared_lock lock(hand_over_mu_);
+  if (owner_reset_) owner_reset_(owner);
 }
 
 std::vector<MadeEntry> Coherence::HandOverDir(const std::string& dir, NodeId owner) {

@@ -211,6 +211,7 @@ class Coherence {
     if (table_.Register(path, holder)) Nudge();
   }
   NodeId self() const { return view_.self; }
+  NodeId nodes() const { return view_.nodes; }
   // Whether a read of `path` by `caller` is registered: callers that are nodes of the cluster
   // (a tool's requests register nothing), paths other nodes can reach.
   bool Tracks(NodeId caller, const std::string& path) const {
@@ -224,12 +225,16 @@ class Coherence {
   // hands over when their owner asks (NodeService::HandOver; only what `owner` reserved). Set
   // once the file system is up, and empty before it goes; returns once no call of the previous
   // one runs.
-  // The same for the lease of a directory (NodeService::HandOverDir).
+  // The same for the lease of a directory (NodeService::HandOverDir). And what this node holds
+  // of an owner that had it drop everything (it started again: the reservations and leases it
+  // gave are gone), which this node forgets.
   using HandOverHook = std::function<std::vector<MadeEntry>(const std::vector<std::string>& paths, NodeId owner)>;
   using HandOverDirHook = std::function<std::vector<MadeEntry>(const std::string& dir, NodeId owner)>;
-  void SetHandOver(HandOverHook hook, HandOverDirHook dir_hook = nullptr);
+  using OwnerResetHook = std::function<void(NodeId owner)>;
+  void SetHandOver(HandOverHook hook, HandOverDirHook dir_hook = nullptr, OwnerResetHook reset_hook = nullptr);
   std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner);
   std::vector<MadeEntry> HandOverDir(const std::string& dir, NodeId owner);
+  void OwnerReset(NodeId owner);
 
  private:
   // Sends `list` to `node` (its kernel, for this node); on failure the node owes them.
@@ -267,6 +272,7 @@ class Coherence {
   std::shared_mutex hand_over_mu_;  // shared while hand_over_ runs
   HandOverHook hand_over_;
   HandOverDirHook hand_over_dir_;
+  OwnerResetHook owner_reset_;
   std::thread catchup_;  // started once everything above is
   std::thread notifier_;
 };

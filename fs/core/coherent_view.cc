@@ -1,6 +1,8 @@
 // CoherentView (coherence.h): the local node's store as one caller sees it — registering the
 // caller for what it reads, telling the others of what it changes, and settling the names
 // reserved for other nodes (name_reservations.h) before it reads, makes or lists them.
+#include <algorithm>
+
 #include "fs/core/coherence.h"
 #include "fs/core/path.h"
 
@@ -183,6 +185,12 @@ Status CoherentView::DropWorkspace(const std::string& name) {
 }
 
 Status CoherentView::Invalidate(const std::vector<Invalidation>& items) {
+  // Everything, from another node: it started again, or missed more than it kept. Either way
+  // what it reserved or leased to this node is not to be relied on.
+  if (caller_ < c_->nodes() && caller_ != c_->self() &&
+      std::find(items.begin(), items.end(), kDropEverything) != items.end()) {
+    c_->OwnerReset(caller_);
+  }
   c_->ToKernel(items);
   return Status::Ok();
 }

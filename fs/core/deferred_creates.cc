@@ -88,6 +88,15 @@ void DeferredCreates::Forget(const std::string& path) {
   if (it != items_.end() && it->second.state == State::kRight) EraseLocked(it);
 }
 
+void DeferredCreates::ForgetRights(NodeId owner) {
+  std::lock_guard lock(mu_);
+  for (auto it = items_.begin(); it != items_.end();) {
+    auto next = std::next(it);
+    if (it->second.owner == owner && it->second.state == State::kRight) EraseLocked(it);
+    it = next;
+  }
+}
+
 bool DeferredCreates::Update(const std::string& path, uint64_t file_id, const MetaUpdate& u) {
   std::lock_guard lock(mu_);
   auto it = items_.find(path);

@@ -80,6 +80,8 @@ class DeferredCreates {
   bool Make(const std::string& path, const Metadata& md);
   // This node makes `path` at its owner itself: a right it holds goes (the owner ends it then).
   void Forget(const std::string& path);
+  // `owner` forgot the reservations it gave (it started again): the rights unused here go.
+  void ForgetRights(NodeId owner);
   // A write to file `file_id`, made at `path`: its entry waiting here takes `u` (size, times).
   // False when it waits here no more (it was sent or handed over: publish the usual way).
   bool Update(const std::string& path, uint64_t file_id, const MetaUpdate& u);

@@ -108,6 +108,18 @@ void DirLeases::Recalled(const std::string& dir, NodeId owner, int64_t now_ns) {
   counters_.recalled++;
 }
 
+void DirLeases::Forget(NodeId owner) {
+  std::lock_guard lock(mu_);
+  for (auto it = leases_.begin(); it != leases_.end();) {
+    if (it->first.second != owner) {
+      ++it;
+      continue;
+    }
+    ForgetLocked(it->second);
+    it = leases_.erase(it);
+  }
+}
+
 DirLeases::Making DirLeases::Make(const std::string& path, NodeId owner) {
   std::string dir(ParentPath(path));
   std::lock_guard lock(mu_);

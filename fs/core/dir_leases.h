@@ -63,6 +63,9 @@ class DirLeases {
   // The owner asked for the lease back at `now_ns`: it ends here (an asking under way comes to
   // nothing), and is not asked for again before kRetryNs (another node uses the directory).
   void Recalled(const std::string& dir, NodeId owner, int64_t now_ns);
+  // `owner` forgot every lease it gave (it started again): they end here, and may be asked for
+  // again at once.
+  void Forget(NodeId owner);
 
   // A make under way (see the file comment); ends when destroyed.
   class Making {

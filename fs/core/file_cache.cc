@@ -119,6 +119,11 @@ std::vector<MadeEntry> FileSystem::HandOverDir(const std::string& dir, NodeId ow
   return deferred_->HandOverDir(dir, owner);
 }
 
+void FileSystem::OwnerReset(NodeId owner) {
+  leases_.Forget(owner);
+  deferred_->ForgetRights(owner);
+}
+
 void FileSystem::ReadAhead(const std::string& path, const PathLayout& layout) {
   if (!statahead_.enabled() || layout.replicated || layout.node_private()) return;
   const std::vector<NodeId> nodes = layout.DirNodes();

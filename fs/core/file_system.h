@@ -316,6 +316,9 @@ class FileSystem {
   }
   // The owner of a directory's names asks for its lease back (NodeService::HandOverDir).
   std::vector<MadeEntry> HandOverDir(const std::string& dir, NodeId owner);
+  // `owner` started again (Coherence::OwnerReset): the leases and reservations it gave are gone
+  // there, so they go here too (what was made on them is sent as usual).
+  void OwnerReset(NodeId owner);
   DirLeases::Counters LeaseCounters() const { return leases_.counters(); }
   DeferredCreates::Counters DeferredCounters() const { return deferred_->counters(); }
   size_t DeferredWaiting() const { return deferred_->waiting(); }

@@ -390,6 +390,25 @@ void Lease(Cluster& c, Stream& s) {
   REQUIRE(c.fs(kMaker).LeaseCounters().held == kNodes - 1);
 }
 
+TEST_CASE("an owner that starts again ends the leases and the reservations it gave", "[core]") {
+  // It forgot them: a file made on one afterwards would be seen by nobody else until sent.
+  const bool leases = GENERATE(true, false);
+  Cluster c(kNodes, Coherent(leases));
+  Stream s(c);
+  if (leases) Lease(c, s);
+  std::string name = RemoteName(c, s.dir_path, "r");
+  const NodeId owner = Owner(c, s.dir_path + "/" + name);
+  REQUIRE(c.fs(kMaker).Lookup(s.dir, name, kStream.pid).error().code() == ENOENT);  // reserved, or leased
+  c.members[owner].coherence->DropEverywhere();                                     // as it does when it starts again
+  if (leases) CHECK(c.fs(kMaker).LeaseCounters().held == kNodes - 2);
+  const uint64_t made = c.fs(kMaker).DeferredCounters().made;
+  auto cr = c.fs(kMaker).Create(s.dir, name, 0644, O_WRONLY | O_EXCL, kStream);
+  REQUIRE(cr.has_value());
+  REQUIRE(c.fs(kMaker).Release(cr->second).ok());
+  CHECK(c.fs(kMaker).DeferredCounters().made == made);  // made at its owner
+  CHECK(c.fs(3).Lookup(s.On(3), name).has_value());
+}
+
 TEST_CASE("directory leases: new names of a stream's directory cost no request, what is made is seen everywhere",
           "[core]") {
   Cluster c(kNodes, Coherent());

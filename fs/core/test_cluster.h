@@ -116,6 +116,9 @@ struct Cluster {
           },
           [this, i](const std::string& dir, NodeId owner) {
             return members[i].fs ? members[i].fs->HandOverDir(dir, owner) : std::vector<MadeEntry>{};
+          },
+          [this, i](NodeId owner) {
+            if (members[i].fs) members[i].fs->OwnerReset(owner);
           });
     }
   }

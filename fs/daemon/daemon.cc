@@ -142,7 +142,8 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   // Owners of names reserved for this node ask for what it made on them (deferred_creates.h).
   coherence_->SetHandOver(
       [fs = fs_.get()](const std::vector<std::string>& paths, NodeId owner) { return fs->HandOver(paths, owner); },
-      [fs = fs_.get()](const std::string& dir, NodeId owner) { return fs->HandOverDir(dir, owner); });
+      [fs = fs_.get()](const std::string& dir, NodeId owner) { return fs->HandOverDir(dir, owner); },
+      [fs = fs_.get()](NodeId owner) { fs->OwnerReset(owner); });
   // Another node may still be starting: retry creating the root for a while.
   Status init;
   for (int i = 0; i < 100; ++i) {
