@@ -12,7 +12,8 @@ another takes over, so leases are taken and asked back. Names come from small po
 operations collide. Every node keeps one worker process for the whole run, so its kernel caches
 what it saw earlier: an entry, a negative entry or attributes not dropped when another node
 changed them show up as a wrong answer, as does a create, unlink or rename that was lost or done
-twice. At the end every node lists every directory and reads every file and symlink.
+twice. Some files are held open and read through their descriptors later, after other nodes
+changed them. At the end every node lists every directory and reads every file and symlink.
 
 With --parallel, every node works at once, each in a directory of its own (checked against a
 model of its own) and reading the others' directories meanwhile; every node then sees all four.
@@ -37,6 +38,11 @@ import time
 WORKER = r"""
 import errno, hashlib, json, os, stat, sys
 root = sys.argv[1]
+def read_all(fd):
+    data = bytearray()
+    while chunk := os.pread(fd, 1 << 20, len(data)):
+        data += chunk
+    return {"len": len(data), "md5": hashlib.md5(data).hexdigest()}
 def run(c):
     p = lambda k: os.path.join(root, c[k])
     op = c["op"]
@@ -69,6 +75,17 @@ def run(c):
         return {"len": len(data), "md5": hashlib.md5(data).hexdigest()}
     if op == "list":
         return {"names": sorted(os.listdir(p("path")))}
+    if op == "open":  # held open for fdread and close
+        fd = os.open(p("path"), os.O_RDONLY)
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.close(fd)
+            return {"errno": "EISDIR"}
+        return {"fd": fd}
+    if op == "fdread":
+        return read_all(c["fd"])
+    if op == "close":
+        os.close(c["fd"])
+        return {}
     if op == "readlink":
         return {"target": os.readlink(p("path"))}
     if op == "unlink":
@@ -344,12 +361,45 @@ class Run:
             self.wrong += 1
             print(text, flush=True)
 
+    def held(self, rng, model, pre, node, fds):
+        """Opens a file to hold, reads one held (what its file holds now, whoever changed it:
+        close-to-open through a descriptor), or closes one; `fds` holds (node, fd, object)."""
+        mine = [f for f in fds if f[0] == node]
+        r = rng.random()
+        if mine and (r < 0.3 or len(mine) >= 8):
+            f = rng.choice(mine)
+            fds.remove(f)
+            self.ask(node, {"op": "close", "fd": f[1]})
+        elif mine and r < 0.7:
+            _, fd, obj = rng.choice(mine)
+            data, links, _ = model.objects[obj]
+            seen = self.ask(node, {"op": "fdread", "fd": fd})
+            want = {"len": len(data), "md5": hashlib.md5(data).hexdigest()}
+            if links > 0 and seen != want:  # with no name left, its data may be gone (README)
+                self.report(f"node {node} reads a descriptor of {obj} as {seen}, the model has {want}")
+        else:
+            path = f"{rng.choice(DIRS + [''])}/{rng.choice(NAMES)}".lstrip("/")
+            e, err = model.lookup(path)
+            want = {"errno": err} if err else {"errno": "EISDIR"} if e[0] == "d" else {"errno": "ENOENT"} \
+                if e[0] == "l" else None
+            seen = self.ask(node, prefixed({"op": "open", "path": path}, pre))
+            if want is None and "fd" in seen:
+                fds.append((node, seen["fd"], e[1]))
+            elif seen != want:
+                self.report(f"node {node} opens {prefixed({'path': path}, pre)['path']!r}: {seen}, the model has "
+                            f"{want or 'the file'}")
+
     def play(self, rng, model, pre, count, pick_node, probes=()):
         """`count` operations on `model` (its paths under `pre`), each on the node pick_node()
         names; with `probes` (other directories), a quarter of them are reads of those instead,
-        whose answers are not checked beyond their kind (their writers run meanwhile)."""
+        whose answers are not checked beyond their kind (their writers run meanwhile). Some
+        hold files open, read them through those descriptors later, and close them."""
+        fds = []
         for i in range(count):
             node = pick_node()
+            if rng.random() < 0.1:
+                self.held(rng, model, pre, node, fds)
+                continue
             if probes and rng.random() < 0.25:
                 cmd = prefixed({"op": rng.choice(["stat", "list", "read"]), "path": rng.choice(DIRS + [""])
                                 if rng.random() < 0.3 else f"{rng.choice(DIRS)}/{rng.choice(NAMES)}"},
@@ -364,6 +414,8 @@ class Run:
             if seen not in allowed:
                 self.report(f"op {i}: node {node} {json.dumps(prefixed(cmd, pre))} answered {json.dumps(seen)}, "
                             f"the model allows {json.dumps(allowed)}")
+        for node, fd, _ in fds:
+            self.ask(node, {"op": "close", "fd": fd})
 
     def check_end(self, models, private=False):
         """Every node lists every directory of the models and reads every file and symlink (with
