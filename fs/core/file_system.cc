@@ -183,7 +183,9 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
     std::lock_guard lock(inode->mu);
     md = inode->meta;
   } else {
-    BB_ASSIGN_OR_RETURN(md, MetaOwner(path)->GetMeta(path));
+    auto read = MetaOwner(path)->GetMeta(path);
+    if (!read && read.error().code() == ENOENT) return Detached(inode, path);  // moved or removed elsewhere
+    BB_ASSIGN_OR_RETURN(md, std::move(read));
     if (md.link == LinkRole::kName && md.file_id == inode->ino) {  // linked since this node learnt the path
       std::string record;
       BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &record));

@@ -392,7 +392,7 @@ class FileSystem {
   // For such a lookup: the grant of the lease of `path`'s directory by which the name is absent
   // and reserved for this node (asking for the lease, or renewing it, first); 0 when there is none.
   uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
-  // `inode`'s path names another file now: it was moved or removed by another node, which told
+  // `inode`'s path names another file now, or none: it was moved or removed by another node, which told
   // this node's kernel to drop the name. What this node knew of it answers (an open file reads and
   // writes its own data), and `path` no longer leads to it here.
   Metadata Detached(const std::shared_ptr<Inode>& inode, const std::string& path);

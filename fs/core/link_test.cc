@@ -147,6 +147,9 @@ TEST_CASE("a name moved by another node and made again: a node that knew the fil
     auto open = c.fs(2).Open(ino, O_RDONLY, kUser);
     REQUIRE(open.has_value());
     REQUIRE(c.fs(1).Rename(c.Walk(1, "/ws"), "a", c.Walk(1, "/ws"), "moved", 0).ok());
+    // Nothing at the old name: still its own file (not ENOENT, which would fail reads).
+    REQUIRE(c.fs(2).GetAttr(ino).has_value());
+    CHECK(c.fs(2).GetAttr(ino)->md.size == 3);
     uint64_t fresh = c.Write(3, "/ws", "a", "newer");
     auto attr = c.fs(2).GetAttr(ino);
     REQUIRE(attr.has_value());
