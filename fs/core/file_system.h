@@ -392,15 +392,15 @@ class FileSystem {
   // For such a lookup: the grant of the lease of `path`'s directory by which the name is absent
   // and reserved for this node (asking for the lease, or renewing it, first); 0 when there is none.
   uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
-  // `inode`'s path names another file now, or none: it was moved or removed by another node, which told
-  // this node's kernel to drop the name. What this node knew of it answers (an open file reads and
-  // writes its own data), and `path` no longer leads to it here.
+  // `inode`'s path names another file now, or none: it was moved or removed by another node, which
+  // told this node's kernel to drop the name. What this node knew of it answers (an open file reads
+  // its own data; its writes, published at `path`, fail: README), and `path` no longer leads to it.
   Metadata Detached(const std::shared_ptr<Inode>& inode, const std::string& path);
   // After this node moved `src` from `from` to `to`: its inode follows.
   void FollowRename(const Metadata& src, const std::string& from, const std::string& to);
-  // This node is about to make `path` at its owner itself (not on a right: a create, a link, a
-  // rename to it): an entry made here on it goes there first, so that the owner finds the name
-  // taken, and a right held for it goes.
+  // This node is about to make `path` at its owner itself (not on a right: a create or a link to
+  // it): an entry made here on it goes there first, so that the owner finds the name taken, and a
+  // right held for it goes.
   Status MakingAtOwner(const std::string& path) {
     BB_RETURN_IF_ERROR(deferred_->SendNow(path));
     deferred_->Forget(path);
