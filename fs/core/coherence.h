@@ -309,6 +309,8 @@ class CoherentView final : public NodeService {
     return RemoveMetaThenChunks(*this, path, file_id);
   }
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override;
+  // The removal through this view, telling where the file went.
+  Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override;
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
     c_->names().SettleBelow(dir, Store());
     return local_->ListDir(dir, start_after, limit);

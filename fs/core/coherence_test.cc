@@ -136,6 +136,8 @@ struct TwoReaders {
   }
 };
 
+uint64_t Id(const std::string& path) { return std::hash<std::string>()(path); }
+
 TEST_CASE("a change is told to every node that read the entry, and to no other", "[coherence]") {
   TwoReaders t;
   t.Put("/a");
@@ -160,18 +162,32 @@ TEST_CASE("a change is told to every node that read the entry, and to no other",
     // the moved file.
     REQUIRE(t.As(2).UpdateMeta("/a", chmod).has_value());
     REQUIRE(t.As(2).MoveMeta("/a", "/moved").has_value());
-    CHECK(t.told1 == std::vector<Invalidation>{{"/a", false}, {"/a", true}});
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", false}, {"/a", true, Id("/a"), "/moved"}});
   }
   SECTION("a removed name is told as an entry; a name never read is told to nobody") {
     REQUIRE(t.As(2).RemoveMeta("/a").has_value());
     REQUIRE(t.As(2).RemoveMeta("/b").has_value());
     CHECK(t.told1 == std::vector<Invalidation>{{"/a", true}});
   }
-  SECTION("a move tells the readers of both names") {
+  SECTION("a move tells the readers of both names, and those of the old one where its file went") {
     REQUIRE(t.As(1).GetMeta("/b").has_value());
     REQUIRE(t.As(0).MoveMeta("/a", "/b").has_value());
-    CHECK(t.told1 == std::vector<Invalidation>{{"/a", true}, {"/b", true}});
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", true, Id("/a"), "/b"}, {"/b", true}});
     CHECK(t.told0.empty());  // node 0 made it
+  }
+  SECTION("a move to another node's name tells the readers of the old one where its file went") {
+    REQUIRE(t.As(2).MoveOutMeta("/a", "/elsewhere").has_value());
+    CHECK(t.told1 == std::vector<Invalidation>{{"/a", true, Id("/a"), "/elsewhere"}});
+    CHECK(t.As(1).GetMeta("/a").error().code() == ENOENT);
+  }
+  SECTION("a linked file's name removed: its readers learn that the file lives on") {
+    Metadata name;
+    name.file_id = 77;
+    name.link = LinkRole::kName;
+    REQUIRE(t.local->PutMeta("/n", name).ok());
+    REQUIRE(t.As(1).GetMeta("/n").has_value());
+    REQUIRE(t.As(2).RemoveMeta("/n").has_value());
+    CHECK(t.told1 == std::vector<Invalidation>{{"/n", true, 77, ""}});
   }
   SECTION("a directory's entry changes are told to nobody") {
     MetaUpdate touch;

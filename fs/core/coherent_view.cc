@@ -161,7 +161,15 @@ Result<Metadata> CoherentView::UpdateMeta(const std::string& path, const MetaUpd
 Result<Metadata> CoherentView::RemoveMeta(const std::string& path) {
   SettleRead(path);
   auto r = AskOwnIfAbsent(path, [&] { return local_->RemoveMeta(path); });
-  if (r) c_->Tell({{path, true}}, caller_);
+  // A linked file's name: the file lives on at its record, where a node holding it open follows.
+  if (r) c_->Tell({{path, true, r->link == LinkRole::kName ? r->file_id : 0, ""}}, caller_);
+  return r;
+}
+
+Result<Metadata> CoherentView::MoveOutMeta(const std::string& from, const std::string& to) {
+  SettleRead(from);
+  auto r = AskOwnIfAbsent(from, [&] { return local_->RemoveMeta(from); });
+  if (r) c_->Tell({{from, true, r->file_id, to}}, caller_);
   return r;
 }
 
@@ -172,7 +180,7 @@ Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::stri
     Register(to);
     return local_->MoveMeta(from, to);
   });
-  if (r) c_->Tell({{from, true}, {to, true}}, caller_);
+  if (r) c_->Tell({{from, true, r->file_id, to}, {to, true}}, caller_);
   return r;
 }
 

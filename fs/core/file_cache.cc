@@ -188,6 +188,17 @@ std::vector<std::string> FileSystem::KnownPaths() const {
 }
 
 void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
+  {
+    // A file known here by a name that moved, or by a name of a linked file that went: its inode
+    // takes where the file is now, so that a descriptor open here writes on (its sizes go there).
+    std::lock_guard lock(table_mu_);
+    for (const Invalidation& item : items) {
+      if (item.file_id == 0) continue;
+      auto it = inodes_.find(item.file_id);
+      if (it == inodes_.end() || it->second->path != item.path) continue;
+      SetPathLocked(*it->second, item.moved_to.empty() ? RecordPathOf(item.path, item.file_id) : item.moved_to);
+    }
+  }
   // Statahead first: a lookup that takes an entry after this is told (ToldSince) below, one that
   // took it before finds the change told when it checks.
   for (const Invalidation& item : items) Changed(item.path, item.entry);  // a name: and below it

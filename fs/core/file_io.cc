@@ -169,7 +169,7 @@ Result<size_t> FileSystem::Read(OpenFile* file, uint64_t offset, std::span<char>
       WriteBehind::WaitChunksLocked(inode, offset / chunk, (offset + buf.size() - 1) / chunk, lock);
     }
     md = inode.meta;
-    size = std::max(inode.size, md.size);
+    size = inode.size_dirty ? std::max(inode.size, md.size) : md.size;
   }
   if (offset + buf.size() > size) {
     // Another node may have published a larger size since this file was opened (it would
@@ -204,15 +204,13 @@ Result<FileSystem::WriteStart> FileSystem::StartWrite(OpenFile* file, uint64_t o
   if (!inode.behind.error.ok()) return std::exchange(inode.behind.error, Status::Ok());
   // A write that waits for its chunks must not overtake writes behind of the same chunks.
   if (!behind) WriteBehind::WaitLocked(inode, lock);
-  WriteStart start{inode.meta, offset, std::nullopt, ++inode.writes};
+  WriteStart start{inode.meta, offset, false, ++inode.writes};
   if ((file->flags & O_APPEND) && !shared_append) {  // reserved here: this node's appenders never overlap
     start.offset = std::max(inode.size, start.md.size);
     inode.size = start.offset + length;
     inode.size_dirty = true;
   }
-  if (!inode.size_dirty && inode.behind.chunks.empty() && !file->node_private && !shared_append) {
-    start.published = std::max(inode.size, start.md.size);
-  }
+  start.published = !inode.size_dirty && inode.behind.chunks.empty() && !file->node_private && !shared_append;
   return start;
 }
 
@@ -233,8 +231,7 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
     BB_ASSIGN_OR_RETURN(offset, ReserveAppend(file->inode, data.size()));
   }
   // The size goes with the chunk when it can (only for a write within one chunk).
-  std::shared_ptr<SizeAlong> along =
-      start.published ? SizeWith(file, md, seq, *start.published, offset, data.size()) : nullptr;
+  std::shared_ptr<SizeAlong> along = start.published ? SizeWith(file, md, seq, offset, data.size()) : nullptr;
   TouchedNodes touched;
   ChunkPieces pieces(fan_out_.get(), offset, data.size(), md.chunk_size);
   BB_RETURN_IF_ERROR(ForEachChunk(offset, data.size(), md.chunk_size, [&](const ChunkSpan& s) -> Status {
@@ -257,7 +254,8 @@ Result<size_t> FileSystem::Write(OpenFile* file, uint64_t offset, std::span<cons
   bool publish;
   {
     std::lock_guard lock(inode.mu);
-    inode.size = std::max(inode.size, offset + data.size());
+    // With nothing unpublished before, this write's end alone (Inode::size: stale otherwise).
+    inode.size = inode.size_dirty ? std::max(inode.size, offset + data.size()) : offset + data.size();
     if (inode.size_taken_at != seq) {  // its chunk's node did not take (or has yet to take) the size
       inode.size_dirty = true;
       inode.dirty_mtime_ns = now;
@@ -309,8 +307,8 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
     std::lock_guard lock(inode.mu);
     touched.InsertInto(&inode.written_nodes);
     if (!allocated.ok()) return allocated;
-    if (!(mode & FALLOC_FL_KEEP_SIZE) && offset + length > std::max(inode.size, md.size)) {
-      inode.size = offset + length;
+    if (!(mode & FALLOC_FL_KEEP_SIZE)) {  // the owner keeps the larger, as for a write (Inode::size)
+      inode.size = inode.size_dirty ? std::max(inode.size, offset + length) : offset + length;
       inode.size_dirty = true;
       inode.dirty_mtime_ns = clock_->WallNs();
     }

@@ -37,13 +37,18 @@ void FileSystem::MoveToRecord(const std::shared_ptr<Inode>& inode, const std::st
 }
 
 Result<Metadata> FileSystem::UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path,
-                                              const MetaUpdate& u) {
-  BB_ASSIGN_OR_RETURN(Metadata md, MetaOwner(path)->UpdateMeta(path, u));
+                                              MetaUpdate u) {
+  u.if_file_id = inode->ino;
+  auto updated = MetaOwner(path)->UpdateMeta(path, u);
   Changed(path);
-  if (md.link != LinkRole::kName) return md;
-  // The file was linked since this node learnt its path: the update belongs to the record (what
-  // the name took is never read).
-  std::string record = RecordPathOf(path, md.file_id);
+  if (updated || updated.error().code() != ESTALE) return updated;
+  // Not the file's own entry: a name of it, linked since this node learnt its path (the update
+  // belongs to the record), or another file's.
+  auto md = MetaOwner(path)->GetMeta(path);
+  if (!md || md->file_id != inode->ino || md->link != LinkRole::kName) {
+    return Status(ENOENT, path + ": the file was removed or replaced by another node");
+  }
+  std::string record = RecordPathOf(path, md->file_id);
   MoveToRecord(inode, record);
   auto rec = MetaOwner(record)->UpdateMeta(record, u);
   Changed(record);

@@ -47,8 +47,8 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   return Status::Ok();
 }
 
-std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t known_size,
-                                                uint64_t offset, uint64_t length) {
+std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t offset,
+                                                uint64_t length) {
   if (length == 0 || md.chunk_size == 0) return nullptr;
   uint64_t index = offset / md.chunk_size;
   if ((offset + length - 1) / md.chunk_size != index) return nullptr;
@@ -64,7 +64,9 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
   if (layout.replicated || layout.MetaNode(path) != target) return nullptr;
   auto along = std::make_shared<SizeAlong>();
   along->path = path;
-  along->update.grow_to = std::max(known_size, offset + length);
+  // The write's end only: the owner keeps the larger of its size and that, and a size known here
+  // from before may be one another node has truncated since.
+  along->update.grow_to = offset + length;
   along->update.mtime_ns = along->update.ctime_ns = clock_->WallNs();
   along->update.if_file_id = md.file_id;
   // An entry made here that waits for its owner goes with it (the owner makes it, with the size).
@@ -72,6 +74,7 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
   int64_t asked_ns = clock_->MonotonicNs();
   uint64_t since = ToldSeq();
   along->taken = [this, inode = file->inode, path, asked_ns, since, seq, file_id = md.file_id,
+                  offset_end = offset + length,
                   made = along->make.has_value()](const Status& sent, std::optional<Metadata> entry) {
     if (made) deferred_->Taken(path, file_id, sent.ok());  // else the next batch sends it
     Changed(path);
@@ -80,7 +83,7 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
     std::lock_guard lock(inode->mu);
     inode->meta = *entry;
     MarkFresh(*inode, asked_ns, told);
-    if (inode->writes == seq && entry->size >= inode->size) {
+    if (inode->writes == seq && entry->size >= offset_end) {
       inode->size_dirty = false;
       inode->size_taken_at = seq;
       inode->last_publish_ns = clock_->MonotonicNs();
@@ -93,7 +96,7 @@ Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, 
   MetaUpdate u;
   {
     std::lock_guard lock(inode->mu);
-    u.grow_to = std::max(inode->size, inode->meta.size);  // this node's writes not yet published
+    if (inode->size_dirty) u.grow_to = inode->size;  // this node's writes not yet published
     u.mtime_ns = u.ctime_ns = clock_->WallNs();
   }
   u.append = length;

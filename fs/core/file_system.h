@@ -328,7 +328,8 @@ class FileSystem {
   // Every path whose inode this node's kernel may hold (kDropEverything, coherence.h).
   std::vector<std::string> KnownPaths() const;
   // The owner of each item's path told this node it changed: attributes cached here are read
-  // again (call before the kernel is told, so that what it asks next is fresh).
+  // again (call before the kernel is told, so that what it asks next is fresh), and an inode
+  // known by a name that went on naming its file elsewhere (Invalidation::file_id) follows it.
   void Invalidated(const std::vector<Invalidation>& items);
 
   // Number of inodes the kernel holds references to (for tests and statistics).
@@ -392,9 +393,10 @@ class FileSystem {
   // For such a lookup: the grant of the lease of `path`'s directory by which the name is absent
   // and reserved for this node (asking for the lease, or renewing it, first); 0 when there is none.
   uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
-  // `inode`'s path names another file now, or none: it was moved or removed by another node, which
-  // told this node's kernel to drop the name. What this node knew of it answers (an open file reads
-  // its own data; its writes, published at `path`, fail: README), and `path` no longer leads to it.
+  // `inode`'s path names another file now, or none: it was removed by another node (or moved, and
+  // where to was not told), which told this node's kernel to drop the name. What this node knew of
+  // it answers (an open file reads its own data; its writes, published at `path`, fail: README),
+  // and `path` no longer leads to it.
   Metadata Detached(const std::shared_ptr<Inode>& inode, const std::string& path);
   // After this node moved `src` from `from` to `to`: its inode follows.
   void FollowRename(const Metadata& src, const std::string& from, const std::string& to);
@@ -420,20 +422,20 @@ class FileSystem {
   // that turned out large (CreateStreams).
   void NoteWriteOfMade(OpenFile* file, uint64_t offset, uint64_t length, uint64_t chunk_size);
   // What a write starts from: the file's metadata, its offset (an O_APPEND write's, reserved on a
-  // node-private file), the size while nothing of it is unpublished or on its way, and the
-  // write's number (Inode::writes). Reports an earlier write behind's error.
+  // node-private file), whether nothing of the size is unpublished or on its way, and the write's
+  // number (Inode::writes). Reports an earlier write behind's error.
   struct WriteStart {
     Metadata md;
     uint64_t offset = 0;
-    std::optional<uint64_t> published;
+    bool published = false;
     uint64_t seq = 0;
   };
   Result<WriteStart> StartWrite(OpenFile* file, uint64_t offset, uint64_t length, bool behind, bool shared_append);
   // Where the mode keeps a file's first chunk with its entry (layout.h): the size that goes with
   // write number `seq` of `file` (Inode::writes), when it is the first since the size was published
-  // (`known_size`) and lies in one chunk on the entry's node; null otherwise.
-  std::shared_ptr<SizeAlong> SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t known_size,
-                                      uint64_t offset, uint64_t length);
+  // and lies in one chunk on the entry's node; null otherwise.
+  std::shared_ptr<SizeAlong> SizeWith(OpenFile* file, const Metadata& md, uint64_t seq, uint64_t offset,
+                                      uint64_t length);
   OpenFile* OpenWith(std::shared_ptr<Inode> inode, const Metadata& md, int flags, pid_t pid);
   // `parent`: the inode of the directory it is made in (0: none).
   Metadata NewMeta(uint64_t parent, FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
@@ -463,9 +465,10 @@ class FileSystem {
   // goes to `path_out`).
   Result<Metadata> FollowName(const std::string& name_path, Metadata md, std::string* path_out);
   void MoveToRecord(const std::shared_ptr<Inode>& inode, const std::string& record);
-  // Applies `u` to the attributes of the file at `path`, following it to its record when it
-  // was linked meanwhile.
-  Result<Metadata> UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path, const MetaUpdate& u);
+  // Applies `u` to the attributes of `inode`'s file at `path`, following it to its record when it
+  // was linked meanwhile. Never to another file's entry: ENOENT when `path` no longer names the
+  // file (removed, or replaced by another node, which did not tell where it went).
+  Result<Metadata> UpdateAttributes(const std::shared_ptr<Inode>& inode, const std::string& path, MetaUpdate u);
   // A name of a linked file was removed: one name fewer in the record; the last frees the file.
   Status DropName(const std::string& path, const Metadata& name);
   Result<Metadata> MakeRecord(const std::shared_ptr<Inode>& inode, const std::string& path, const Metadata& md);

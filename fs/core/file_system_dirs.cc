@@ -159,7 +159,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   } else {
     // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
     BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
-    BB_ASSIGN_OR_RETURN(src, from_owner->RemoveMeta(from));
+    BB_ASSIGN_OR_RETURN(src, from_owner->MoveOutMeta(from, to));
   }
   Changed(from);
   Changed(to);

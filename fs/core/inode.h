@@ -29,9 +29,11 @@ struct Inode {
   // moves an entry between workspaces, so it never changes).
   std::atomic<bool> node_private{false};
 
-  std::mutex mu;      // guards the fields below; taken after table_mu_
-  Metadata meta;      // last known metadata (the only copy once unlinked)
-  uint64_t size = 0;  // known size including writes not yet published
+  std::mutex mu;  // guards the fields below; taken after table_mu_
+  Metadata meta;  // last known metadata (the only copy once unlinked)
+  // With size_dirty: the end of this node's writes not yet published (the file is at least that
+  // long; its owner keeps the larger of its size and this). Else the size last known here.
+  uint64_t size = 0;
   bool size_dirty = false;
   int64_t dirty_mtime_ns = 0;
   int64_t last_publish_ns = 0;

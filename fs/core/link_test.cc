@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include <catch2/catch.hpp>
+#include <functional>
 
 #include "fs/core/file_system.h"
 #include "fs/core/test_cluster.h"
@@ -187,6 +188,79 @@ TEST_CASE("a node that renames a name linked elsewhere since follows the file to
     CHECK(attr->md.file_id == ino);
     CHECK(attr->md.size == 7);
     CHECK(c.Read(2, "/ws", "c").value() == "one-two");
+  }
+}
+
+TEST_CASE("a file another node moves while it is open here: its writes follow it", "[link]") {
+  // Node 2 has the file open for writing when node 1 renames it (eight names: to a name of the
+  // same node and of another), or removes the name node 2 knew it by after node 0 linked it (it
+  // lives on at its record). Node 2's writes then reach the file where it is, and every node reads
+  // them there.
+  for (const auto& m : kModes) {
+    if (m.mode == LayoutMode::kNodeLocal) continue;
+    INFO(m.name);
+    FileSystemOptions o = Cluster::Defaults();
+    o.attr_cache_ns = 5'000'000'000;  // owners keep callbacks: node 2 is told of the change
+    Cluster c(4, o);
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
+    uint64_t ws1 = c.Walk(1, "/ws"), ws2 = c.Walk(2, "/ws");
+    auto write_open = [&](const std::string& name, const std::function<void()>& meanwhile) {
+      uint64_t ino = c.fs(2).Lookup(ws2, name).value().ino;
+      auto w = c.fs(2).Open(ino, O_WRONLY, kUser);
+      REQUIRE(w.has_value());
+      meanwhile();
+      auto wrote = c.fs(2).Write(*w, 3, {"-new", 4});
+      CHECK(wrote.has_value());
+      CHECK(c.fs(2).Release(*w).ok());
+      auto attr = c.fs(2).GetAttr(ino);
+      REQUIRE(attr.has_value());
+      CHECK(attr->md.size == 7);
+    };
+    for (int k = 0; k < 8; ++k) {
+      std::string a = "a" + std::to_string(k), b = "b" + std::to_string(k);
+      INFO(a);
+      c.Write(0, "/ws", a, "old");
+      write_open(a, [&] { REQUIRE(c.fs(1).Rename(ws1, a, ws1, b, 0).ok()); });
+      CHECK(c.Read(3, "/ws", b).value() == "old-new");
+      CHECK(c.Read(2, "/ws", b).value() == "old-new");
+    }
+    uint64_t ino = c.Write(0, "/ws", "l1", "one");
+    write_open("l1", [&] {
+      REQUIRE(c.fs(0).Link(ino, c.Walk(0, "/ws"), "l2").has_value());
+      REQUIRE(c.fs(1).Unlink(ws1, "l1").ok());
+    });
+    CHECK(c.Read(3, "/ws", "l2").value() == "one-new");
+  }
+}
+
+TEST_CASE("a file replaced by another node while open here: its writes never reach the new file", "[link]") {
+  // Node 2 has "a" open for writing when node 1 renames "b" over it: the file node 2 holds has no
+  // name left (its data goes, README), and what node 2 then writes, truncates or chmods through
+  // its descriptor fails, never changing the file that took the name.
+  for (const auto& m : kModes) {
+    if (m.mode == LayoutMode::kNodeLocal) continue;
+    INFO(m.name);
+    FileSystemOptions o = Cluster::Defaults();
+    o.attr_cache_ns = 5'000'000'000;
+    Cluster c(4, o);
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
+    uint64_t ws1 = c.Walk(1, "/ws");
+    uint64_t ino = c.Write(0, "/ws", "a", "old");
+    c.Write(0, "/ws", "b", "new");
+    auto w = c.fs(2).Open(c.fs(2).Lookup(c.Walk(2, "/ws"), "a").value().ino, O_RDWR, kUser);
+    REQUIRE(w.has_value());
+    REQUIRE(c.fs(1).Rename(ws1, "b", ws1, "a", 0).ok());
+    (void)c.fs(2).Write(*w, 20, {"x", 1});
+    CHECK_FALSE(c.fs(2).Fsync(*w).ok());
+    SetAttrRequest chmod;
+    chmod.mode = 0600;
+    CHECK_FALSE(c.fs(2).SetAttr(ino, chmod, *w).has_value());
+    (void)c.fs(2).Release(*w);
+    auto now = c.fs(3).Lookup(c.Walk(3, "/ws"), "a");
+    REQUIRE(now.has_value());
+    CHECK(now->md.size == 3);
+    CHECK((now->md.mode & 07777) == 0644);
+    CHECK(c.Read(3, "/ws", "a").value() == "new");
   }
 }
 

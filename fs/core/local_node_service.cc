@@ -106,6 +106,8 @@ class LocalNodeService final : public NodeService {
     return RemoveMetaThenChunks(*this, path, file_id);
   }
 
+  Result<Metadata> MoveOutMeta(const std::string& from, const std::string&) override { return RemoveMeta(from); }
+
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
     CountMeta();
     size_t a = StripeIndex(from), b = StripeIndex(to);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fs/base/status.h"
@@ -100,10 +101,18 @@ struct PurgePage {
 };
 
 // What another node's kernel is to drop of `path` (fs/core/coherence.h): its name (`entry`: the
-// name was removed, replaced or moved away), or its attributes and cached pages.
+// name was removed, replaced or moved away), or its attributes and cached pages. A name that
+// went on naming its file elsewhere carries where (`file_id` not 0): a rename's `moved_to`, or
+// "" for a name of a linked file (it lives on at its link record), so that a node holding the
+// file open follows it there and its writes go on.
 struct Invalidation {
+  Invalidation() = default;
+  Invalidation(std::string path, bool entry, uint64_t file_id = 0, std::string moved_to = {})
+      : path(std::move(path)), entry(entry), file_id(file_id), moved_to(std::move(moved_to)) {}
   std::string path;
   bool entry = false;
+  uint64_t file_id = 0;
+  std::string moved_to;
   bool operator==(const Invalidation&) const = default;
 };
 
@@ -182,6 +191,9 @@ class NodeService {
   // Atomically moves the entry at `from` to `to` (both held by this node), replacing any entry
   // at `to`. Returns the moved entry; ENOENT when `from` is absent.
   virtual Result<Metadata> MoveMeta(const std::string& from, const std::string& to) = 0;
+  // RemoveMeta of `from`, whose entry a rename has put at `to` on another node (the nodes that
+  // read `from` learn where its file went).
+  virtual Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) = 0;
   // Up to `limit` entries of directory `dir` held by this node whose names sort after
   // `start_after` ("" = from the first).
   virtual Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) = 0;

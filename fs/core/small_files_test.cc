@@ -67,6 +67,41 @@ TEST_CASE("a small file's data and size go to its entry's node in one request, b
   }
 }
 
+TEST_CASE("a file cut by another node while open here grows from the cut, not from the size known before", "[core]") {
+  // Node 2 opened a file of three chunks; node 1 truncates it to nothing; node 2 then writes one
+  // byte inside the first chunk (its size may go with the chunk) or the second, with writes behind
+  // and without, then fsyncs or closes. The file ends at that byte on every node, not at the three
+  // chunks node 2 knew.
+  for (LayoutMode mode : {LayoutMode::kCentralizedMeta, LayoutMode::kHashed, LayoutMode::kHybrid}) {
+    for (uint64_t behind : {uint64_t{64} << 20, uint64_t{0}}) {
+      for (uint64_t at : {uint64_t{52}, uint64_t{kChunk} + 52}) {
+        INFO("mode " << static_cast<int>(mode) << ", write_behind " << behind << ", at " << at);
+        FileSystemOptions o = Cluster::Defaults();
+        o.write_behind_bytes = behind;
+        o.attr_cache_ns = 5'000'000'000;  // node 2 is told of the cut
+        Cluster c(4, o);
+        REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{mode, 0.25}, kChunk}, kUser).ok());
+        uint64_t ino = c.Write(0, "/ws", "f", std::string(3 * kChunk, 'o'));
+        REQUIRE(c.fs(2).Lookup(c.Walk(2, "/ws"), "f").value().ino == ino);
+        auto w = c.fs(2).Open(ino, O_RDWR, kUser);
+        REQUIRE(w.has_value());
+        SetAttrRequest cut;
+        cut.size = 0;
+        REQUIRE(c.fs(1).SetAttr(c.fs(1).Lookup(c.Walk(1, "/ws"), "f").value().ino, cut, nullptr).has_value());
+        REQUIRE(c.fs(2).Write(*w, at, {"x", 1}).has_value());
+        REQUIRE(c.fs(2).Fsync(*w).ok());
+        std::string want = std::string(at, '\0') + "x";
+        CHECK(c.Read(3, "/ws", "f").value() == want);
+        REQUIRE(c.fs(2).Write(*w, 10, {"y", 1}).has_value());  // within the file: its size stays
+        REQUIRE(c.fs(2).Release(*w).ok());
+        want[10] = 'y';
+        CHECK(c.Read(3, "/ws", "f").value() == want);
+        CHECK(c.fs(2).GetAttr(ino).value().md.size == at + 1);
+      }
+    }
+  }
+}
+
 TEST_CASE("a size the entry's node did not take is published at close", "[core]") {
   Cluster c(4);
   std::string name;

@@ -51,6 +51,9 @@ class RemoteNodeService final : public NodeService {
   Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
     return Meta<rpc::MoveMeta>({from, to});
   }
+  Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override {
+    return Meta<rpc::MoveOutMeta>({from, to});
+  }
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::ListDir>({dir, start_after, limit}));
     return rpc::ListDir::DecodeReply(r.payload, limit);

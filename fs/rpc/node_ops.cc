@@ -260,10 +260,17 @@ RemoveFiles::Request RemoveFiles::Decode(Reader& r) {
   return q;
 }
 
-// u32 count, then per item its path and a byte: 1 = the entry, 0 = the attributes.
+// u32 count, then per item its path and a byte: 0 = the attributes, 1 = the entry, 2 = the
+// entry of a file that lives on elsewhere, followed by its u64 id and where it went.
 void Invalidate::Encode(Writer& w, const Request& q) {
   w.U32(static_cast<uint32_t>(q.items.size()));
-  for (const Invalidation& i : q.items) w.Str(i.path).U8(i.entry ? 1 : 0);
+  for (const Invalidation& i : q.items) {
+    if (i.entry && i.file_id != 0) {
+      w.Str(i.path).U8(2).U64(i.file_id).Str(i.moved_to);
+    } else {
+      w.Str(i.path).U8(i.entry ? 1 : 0);
+    }
+  }
 }
 
 Invalidate::Request Invalidate::Decode(Reader& r) {
@@ -277,8 +284,13 @@ Invalidate::Request Invalidate::Decode(Reader& r) {
   for (auto& i : q.items) {
     i.path = r.Str();
     uint8_t kind = r.U8();
-    if (kind > 1) r.Fail();
-    i.entry = kind == 1;
+    if (kind > 2) r.Fail();
+    i.entry = kind >= 1;
+    if (kind == 2) {
+      i.file_id = r.U64();
+      i.moved_to = r.Str();
+      if (i.file_id == 0) r.Fail();
+    }
   }
   return q;
 }

@@ -134,9 +134,11 @@ struct RemoveFile {  // path, file id -> u8 data gone, the entry removed
   static Result<NodeService::Removed> DecodeReply(std::string_view payload);
 };
 
-struct MoveMeta {  // from, to -> the entry moved
-  static constexpr NodeOp kOp = NodeOp::kMoveMeta;
-  static constexpr const char* kName = "move meta";
+// Ops of two paths in, an entry out (MoveMeta, MoveOutMeta).
+template <NodeOp Op, const char* Name, Result<Metadata> (NodeService::*Method)(const std::string&, const std::string&)>
+struct PathsToEntry {  // from, to -> the entry moved
+  static constexpr NodeOp kOp = Op;
+  static constexpr const char* kName = Name;
   struct Request {
     std::string from;
     std::string to;
@@ -144,9 +146,14 @@ struct MoveMeta {  // from, to -> the entry moved
   static void Encode(Writer& w, const Request& q) { w.Str(q.from).Str(q.to); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
-    return FromMeta(s.MoveMeta(q.from, q.to));
+    return FromMeta((s.*Method)(q.from, q.to));
   }
 };
+
+inline constexpr char kMoveMetaName[] = "move meta";
+inline constexpr char kMoveOutMetaName[] = "move out meta";
+using MoveMeta = PathsToEntry<NodeOp::kMoveMeta, kMoveMetaName, &NodeService::MoveMeta>;
+using MoveOutMeta = PathsToEntry<NodeOp::kMoveOutMeta, kMoveOutMetaName, &NodeService::MoveOutMeta>;
 
 struct ListDir {  // dir, start_after, limit -> page
   static constexpr NodeOp kOp = NodeOp::kListDir;

@@ -53,6 +53,7 @@ enum class NodeOp : uint16_t {
   kHandOver,
   kLeaseDir,
   kHandOverDir,
+  kMoveOutMeta,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

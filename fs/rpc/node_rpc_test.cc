@@ -429,7 +429,7 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
         NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
         NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile,    NodeOp::kLeaseDir,
-        NodeOp::kHandOverDir}) {
+        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there
@@ -454,15 +454,20 @@ TEST_CASE("invalidations reach the other node's kernel through its view, and mal
   CoherentView view(local.get(), &coherence, 0);
   LoopbackTransport t(&view);
   auto remote = NewRemoteNodeService(&t, 1, std::chrono::milliseconds(1000));
-  std::vector<Invalidation> items = {{"/ws/a", true}, {"/ws/dir/b", false}};
+  // A name, attributes, a name moved (with its file and where it went), a linked file's name.
+  std::vector<Invalidation> items = {
+      {"/ws/a", true}, {"/ws/dir/b", false}, {"/ws/c", true, 7, "/ws/d"}, {"/ws/e", true, 9, ""}};
   REQUIRE(remote->Invalidate(items).ok());
   CHECK(told == items);
   told.clear();
   auto op = static_cast<uint16_t>(NodeOp::kInvalidate);
-  // A count larger than the message holds, a kind that is neither 0 nor 1, a short item.
+  // A count larger than the message holds, a kind that is none of 0, 1 and 2, a short item, a
+  // moved name without its file id or without where it went.
   for (const std::string& bad :
        {transport::Writer().U32(1000).Take(), transport::Writer().U32(1).Str("/x").U8(7).Take(),
-        transport::Writer().U32(2).Str("/x").U8(1).Take()}) {
+        transport::Writer().U32(2).Str("/x").U8(1).Take(), transport::Writer().U32(1).Str("/x").U8(2).Take(),
+        transport::Writer().U32(1).Str("/x").U8(2).U64(0).Str("/y").Take(),
+        transport::Writer().U32(1).Str("/x").U8(2).U64(3).Take()}) {
     CHECK(ServeNodeRequest(view, op, bad, "").status == EPROTO);
   }
   CHECK(told.empty());
