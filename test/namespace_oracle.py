@@ -12,8 +12,8 @@ another takes over, so leases are taken and asked back. Names come from small po
 operations collide. Every node keeps one worker process for the whole run, so its kernel caches
 what it saw earlier: an entry, a negative entry or attributes not dropped when another node
 changed them show up as a wrong answer, as does a create, unlink or rename that was lost or done
-twice. Some files are held open and read through their descriptors later, after other nodes
-changed them. At the end every node lists every directory and reads every file and symlink.
+twice. Some files are held open, and read and written through their descriptors later, after
+other nodes changed or moved them. At the end every node lists every directory and reads every file and symlink.
 
 With --parallel, every node works at once, each in a directory of its own (checked against a
 model of its own) and reading the others' directories meanwhile; every node then sees all four.
@@ -75,14 +75,18 @@ def run(c):
         return {"len": len(data), "md5": hashlib.md5(data).hexdigest()}
     if op == "list":
         return {"names": sorted(os.listdir(p("path")))}
-    if op == "open":  # held open for fdread and close
-        fd = os.open(p("path"), os.O_RDONLY)
+    if op == "open":  # held open for fdread, fdwrite and close
+        fd = os.open(p("path"), os.O_RDWR)
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             os.close(fd)
             return {"errno": "EISDIR"}
         return {"fd": fd}
     if op == "fdread":
         return read_all(c["fd"])
+    if op == "fdwrite":  # published by its fsync, as by a close
+        os.pwrite(c["fd"], bytes([c["byte"]]) * c["size"], c["offset"])
+        os.fsync(c["fd"])
+        return {}
     if op == "close":
         os.close(c["fd"])
         return {}
@@ -363,13 +367,27 @@ class Run:
 
     def held(self, rng, model, pre, node, fds):
         """Opens a file to hold, reads one held (what its file holds now, whoever changed it:
-        close-to-open through a descriptor), or closes one; `fds` holds (node, fd, object)."""
+        close-to-open through a descriptor), writes one held (wherever other nodes moved it
+        meanwhile), or closes one; `fds` holds (node, fd, object)."""
         mine = [f for f in fds if f[0] == node]
         r = rng.random()
-        if mine and (r < 0.3 or len(mine) >= 8):
+        if mine and (r < 0.25 or len(mine) >= 8):
             f = rng.choice(mine)
             fds.remove(f)
             self.ask(node, {"op": "close", "fd": f[1]})
+        elif mine and r < 0.45:
+            _, fd, obj = rng.choice(mine)
+            data, links, _ = model.objects[obj]
+            cmd = {"op": "fdwrite", "fd": fd, "offset": rng.randint(0, len(data) + 100),
+                   "size": rng.choice([1, 300, 5000]), "byte": rng.randint(1, 255)}
+            seen = self.ask(node, cmd)
+            if links > 0:  # with no name left, it may fail or be lost (README)
+                if seen != {}:
+                    self.report(f"node {node} writes a descriptor of {obj}: {seen}")
+                else:
+                    end = cmd["offset"] + cmd["size"]
+                    padded = data + bytes(max(0, cmd["offset"] - len(data)))
+                    model.objects[obj][0] = padded[:cmd["offset"]] + bytes([cmd["byte"]]) * cmd["size"] + padded[end:]
         elif mine and r < 0.7:
             _, fd, obj = rng.choice(mine)
             data, links, _ = model.objects[obj]
@@ -393,7 +411,7 @@ class Run:
         """`count` operations on `model` (its paths under `pre`), each on the node pick_node()
         names; with `probes` (other directories), a quarter of them are reads of those instead,
         whose answers are not checked beyond their kind (their writers run meanwhile). Some
-        hold files open, read them through those descriptors later, and close them."""
+        hold files open, read and write them through those descriptors later, and close them."""
         fds = []
         for i in range(count):
             node = pick_node()
