@@ -57,8 +57,8 @@ def run(c):
             except OSError as e:
                 out.append(errno.errorcode[e.errno])
         return {"each": out}
-    if op == "write":
-        fd = os.open(p("path"), os.O_WRONLY | os.O_TRUNC)
+    if op in ("write", "append"):
+        fd = os.open(p("path"), os.O_WRONLY | (os.O_TRUNC if op == "write" else os.O_APPEND))
         os.write(fd, bytes([c["byte"]]) * c["size"]) if c["size"] else None
         os.close(fd)
         return {}
@@ -86,6 +86,9 @@ def run(c):
     if op == "fdwrite":  # published by its fsync, as by a close
         os.pwrite(c["fd"], bytes([c["byte"]]) * c["size"], c["offset"])
         os.fsync(c["fd"])
+        return {}
+    if op == "fdtruncate":
+        os.ftruncate(c["fd"], c["size"])
         return {}
     if op == "close":
         os.close(c["fd"])
@@ -180,7 +183,7 @@ def expect(model, cmd):
             else:
                 out.append(err or "EEXIST")
         return [{"each": out}]
-    if op in ("stat", "read", "list", "write", "truncate", "chmod", "unlink", "rmdir", "readlink"):
+    if op in ("stat", "read", "list", "write", "append", "truncate", "chmod", "unlink", "rmdir", "readlink"):
         e, err = model.lookup(cmd["path"])
         if err:
             return [{"errno": err}]
@@ -200,10 +203,11 @@ def expect(model, cmd):
             return [{"len": len(data), "md5": hashlib.md5(data).hexdigest()}]
         if op == "list":
             return [{"names": model.children(cmd["path"])}] if e[0] == "d" else [{"errno": "ENOTDIR"}]
-        if op == "write":
+        if op in ("write", "append"):
             if e[0] == "d":
                 return [{"errno": "EISDIR"}]
-            model.objects[e[1]][0] = bytes([cmd["byte"]]) * cmd["size"]
+            data = model.objects[e[1]][0] if op == "append" else b""
+            model.objects[e[1]][0] = data + bytes([cmd["byte"]]) * cmd["size"]
             return [{}]
         if op == "truncate":
             if e[0] == "d":
@@ -307,7 +311,8 @@ def random_cmd(rng):
     if r < 0.39:
         return {"op": "list", "path": rng.choice(DIRS + [""])}
     if r < 0.45:
-        return {"op": "write", "path": path(), "size": rng.choice([0, 10, 5000, 600000]), "byte": rng.randint(1, 255)}
+        return {"op": rng.choice(["write", "write", "append"]), "path": path(), "size": rng.choice([0, 10, 5000, 600000]),
+                "byte": rng.randint(1, 255)}
     if r < 0.48:
         return {"op": "truncate", "path": path(), "size": rng.choice([0, 100, 4096, 530000, 700000])}
     if r < 0.51:
@@ -378,16 +383,21 @@ class Run:
         elif mine and r < 0.45:
             _, fd, obj = rng.choice(mine)
             data, links, _ = model.objects[obj]
-            cmd = {"op": "fdwrite", "fd": fd, "offset": rng.randint(0, len(data) + 100),
-                   "size": rng.choice([1, 300, 5000]), "byte": rng.randint(1, 255)}
+            if rng.random() < 0.25:
+                cmd = {"op": "fdtruncate", "fd": fd, "size": rng.choice([0, 100, 5000])}
+                offset, put = cmd["size"], b""
+            else:
+                cmd = {"op": "fdwrite", "fd": fd, "offset": rng.randint(0, len(data) + 100),
+                       "size": rng.choice([1, 300, 5000]), "byte": rng.randint(1, 255)}
+                offset, put = cmd["offset"], bytes([cmd["byte"]]) * cmd["size"]
             seen = self.ask(node, cmd)
             if links > 0:  # with no name left, it may fail or be lost (README)
                 if seen != {}:
-                    self.report(f"node {node} writes a descriptor of {obj}: {seen}")
+                    self.report(f"node {node} {cmd['op']}s a descriptor of {obj}: {seen}")
                 else:
-                    end = cmd["offset"] + cmd["size"]
-                    padded = data + bytes(max(0, cmd["offset"] - len(data)))
-                    model.objects[obj][0] = padded[:cmd["offset"]] + bytes([cmd["byte"]]) * cmd["size"] + padded[end:]
+                    padded = data + bytes(max(0, offset - len(data)))
+                    rest = b"" if cmd["op"] == "fdtruncate" else padded[offset + len(put):]
+                    model.objects[obj][0] = padded[:offset] + put + rest
         elif mine and r < 0.7:
             _, fd, obj = rng.choice(mine)
             data, links, _ = model.objects[obj]

@@ -25,7 +25,7 @@
 namespace bb::transport {
 
 inline constexpr uint32_t kMagic = 0x50524242;
-inline constexpr uint8_t kWireVersion = 9;  // 9: names reserved for deferred creates (ReserveName...)
+inline constexpr uint8_t kWireVersion = 10;  // 10: invalidations tell where a moved file went
 inline constexpr size_t kSessionBytes = 16;
 inline constexpr size_t kFrameFixedBytes = 4 + 1 + 1 + 2 + 8 + 4 + 4 + 4 + kSessionBytes;
 inline constexpr uint32_t kNoSender = 0xffffffffu;
