@@ -2,8 +2,9 @@
 # Kernel caches stay coherent across nodes: on a 4-node emulated cluster with the cluster's
 # default caching (entries and attributes for 300 s), in a workspace of every mode, what one node
 # changes is seen on another as soon as the change returned — rename, unlink, chmod, truncate,
-# write-then-close, a name removed and made again by a third node, a name made after another node
-# looked for it, a directory's mode, 300 rounds of random writes and truncates on random nodes
+# write-then-close, a write through a descriptor of a file another node renamed, a name removed
+# and made again by a third node, a name made after another node looked for it, a directory's
+# mode, 300 rounds of random writes and truncates on random nodes
 # checked against a model (test/close_to_open_oracle.py), and random namespace operations checked
 # against a model (test/namespace_oracle.py): 1,500 on random nodes one at a time, then 1,000 per
 # node on every node at once (mode 1: each in its own view), and 1,000 across a node's restart
@@ -89,6 +90,31 @@ touch "$tmp/go"
 wait "$reader" || true
 check "mode $m: node $b's open file reads node $a's in-place overwrite after its close ($(cat "$tmp/seen"))" \
   test "$(cat "$tmp/seen")" = "AAAA BBBB"
+
+  # A file renamed on node a while node b holds it open for writing: b's write and close reach
+  # the file under its new name (a's rename told b where it went), and node c reads them there.
+  on $a sh -c "printf 0123 > $ws/w"
+  rm -f "$tmp/ready" "$tmp/go"
+  on $b python3 -c "
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY)
+open(sys.argv[2], 'w').close()
+for _ in range(1000):
+    if os.path.exists(sys.argv[3]): break
+    time.sleep(0.01)
+try:
+    os.pwrite(fd, b'WXYZ', 4)
+    os.close(fd)
+    print('written')
+except OSError as e:
+    print(e.strerror)" "$ws/w" "$tmp/ready" "$tmp/go" > "$tmp/seen" &
+  writer=$!
+  for _ in $(seq 500); do [ -e "$tmp/ready" ] && break; sleep 0.02; done
+  on $a mv "$ws/w" "$ws/w2"
+  touch "$tmp/go"
+  wait "$writer" || true
+  check "mode $m: node $b writes a file node $a renamed while open there ($(cat "$tmp/seen")), node $c reads it" \
+    test "$(cat "$tmp/seen")" = written -a "$(on $c cat $ws/w2)" = 0123WXYZ
 
   # Against a model: 300 rounds of open, read whole, write and truncate at random, close, each
   # on a node picked at random, and a stat by another node after each.
