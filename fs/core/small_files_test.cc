@@ -76,9 +76,8 @@ TEST_CASE("a file cut by another node while open here grows from the cut, not fr
     for (uint64_t behind : {uint64_t{64} << 20, uint64_t{0}}) {
       for (uint64_t at : {uint64_t{52}, uint64_t{kChunk} + 52}) {
         INFO("mode " << static_cast<int>(mode) << ", write_behind " << behind << ", at " << at);
-        FileSystemOptions o = Cluster::Defaults();
+        FileSystemOptions o = Cluster::Coherent();  // node 2 is told of the cut
         o.write_behind_bytes = behind;
-        o.attr_cache_ns = 5'000'000'000;  // node 2 is told of the cut
         Cluster c(4, o);
         REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{mode, 0.25}, kChunk}, kUser).ok());
         uint64_t ino = c.Write(0, "/ws", "f", std::string(3 * kChunk, 'o'));

@@ -173,6 +173,15 @@ struct Cluster {
     o.chunk_size = kChunk;
     return o;
   }
+  // Defaults with attributes cached 5 s: owners keep callbacks, so a node is told what other
+  // nodes change of what it read (a coherent cluster).
+  static FileSystemOptions Coherent() {
+    FileSystemOptions o = Defaults();
+    o.attr_cache_ns = 5'000'000'000;
+    return o;
+  }
+  // Node i's metadata owner of `path` (its router's layout).
+  NodeId OwnerOf(uint32_t i, const std::string& path) { return members[i].router->Resolve(path).MetaNode(path); }
 
   FileSystemOptions options;
   ManualClock clock;
