@@ -362,6 +362,13 @@ class CoherentView final : public NodeService {
     return [this](NodeId holder, const MadeEntry& e) { StoreHandedOver(holder, e); };
   }
   void StoreHandedOver(NodeId holder, const MadeEntry& e);
+  // The file id of a linked file's name stored here at `path`, 0 for anything else: a change that
+  // replaces the name tells it, so that a node holding the file open by that name follows it to
+  // its record (FileSystem::Invalidated) instead of taking it for removed.
+  uint64_t LinkedNameAt(const std::string& path) {
+    auto md = local_->GetMeta(path);
+    return md && md->link == LinkRole::kName ? md->file_id : 0;
+  }
   // Settles `path` for a read or change (kRead); false (EAGAIN to answer) where it may not wait.
   bool SettleRead(const std::string& path);
   // Whether `path`'s directory is leased to the caller (NameReservations::Lease): a name of it

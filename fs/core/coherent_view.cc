@@ -139,11 +139,13 @@ Status CoherentView::CreateMeta(const std::string& path, const Metadata& md) {
 // A change registers its caller first, as a read does: its reply is cached too, and a change
 // by another node right after must find the registration.
 Status CoherentView::PutMeta(const std::string& path, const Metadata& md) {
+  uint64_t replaced = 0;
   Status s = Making(path, NameReservations::Intent::kRead, [&] {
     Register(path);
+    replaced = LinkedNameAt(path);
     return local_->PutMeta(path, md);
   });
-  if (s.ok()) c_->Tell({{path, true}}, caller_);
+  if (s.ok()) c_->Tell({{path, true, replaced, ""}}, caller_);
   return s;
 }
 
@@ -176,11 +178,13 @@ Result<Metadata> CoherentView::MoveOutMeta(const std::string& from, const std::s
 Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::string& to) {
   SettleRead(from);
   SettleOwnLeased(from);
+  uint64_t replaced = 0;
   auto r = Making(to, NameReservations::Intent::kRead, [&] {
     Register(to);
+    replaced = LinkedNameAt(to);
     return local_->MoveMeta(from, to);
   });
-  if (r) c_->Tell({{from, true, r->file_id, to}, {to, true}}, caller_);
+  if (r) c_->Tell({{from, true, r->file_id, to}, {to, true, replaced, ""}}, caller_);
   return r;
 }
 

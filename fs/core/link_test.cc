@@ -232,6 +232,23 @@ TEST_CASE("a file another node moves while it is open here: its writes follow it
       REQUIRE(c.fs(1).Unlink(ws1, "l1").ok());
     });
     CHECK(c.Read(3, "/ws", "l2").value() == "one-new");
+    // The name node 2 knew it by is renamed over after the link: the file lives on at its record.
+    // Eight names again, so that both the move within one owner and the put at another replace it.
+    across = 0;
+    for (int k = 0; k < 8; ++k) {
+      std::string r1 = "r" + std::to_string(k), r2 = "s" + std::to_string(k), over = "o" + std::to_string(k);
+      INFO(r1);
+      across += c.OwnerOf(1, "/ws/" + over) != c.OwnerOf(1, "/ws/" + r1);
+      ino = c.Write(0, "/ws", r1, "one");
+      c.Write(0, "/ws", over, "other");
+      write_open(r1, [&] {
+        REQUIRE(c.fs(0).Link(ino, c.Walk(0, "/ws"), r2).has_value());
+        REQUIRE(c.fs(1).Rename(ws1, over, ws1, r1, 0).ok());
+      });
+      CHECK(c.Read(3, "/ws", r2).value() == "one-new");
+      CHECK(c.Read(3, "/ws", r1).value() == "other");
+    }
+    if (m.mode != LayoutMode::kCentralizedMeta) CHECK((across > 0 && across < 8));
   }
 }
 
