@@ -48,6 +48,18 @@ void FileSystem::MarkFresh(Inode& inode, int64_t asked_ns, bool told) const {
   inode.fresh_until_ns = asked_ns + fresh;
 }
 
+void FileSystem::TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, bool* told) const {
+  const bool overlapped = ask.ticket <= inode.meta_came;
+  inode.meta = md;
+  inode.meta_came = meta_tickets_.load(std::memory_order_relaxed);
+  if (overlapped) {
+    *told = true;
+    inode.fresh_until_ns = 0;
+  } else {
+    MarkFresh(inode, ask.ns, *told);
+  }
+}
+
 void FileSystem::BoundDirAttributes(const Inode& inode, Entry* e) const {
   if (options_.attr_cache_ns <= 0 || e->node_private || e->md.type != FileType::kDirectory) return;
   e->attr_left_ns = std::max<int64_t>(0, inode.fresh_until_ns - clock_->MonotonicNs());

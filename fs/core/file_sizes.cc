@@ -32,7 +32,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     ApplyUpdate(u, &inode->meta);
     return Status::Ok();
   }
-  int64_t asked_ns = clock_->MonotonicNs();
+  const MetaAsk ask = AskMeta();
   uint64_t since = ToldSeq();
   auto md = UpdateAttributes(inode, path, u);
   bool told = ToldSince(path, since);
@@ -42,8 +42,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     inode->size_dirty = true;
     return md.error();
   }
-  inode->meta = *md;  // the entry as its owner holds it after the update
-  MarkFresh(*inode, asked_ns, told);
+  TakeMeta(*inode, *md, ask, &told);  // the entry as its owner holds it after the update
   return Status::Ok();
 }
 
@@ -71,18 +70,16 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
   along->update.if_file_id = md.file_id;
   // An entry made here that waits for its owner goes with it (the owner makes it, with the size).
   along->make = deferred_->Take(path, md.file_id, along->update);
-  int64_t asked_ns = clock_->MonotonicNs();
+  const MetaAsk ask = AskMeta();
   uint64_t since = ToldSeq();
-  along->taken = [this, inode = file->inode, path, asked_ns, since, seq, file_id = md.file_id,
-                  offset_end = offset + length,
+  along->taken = [this, inode = file->inode, path, ask, since, seq, file_id = md.file_id, offset_end = offset + length,
                   made = along->make.has_value()](const Status& sent, std::optional<Metadata> entry) {
     if (made) deferred_->Taken(path, file_id, sent.ok());  // else the next batch sends it
     Changed(path);
     if (!entry) return;  // published the usual way
     bool told = ToldSince(path, since);
     std::lock_guard lock(inode->mu);
-    inode->meta = *entry;
-    MarkFresh(*inode, asked_ns, told);
+    TakeMeta(*inode, *entry, ask, &told);
     if (inode->writes == seq && entry->size >= offset_end) {
       inode->size_dirty = false;
       inode->size_taken_at = seq;

@@ -176,7 +176,7 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   }
   if (unlinked_out) *unlinked_out = unlinked;
   if (path_out) *path_out = path;
-  int64_t asked_ns = clock_->MonotonicNs();
+  const MetaAsk ask = AskMeta();
   uint64_t since = ToldSeq();
   Metadata md;
   if (unlinked) {
@@ -199,8 +199,8 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   std::lock_guard lock(inode->mu);
   OverlayUnpublished(*inode, &md);
   if (!unlinked) {
-    inode->meta = md;
-    MarkFresh(*inode, asked_ns, ToldSince(path, since));  // a change may have raced the read
+    bool told = ToldSince(path, since);  // a change may have raced the read
+    TakeMeta(*inode, md, ask, &told);
   }
   return md;
 }
@@ -211,11 +211,11 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t
   std::string profiled = Profiled(path);
   if (!profiled.empty()) profiles_.Lookup(profiled, std::string(ParentPath(path)), clock_->WallNs());
   PathLayout layout = router_->Resolve(path);
-  int64_t asked_ns;
+  MetaAsk ask = AskMeta();  // its time is when the owner read the entry (LookupMeta)
   bool ahead;
   uint64_t since = ToldSeq();
   const uint64_t token = dir_changes_->Begin();
-  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &asked_ns, &ahead, pid));
+  BB_ASSIGN_OR_RETURN(Metadata md, LookupMeta(path, layout, &ask.ns, &ahead, pid));
   if (!profiled.empty()) {
     profiles_.Stat(profiled, path, md.file_id, md.type == FileType::kDirectory, /*count=*/false, clock_->WallNs());
   }
@@ -228,13 +228,12 @@ Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t
   Entry e = Remember(attr_path, md);
   e.told = ToldSince(path, since) || ToldSince(attr_path, since);
   // Read ahead: the owner's promise runs from its read, not from now.
-  if (ahead) e.fresh_left_ns = std::max<int64_t>(0, asked_ns + options_.attr_cache_ns - clock_->MonotonicNs());
+  if (ahead) e.fresh_left_ns = std::max<int64_t>(0, ask.ns + options_.attr_cache_ns - clock_->MonotonicNs());
   {
     // An open file of this node may have unpublished writes.
     BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
     std::lock_guard lock(inode->mu);
-    inode->meta = md;  // as FreshMeta keeps what it read
-    MarkFresh(*inode, asked_ns, e.told);
+    TakeMeta(*inode, e.md, ask, &e.told);  // as FreshMeta keeps what it read
     BoundDirAttributes(*inode, &e);
     if (inode->size_dirty) e.md.size = std::max(e.md.size, inode->size);
   }
@@ -318,9 +317,11 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     }
   }
   if (!unlinked) {
+    const MetaAsk ask = AskMeta();
     BB_ASSIGN_OR_RETURN(md, UpdateAttributes(inode, path, u));
     std::lock_guard lock(inode->mu);
-    inode->meta = md;
+    bool told = true;  // its answer is not what makes the copy here fresh
+    TakeMeta(*inode, md, ask, &told);
     if (inode->size_dirty) md.size = std::max(md.size, inode->size);
     return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
   }
@@ -338,7 +339,7 @@ Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, 
 Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayout& layout, Metadata md,
                                         bool* deferred) {
   ApplyLayout(&md, layout);
-  int64_t asked_ns = clock_->MonotonicNs();
+  const MetaAsk ask = AskMeta();
   uint64_t since = ToldSeq();
   // On a name its owner reserved for this node, the entry is made here and goes to the owner
   // later (DeferredCreates); else a right this node holds goes with the owner's make.
@@ -356,8 +357,7 @@ Result<Entry> FileSystem::CreateEntryAt(const std::string& path, const PathLayou
   e.told = ToldSince(path, since);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(e.ino));
   std::lock_guard lock(inode->mu);
-  inode->meta = md;  // what its owner holds now
-  MarkFresh(*inode, asked_ns, e.told);
+  TakeMeta(*inode, md, ask, &e.told);  // what its owner holds now
   BoundDirAttributes(*inode, &e);
   return e;
 }

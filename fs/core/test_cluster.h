@@ -44,6 +44,78 @@ class ForwardingChunkStore : public ChunkStore {
  private:
   std::unique_ptr<ChunkStore> inner_;
 };
+// A node service that passes every call to another one; tests derive from it and override only
+// the calls they watch or hold.
+class ForwardingNodeService : public NodeService {
+ public:
+  explicit ForwardingNodeService(std::unique_ptr<NodeService> inner) : inner_(std::move(inner)) {}
+  Result<Metadata> GetMeta(const std::string& path) override { return inner_->GetMeta(path); }
+  Result<NameLookup> ReserveName(const std::string& path) override { return inner_->ReserveName(path); }
+  Status CreateMeta(const std::string& path, const Metadata& md) override { return inner_->CreateMeta(path, md); }
+  Status PutMeta(const std::string& path, const Metadata& md) override { return inner_->PutMeta(path, md); }
+  Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
+    return inner_->UpdateMeta(path, update);
+  }
+  Result<Metadata> RemoveMeta(const std::string& path) override { return inner_->RemoveMeta(path); }
+  Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
+    return inner_->RemoveFile(path, file_id);
+  }
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
+    return inner_->MoveMeta(from, to);
+  }
+  Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override {
+    return inner_->MoveOutMeta(from, to);
+  }
+  Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {
+    return inner_->ListDir(dir, start_after, limit);
+  }
+  Result<DirAttrPage> ListAttrs(const std::string& dir, const std::string& start_after, uint32_t limit) override {
+    return inner_->ListAttrs(dir, start_after, limit);
+  }
+  Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
+                                       const std::vector<NameGrant>& released) override {
+    return inner_->MakeEntries(made, released);
+  }
+  Result<std::vector<MadeEntry>> HandOver(const std::vector<std::string>& paths) override {
+    return inner_->HandOver(paths);
+  }
+  Result<DirLease> LeaseDir(const std::string& dir, uint64_t renew) override { return inner_->LeaseDir(dir, renew); }
+  Result<std::vector<MadeEntry>> HandOverDir(const std::string& dir) override { return inner_->HandOverDir(dir); }
+  Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                    std::span<const char> data) override {
+    return inner_->WriteChunk(file_id, chunk_size, index, offset, data);
+  }
+  Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                                      uint64_t offset, std::span<const char> data,
+                                                      const std::string& path, const MetaUpdate& update,
+                                                      const std::optional<Metadata>& make) override {
+    return inner_->WriteChunkAndUpdate(file_id, chunk_size, index, offset, data, path, update, make);
+  }
+  Result<size_t> ReadChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                           std::span<char> buf) override {
+    return inner_->ReadChunk(file_id, chunk_size, index, offset, buf);
+  }
+  Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                       uint64_t length) override {
+    return inner_->AllocateChunk(file_id, chunk_size, index, offset, length);
+  }
+  Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
+    return inner_->TruncateChunks(file_id, size, chunk_size);
+  }
+  Status RemoveChunks(uint64_t file_id) override { return inner_->RemoveChunks(file_id); }
+  Status Sync(uint64_t file_id) override { return inner_->Sync(file_id); }
+  Result<SpaceStats> StatSpace() override { return inner_->StatSpace(); }
+  Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {
+    return inner_->PutWorkspace(name, spec, root);
+  }
+  Status DropWorkspace(const std::string& name) override { return inner_->DropWorkspace(name); }
+  Result<PurgePage> PurgeTree(const std::string& dir, uint32_t limit) override { return inner_->PurgeTree(dir, limit); }
+  Status RemoveFiles(const std::vector<uint64_t>& file_ids) override { return inner_->RemoveFiles(file_ids); }
+  Status Invalidate(const std::vector<Invalidation>& items) override { return inner_->Invalidate(items); }
+
+ private:
+  std::unique_ptr<NodeService> inner_;
+};
 const Caller kUser{1000, 1000, 1};
 
 // `options` apply to every node (chunk_size defaults to kChunk); `chunks(i)` makes node i's
@@ -53,6 +125,8 @@ const Caller kUser{1000, 1000, 1};
 // and its `told` list (its kernel's).
 struct Cluster {
   using ChunkStoreMaker = std::function<std::unique_ptr<ChunkStore>(uint32_t node)>;
+  // Wraps node i's service (the one every node reaches it by), e.g. in a ForwardingNodeService.
+  using ServiceWrapper = std::function<std::unique_ptr<NodeService>(uint32_t node, std::unique_ptr<NodeService>)>;
 
   struct Member {
     std::unique_ptr<MetaStore> meta = NewMemoryMetaStore();
@@ -70,8 +144,9 @@ struct Cluster {
     std::vector<Invalidation> told;  // guarded by told_mu
   };
 
-  explicit Cluster(uint32_t n, FileSystemOptions o = Defaults(), const ChunkStoreMaker& chunks = nullptr)
-      : options(o), members(n) {
+  explicit Cluster(uint32_t n, FileSystemOptions o = Defaults(), const ChunkStoreMaker& chunks = nullptr,
+                   ServiceWrapper wrap = nullptr)
+      : options(o), wrap_service(std::move(wrap)), members(n) {
     for (uint32_t i = 0; i < n; ++i) members[i].chunks = chunks ? chunks(i) : NewMemoryChunkStore();
     for (uint32_t i = 0; i < n; ++i) Assemble(i);
     for (auto& m : members) REQUIRE(m.fs->Init(kUser).ok());
@@ -91,6 +166,7 @@ struct Cluster {
     REQUIRE(LoadWorkspaces(m.meta.get(), m.router.get()).ok());
     m.stats = std::make_unique<NodeStats>(n);
     m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});
+    if (wrap_service) m.service = wrap_service(i, std::move(m.service));
     m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
     NodeResolver resolve = [this](NodeId id) { return members[id].service.get(); };
     if (coherent()) {
@@ -184,6 +260,7 @@ struct Cluster {
   NodeId OwnerOf(uint32_t i, const std::string& path) { return members[i].router->Resolve(path).MetaNode(path); }
 
   FileSystemOptions options;
+  ServiceWrapper wrap_service;
   ManualClock clock;
   std::vector<Member> members;
 };

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "fs/core/file_system.h"
+#include "fs/core/inode.h"
 #include "fs/core/test_cluster.h"
 
 namespace bb::fs {
@@ -338,6 +339,92 @@ TEST_CASE("small writes of a chunk on its way gather, and go together after it",
   REQUIRE(c.fs(0).Release(f).ok());
   std::string back = c.ReadAll(1, "f");
   CHECK(back.substr(chunk * kChunk, expect.size()) == expect);
+}
+
+// Node 1's answer to the next UpdateMeta waits, its work at node 1 done, until Release.
+class HeldAnswer : public testing::ForwardingNodeService {
+ public:
+  using ForwardingNodeService::ForwardingNodeService;
+  void HoldNext() {
+    std::lock_guard lock(mu_);
+    hold_ = true;
+    released_ = false;
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mu_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Whether an answer is held, within 10 s.
+  bool WaitHeld() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 10s, [&] { return holding_; });
+  }
+  Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
+    auto r = ForwardingNodeService::UpdateMeta(path, update);
+    std::unique_lock lock(mu_);
+    if (!std::exchange(hold_, false)) return r;
+    holding_ = true;
+    cv_.notify_all();
+    cv_.wait_for(lock, 20s, [&] { return released_; });
+    holding_ = false;
+    return r;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool hold_ = false;
+  bool holding_ = false;
+  bool released_ = true;
+};
+
+TEST_CASE("an answer overtaken by a later one never serves its older size", "[core]") {
+  // Node 0 writes into a chunk node 1 holds, the size going with it (node 1 holds the entry too),
+  // and node 1's answer is held back. Meanwhile a longer write and a publish (fallocate) give node
+  // 0 the larger size. Then the held answer, with the smaller size, comes: it must not be what
+  // node 0 serves (fsx found this: a stat after a write split in two read the first part's end).
+  HeldAnswer* held = nullptr;
+  FileSystemOptions o = Cluster::Coherent();  // attributes served from the node's copy
+  o.write_behind_bytes = 64 << 20;
+  Cluster c(2, o, nullptr, [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+    if (node != 1) return s;
+    auto h = std::make_unique<HeldAnswer>(std::move(s));
+    held = h.get();
+    return h;
+  });
+  struct ReleaseAtEnd {
+    HeldAnswer* h;
+    ~ReleaseAtEnd() { h->Release(); }
+  } release_at_end{held};
+  std::string name;
+  for (int k = 0; name.empty(); ++k) {
+    if (c.OwnerOf(0, "/f" + std::to_string(k)) == 1) name = "f" + std::to_string(k);
+  }
+  const uint64_t ino = c.Write(0, "/", name, "x");
+  auto opened = c.fs(0).Open(ino, O_RDWR, kUser);  // not a new file of a stream: its writes go behind
+  REQUIRE(opened.has_value());
+  OpenFile* f = *opened;
+  uint64_t remote = 0, local = 0;  // a chunk node 1 holds, and a later one node 0 holds
+  for (uint64_t i = 1; i < 256 && local == 0; ++i) {
+    if (remote == 0 && f->data.For(i) == 1) remote = i;
+    if (remote != 0 && f->data.For(i) == 0) local = i;
+  }
+  REQUIRE(local > remote);
+  held->HoldNext();
+  REQUIRE(c.fs(0).Write(f, remote * kChunk, {"abc", 3}).has_value());  // behind, with its size
+  REQUIRE(held->WaitHeld());                                           // node 1 took that size
+  REQUIRE(c.fs(0).Write(f, local * kChunk + 10, {"defg", 4}).has_value());
+  REQUIRE(c.fs(0).Fallocate(f, FALLOC_FL_KEEP_SIZE, local * kChunk, 4).ok());  // publishes the size
+  held->Release();
+  REQUIRE(c.fs(0).Flush(f).ok());  // the held answer came
+  auto attr = c.fs(0).GetAttr(ino);
+  REQUIRE(attr.has_value());
+  CHECK(attr->md.size == local * kChunk + 14);
+  REQUIRE(c.fs(0).Release(f).ok());
+  CHECK(c.Read(1, "/", name).value().size() == local * kChunk + 14);
 }
 
 }  // namespace
