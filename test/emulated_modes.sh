@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The four layout modes on a 4-node emulated cluster (1 Gbit/s links, UCX over TCP): one
 # workspace per mode side by side, each checked for what its mode promises, with the daemons'
-# statistics saying where the work went. Needs root. Always tears the cluster down.
+# statistics saying where the work went, and one file's data and size against a model in each
+# (test/file_oracle.py). Needs root. Always tears the cluster down.
 set -euo pipefail
 bin=${1:?usage: emulated_modes.sh BUILD_BIN_DIR SOURCE_DIR}
 src=${2:?usage: emulated_modes.sh BUILD_BIN_DIR SOURCE_DIR}
@@ -199,6 +200,22 @@ print("ok")
 for m in 1 2 3 4; do
   out=$(on 1 python3 -c "$long_paths" "$mnt/m$m" 2>&1 || true)
   check "mode $m: a path of PATH_MAX - 1 bytes below the workspace is made, renamed and removed ($out)" test "$out" = ok
+done
+
+# One file's data and size against a model (test/file_oracle.py, in the manner of fsx): writes,
+# reads, truncates, fallocate and mapped I/O on node 2, in 64 KiB chunks so that they cross
+# chunks; the other nodes then read the file the model holds (mode 1: node 2 alone sees it).
+for m in 1 2 3 4; do
+  sed -e 's/^chunk_size: .*/chunk_size: 64KiB/' "$src/configs/modes/mode$m.yaml" > "$tmp/d$m.yaml"
+  "$bbctl" job start --name "d$m" --mode-file "$tmp/d$m.yaml" >/dev/null
+  out=$(on 2 python3 "$src/test/file_oracle.py" "$mnt/d$m/f" 3000 $((70 + m)) 2>&1 || true)
+  check "mode $m: one file's data and size after 3,000 random operations (${out:0:200})" test "${out%% *}" = ok
+  want=${out##* }
+  for n in 0 3; do
+    [ $m = 1 ] && break
+    check "mode $m: node $n reads the file node 2 left" test "$(on $n sha256sum "$mnt/d$m/f" | cut -d' ' -f1)" = "$want"
+  done
+  "$bbctl" job stop --name "d$m" >/dev/null
 done
 
 # Workspaces survive a daemon restart: node 2 comes back routing them the same way.
