@@ -280,10 +280,21 @@ void Coherence::OweLocked(NodeId node, std::vector<Invalidation> list) {
     owed_cv_.notify_all();
   }
   std::vector<Invalidation>& owed = owed_[node];
-  if (!owed.empty() && owed.front() == kDropEverything) return;  // covers anything more
   size_t before = owed.size();
-  owed.insert(owed.end(), std::make_move_iterator(list.begin()), std::make_move_iterator(list.end()));
-  if (owed.size() > kMaxOwed) owed = {kDropEverything};
+  // kDropEverything covers anything more, but where files went: a descriptor open there follows
+  // its file (FileSystem::Invalidated), which dropping every cache does not tell.
+  const bool everything = !owed.empty() && owed.front() == kDropEverything;
+  for (Invalidation& item : list) {
+    if (!everything || item.file_id != 0) owed.push_back(std::move(item));
+  }
+  if (!everything && owed.size() > kMaxOwed) {
+    std::vector<Invalidation> kept{kDropEverything};
+    for (Invalidation& item : owed) {
+      if (item.file_id != 0) kept.push_back(std::move(item));
+    }
+    owed = std::move(kept);
+  }
+  if (owed.size() > kMaxOwed) owed.resize(kMaxOwed);  // later moves are not told (README)
   stats_.owed.fetch_add(owed.size() - std::min(before, owed.size()), std::memory_order_relaxed);
 }
 

@@ -256,18 +256,26 @@ TEST_CASE("a node that did not answer is owed what it missed, told once it answe
   CHECK(t.told2 == std::vector<Invalidation>{{"/a", false}, {"/b", false}});
   t.c0.Catchup();  // even: nothing more
   CHECK(t.told2.size() == 2);
-  SECTION("past kMaxOwed, it is owed everything instead") {
+  SECTION("past kMaxOwed, it is owed everything instead, and still where files went") {
     t.node2_down = true;
+    t.Put("/moved");
+    REQUIRE(t.As(2).GetMeta("/moved").has_value());
+    REQUIRE(t.As(1).MoveMeta("/moved", "/there").has_value());
     for (size_t i = 0; i <= Coherence::kMaxOwed; ++i) {
       std::string p = "/many/" + std::to_string(i);
       t.Put(p);
       REQUIRE(t.As(2).GetMeta(p).has_value());
       REQUIRE(t.As(1).RemoveMeta(p).has_value());
     }
+    t.Put("/later");
+    REQUIRE(t.As(2).GetMeta("/later").has_value());
+    REQUIRE(t.As(1).MoveMeta("/later", "/elsewhere").has_value());
     t.node2_down = false;
     t.told2.clear();
     t.c0.Catchup();
-    CHECK(t.told2 == std::vector<Invalidation>{kDropEverything});
+    CHECK(t.told2 == std::vector<Invalidation>{kDropEverything,
+                                               {"/moved", true, Id("/moved"), "/there"},
+                                               {"/later", true, Id("/later"), "/elsewhere"}});
   }
 }
 
