@@ -51,7 +51,7 @@ void FileSystem::MarkFresh(Inode& inode, int64_t asked_ns, bool told) const {
 void FileSystem::TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, bool* told) const {
   const bool overlapped = ask.ticket <= inode.meta_came;
   inode.meta = md;
-  inode.meta_came = meta_tickets_.load(std::memory_order_relaxed);
+  inode.meta_came = meta_tickets_.load();
   if (overlapped) {
     *told = true;
     inode.fresh_until_ns = 0;

@@ -381,13 +381,13 @@ class FileSystem {
     int64_t ns = 0;
     uint64_t ticket = 0;
   };
-  MetaAsk AskMeta() { return {clock_->MonotonicNs(), meta_tickets_.fetch_add(1, std::memory_order_relaxed) + 1}; }
+  MetaAsk AskMeta() { return {clock_->MonotonicNs(), meta_tickets_.fetch_add(1) + 1}; }
   // REQUIRES inode.mu. Keeps `md`, the owner's answer to `ask`, in inode.meta, fresh unless
-  // `*told` (MarkFresh). Answers on other threads come back in any
-  // order: a write behind's, asked before a flush published a larger size, may come after the
-  // flush's. An answer to an ask sent before the answer held came overlapped that one, and which
-  // of the two the owner gave last is unknown: it is kept fresh for nobody (`*told` is set), so
-  // that the next read asks the owner.
+  // `*told` (MarkFresh). Answers on other threads come back in any order: a write behind's,
+  // asked before a flush published a larger size, may come after the flush's. An answer to an
+  // ask sent before the answer held came overlapped that one, and which of the two the owner
+  // gave last is unknown: it is kept fresh for nobody (`*told` is set), so that the next read
+  // asks the owner.
   void TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, bool* told) const;
   // REQUIRES inode.mu. A directory's attributes in `e` are cached no longer than they answer
   // here.
