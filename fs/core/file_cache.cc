@@ -49,9 +49,9 @@ void FileSystem::MarkFresh(Inode& inode, int64_t asked_ns, bool told) const {
 }
 
 void FileSystem::TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, bool* told) const {
-  const bool overlapped = ask.ticket <= inode.meta_came;
+  const bool overlapped = ask.ticket <= inode.change_came;
   inode.meta = md;
-  inode.meta_came = meta_tickets_.load();
+  if (ask.change) inode.change_came = meta_tickets_.load();
   if (overlapped) {
     *told = true;
     inode.fresh_until_ns = 0;

@@ -32,7 +32,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     ApplyUpdate(u, &inode->meta);
     return Status::Ok();
   }
-  const MetaAsk ask = AskMeta();
+  const MetaAsk ask = AskMeta(/*change=*/true);
   uint64_t since = ToldSeq();
   auto md = UpdateAttributes(inode, path, u);
   bool told = ToldSince(path, since);
@@ -70,7 +70,7 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
   along->update.if_file_id = md.file_id;
   // An entry made here that waits for its owner goes with it (the owner makes it, with the size).
   along->make = deferred_->Take(path, md.file_id, along->update);
-  const MetaAsk ask = AskMeta();
+  const MetaAsk ask = AskMeta(/*change=*/true);
   uint64_t since = ToldSeq();
   along->taken = [this, inode = file->inode, path, ask, since, seq, file_id = md.file_id, offset_end = offset + length,
                   made = along->make.has_value()](const Status& sent, std::optional<Metadata> entry) {

@@ -317,7 +317,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     }
   }
   if (!unlinked) {
-    const MetaAsk ask = AskMeta();
+    const MetaAsk ask = AskMeta(/*change=*/true);
     BB_ASSIGN_OR_RETURN(md, UpdateAttributes(inode, path, u));
     std::lock_guard lock(inode->mu);
     bool told = true;  // its answer is not what makes the copy here fresh

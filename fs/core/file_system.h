@@ -375,19 +375,21 @@ class FileSystem {
   // `asked_ns`, answer here for attr_cache_ns (a directory's for dir_attr_cache_ns) from then,
   // unless this node was `told` of a change meanwhile.
   void MarkFresh(Inode& inode, int64_t asked_ns, bool told) const;
-  // An ask of an owner for a file's metadata, taken as it is sent: its time (MarkFresh), and a
-  // ticket that orders it among this node's asks (TakeMeta).
+  // An ask of an owner for a file's metadata, taken as it is sent: its time (MarkFresh), a ticket
+  // that orders it among this node's asks, and whether it changes the file (TakeMeta).
   struct MetaAsk {
     int64_t ns = 0;
     uint64_t ticket = 0;
+    bool change = false;
   };
-  MetaAsk AskMeta() { return {clock_->MonotonicNs(), meta_tickets_.fetch_add(1) + 1}; }
+  MetaAsk AskMeta(bool change = false) { return {clock_->MonotonicNs(), meta_tickets_.fetch_add(1) + 1, change}; }
   // REQUIRES inode.mu. Keeps `md`, the owner's answer to `ask`, in inode.meta, fresh unless
   // `*told` (MarkFresh). Answers on other threads come back in any order: a write behind's,
   // asked before a flush published a larger size, may come after the flush's. An answer to an
-  // ask sent before the answer held came overlapped that one, and which of the two the owner
-  // gave last is unknown: it is kept fresh for nobody (`*told` is set), so that the next read
-  // asks the owner.
+  // ask sent before the answer to a change of this node came may not hold that change (nobody
+  // tells this node of its own changes): it is kept fresh for nobody (`*told` is set), so that
+  // the next read asks the owner. Reads that overlap one another need no such care: a change by
+  // another node between them is told (`*told` already).
   void TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, bool* told) const;
   // REQUIRES inode.mu. A directory's attributes in `e` are cached no longer than they answer
   // here.

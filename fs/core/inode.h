@@ -41,9 +41,10 @@ struct Inode {
   // (SizeAlong): while no later write began, nothing of the size is unpublished.
   uint64_t writes = 0;
   uint64_t size_taken_at = 0;
-  // The asks of owners this node had sent (FileSystem::AskMeta) when the answer in `meta`
-  // came: an ask with a higher ticket was sent after it, so its answer is newer (TakeMeta).
-  uint64_t meta_came = 0;
+  // The asks of owners this node had sent (FileSystem::AskMeta) when the answer to its last
+  // change of the file came: an answer to an ask with a lower ticket may not hold that change
+  // (TakeMeta).
+  uint64_t change_came = 0;
   // `meta` answers getattr and open until then (FileSystemOptions::attr_cache_ns).
   int64_t fresh_until_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync

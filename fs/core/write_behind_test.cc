@@ -11,6 +11,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "fs/core/file_system.h"
@@ -341,13 +342,15 @@ TEST_CASE("small writes of a chunk on its way gather, and go together after it",
   CHECK(back.substr(chunk * kChunk, expect.size()) == expect);
 }
 
-// Node 1's answer to the next UpdateMeta waits, its work at node 1 done, until Release.
+// Node 1's answer to the next UpdateMeta (or GetMeta) waits, its work at node 1 done, until
+// Release.
 class HeldAnswer : public testing::ForwardingNodeService {
  public:
   using ForwardingNodeService::ForwardingNodeService;
-  void HoldNext() {
+  enum class Call { kUpdateMeta, kGetMeta };
+  void HoldNext(Call call = Call::kUpdateMeta) {
     std::lock_guard lock(mu_);
-    hold_ = true;
+    hold_ = call;
     released_ = false;
   }
   void Release() {
@@ -363,9 +366,17 @@ class HeldAnswer : public testing::ForwardingNodeService {
     return cv_.wait_for(lock, 10s, [&] { return holding_; });
   }
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
-    auto r = ForwardingNodeService::UpdateMeta(path, update);
+    return Held(Call::kUpdateMeta, ForwardingNodeService::UpdateMeta(path, update));
+  }
+  Result<Metadata> GetMeta(const std::string& path) override {
+    return Held(Call::kGetMeta, ForwardingNodeService::GetMeta(path));
+  }
+
+ private:
+  Result<Metadata> Held(Call call, Result<Metadata> r) {
     std::unique_lock lock(mu_);
-    if (!std::exchange(hold_, false)) return r;
+    if (hold_ != call) return r;
+    hold_.reset();
     holding_ = true;
     cv_.notify_all();
     cv_.wait_for(lock, 20s, [&] { return released_; });
@@ -373,12 +384,39 @@ class HeldAnswer : public testing::ForwardingNodeService {
     return r;
   }
 
- private:
   std::mutex mu_;
   std::condition_variable cv_;
-  bool hold_ = false;
+  std::optional<Call> hold_;
   bool holding_ = false;
   bool released_ = true;
+};
+
+// Two nodes caching attributes, with write-behind, node 1's service a HeldAnswer; a file whose
+// entry node 1 holds, made by node 0.
+struct HeldCluster {
+  HeldCluster()
+      : c(2, Options(), nullptr, [this](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+          if (node != 1) return s;
+          auto h = std::make_unique<HeldAnswer>(std::move(s));
+          held = h.get();
+          return h;
+        }) {
+    for (int k = 0; name.empty(); ++k) {
+      if (c.OwnerOf(0, "/f" + std::to_string(k)) == 1) name = "f" + std::to_string(k);
+    }
+    ino = c.Write(0, "/", name, "x");
+  }
+  ~HeldCluster() { held->Release(); }
+  static FileSystemOptions Options() {
+    FileSystemOptions o = Cluster::Coherent();  // attributes served from the node's copy
+    o.write_behind_bytes = 64 << 20;
+    return o;
+  }
+
+  HeldAnswer* held = nullptr;  // before the cluster, which sets it while it is built
+  Cluster c;
+  std::string name;
+  uint64_t ino = 0;
 };
 
 TEST_CASE("an answer overtaken by a later one never serves its older size", "[core]") {
@@ -386,25 +424,8 @@ TEST_CASE("an answer overtaken by a later one never serves its older size", "[co
   // and node 1's answer is held back. Meanwhile a longer write and a publish (fallocate) give node
   // 0 the larger size. Then the held answer, with the smaller size, comes: it must not be what
   // node 0 serves (fsx found this: a stat after a write split in two read the first part's end).
-  HeldAnswer* held = nullptr;
-  FileSystemOptions o = Cluster::Coherent();  // attributes served from the node's copy
-  o.write_behind_bytes = 64 << 20;
-  Cluster c(2, o, nullptr, [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
-    if (node != 1) return s;
-    auto h = std::make_unique<HeldAnswer>(std::move(s));
-    held = h.get();
-    return h;
-  });
-  struct ReleaseAtEnd {
-    HeldAnswer* h;
-    ~ReleaseAtEnd() { h->Release(); }
-  } release_at_end{held};
-  std::string name;
-  for (int k = 0; name.empty(); ++k) {
-    if (c.OwnerOf(0, "/f" + std::to_string(k)) == 1) name = "f" + std::to_string(k);
-  }
-  const uint64_t ino = c.Write(0, "/", name, "x");
-  auto opened = c.fs(0).Open(ino, O_RDWR, kUser);  // not a new file of a stream: its writes go behind
+  HeldCluster h;
+  auto opened = h.c.fs(0).Open(h.ino, O_RDWR, kUser);  // not a new file of a stream: its writes go behind
   REQUIRE(opened.has_value());
   OpenFile* f = *opened;
   uint64_t remote = 0, local = 0;  // a chunk node 1 holds, and a later one node 0 holds
@@ -413,18 +434,37 @@ TEST_CASE("an answer overtaken by a later one never serves its older size", "[co
     if (remote != 0 && f->data.For(i) == 0) local = i;
   }
   REQUIRE(local > remote);
-  held->HoldNext();
-  REQUIRE(c.fs(0).Write(f, remote * kChunk, {"abc", 3}).has_value());  // behind, with its size
-  REQUIRE(held->WaitHeld());                                           // node 1 took that size
-  REQUIRE(c.fs(0).Write(f, local * kChunk + 10, {"defg", 4}).has_value());
-  REQUIRE(c.fs(0).Fallocate(f, FALLOC_FL_KEEP_SIZE, local * kChunk, 4).ok());  // publishes the size
-  held->Release();
-  REQUIRE(c.fs(0).Flush(f).ok());  // the held answer came
-  auto attr = c.fs(0).GetAttr(ino);
+  h.held->HoldNext();
+  REQUIRE(h.c.fs(0).Write(f, remote * kChunk, {"abc", 3}).has_value());  // behind, with its size
+  REQUIRE(h.held->WaitHeld());                                           // node 1 took that size
+  REQUIRE(h.c.fs(0).Write(f, local * kChunk + 10, {"defg", 4}).has_value());
+  REQUIRE(h.c.fs(0).Fallocate(f, FALLOC_FL_KEEP_SIZE, local * kChunk, 4).ok());  // publishes the size
+  h.held->Release();
+  REQUIRE(h.c.fs(0).Flush(f).ok());  // the held answer came
+  auto attr = h.c.fs(0).GetAttr(h.ino);
   REQUIRE(attr.has_value());
   CHECK(attr->md.size == local * kChunk + 14);
-  REQUIRE(c.fs(0).Release(f).ok());
-  CHECK(c.Read(1, "/", name).value().size() == local * kChunk + 14);
+  REQUIRE(h.c.fs(0).Release(f).ok());
+  CHECK(h.c.Read(1, "/", h.name).value().size() == local * kChunk + 14);
+}
+
+TEST_CASE("reads that cross keep the attributes cached", "[core]") {
+  // Two getattrs of one file on node 0 cross (the first one's answer is held back at node 1).
+  // Neither changes the file, and a change by another node between them would be told: the
+  // answer that comes last stays fresh, and the next getattr asks nobody.
+  HeldCluster h;
+  h.c.clock.Advance(Cluster::Coherent().attr_cache_ns + 1);  // node 0's copy is stale
+  h.held->HoldNext(HeldAnswer::Call::kGetMeta);
+  auto first = std::async(std::launch::async, [&] { return h.c.fs(0).GetAttr(h.ino); });
+  REQUIRE(h.held->WaitHeld());
+  REQUIRE(h.c.fs(0).GetAttr(h.ino).has_value());  // asks node 1 as well, and is answered
+  h.held->Release();
+  REQUIRE(first.get().has_value());
+  uint64_t asked = h.c.MetaTo(0, 1);
+  auto attr = h.c.fs(0).GetAttr(h.ino);
+  REQUIRE(attr.has_value());
+  CHECK(attr->md.size == 1);
+  CHECK(h.c.MetaTo(0, 1) == asked);
 }
 
 }  // namespace
