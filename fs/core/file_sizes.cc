@@ -11,6 +11,7 @@ namespace bb::fs {
 
 Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   MetaUpdate u;
+  uint64_t writes;
   {
     std::lock_guard lock(inode->mu);
     inode->last_publish_ns = clock_->MonotonicNs();
@@ -18,8 +19,13 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
     u.grow_to = inode->size;
     u.mtime_ns = inode->dirty_mtime_ns;
     u.ctime_ns = inode->dirty_mtime_ns;
-    inode->size_dirty = false;
+    writes = inode->writes;
   }
+  // The size stays unpublished (and so part of what a stat here answers) until its owner has it;
+  // then it is published, unless a write began or the file grew meanwhile (a later publish).
+  auto published = [&] {
+    if (inode->writes == writes && inode->size <= *u.grow_to) inode->size_dirty = false;
+  };
   std::string path;
   bool unlinked;
   {
@@ -30,6 +36,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   if (unlinked) {  // the open file's own copy is the only one left
     std::lock_guard lock(inode->mu);
     ApplyUpdate(u, &inode->meta);
+    published();
     return Status::Ok();
   }
   const MetaAsk ask = AskMeta(/*change=*/true);
@@ -37,12 +44,9 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   auto md = UpdateAttributes(inode, path, u);
   bool told = ToldSince(path, since);
   std::lock_guard lock(inode->mu);
-  if (!md) {
-    // Keep the size pending so a later flush tries again.
-    inode->size_dirty = true;
-    return md.error();
-  }
+  if (!md) return md.error();         // the size stays pending: a later flush tries again
   TakeMeta(*inode, *md, ask, &told);  // the entry as its owner holds it after the update
+  published();
   return Status::Ok();
 }
 

@@ -448,6 +448,31 @@ TEST_CASE("an answer overtaken by a later one never serves its older size", "[co
   CHECK(h.c.Read(1, "/", h.name).value().size() == local * kChunk + 14);
 }
 
+TEST_CASE("a stat while a size is on its way to its owner reads that size", "[core]") {
+  // Node 0 writes (to a chunk of its own: nothing goes with the data) and closes; the publish of
+  // the size to node 1 is held back. A stat on node 0 meanwhile, after the write returned, must
+  // read the new size, not the one node 0 cached before.
+  HeldCluster h;
+  auto opened = h.c.fs(0).Open(h.ino, O_RDWR, kUser);
+  REQUIRE(opened.has_value());
+  OpenFile* f = *opened;
+  uint64_t local = 1;
+  while (f->data.For(local) != 0) ++local;
+  REQUIRE(h.c.fs(0).Write(f, local * kChunk, {"abc", 3}).has_value());
+  h.held->HoldNext();
+  auto flush = std::async(std::launch::async, [&] { return h.c.fs(0).Flush(f).ok(); });
+  REQUIRE(h.held->WaitHeld());
+  auto attr = h.c.fs(0).GetAttr(h.ino);
+  REQUIRE(attr.has_value());
+  CHECK(attr->md.size == local * kChunk + 3);
+  h.held->Release();
+  CHECK(flush.get());
+  attr = h.c.fs(0).GetAttr(h.ino);
+  REQUIRE(attr.has_value());
+  CHECK(attr->md.size == local * kChunk + 3);
+  REQUIRE(h.c.fs(0).Release(f).ok());
+}
+
 TEST_CASE("reads that cross keep the attributes cached", "[core]") {
   // Two getattrs of one file on node 0 cross (the first one's answer is held back at node 1).
   // Neither changes the file, and a change by another node between them would be told: the
