@@ -31,8 +31,9 @@ struct Inode {
 
   std::mutex mu;  // guards the fields below; taken after table_mu_
   Metadata meta;  // last known metadata (the only copy once unlinked)
-  // With size_dirty: the end of this node's writes not yet published (the file is at least that
-  // long; its owner keeps the larger of its size and this). Else the size last known here.
+  // With size_dirty: the end of this node's writes not yet published, or not yet answered by
+  // their owner (the file is at least that long; its owner keeps the larger of its size and
+  // this). Else the size last known here.
   uint64_t size = 0;
   bool size_dirty = false;
   int64_t dirty_mtime_ns = 0;
