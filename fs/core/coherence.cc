@@ -288,11 +288,8 @@ void Coherence::OweLocked(NodeId node, std::vector<Invalidation> list) {
     if (!everything || item.file_id != 0) owed.push_back(std::move(item));
   }
   if (!everything && owed.size() > kMaxOwed) {
-    std::vector<Invalidation> kept{kDropEverything};
-    for (Invalidation& item : owed) {
-      if (item.file_id != 0) kept.push_back(std::move(item));
-    }
-    owed = std::move(kept);
+    std::erase_if(owed, [](const Invalidation& item) { return item.file_id == 0; });
+    owed.insert(owed.begin(), kDropEverything);
   }
   if (owed.size() > kMaxOwed) owed.resize(kMaxOwed);  // later moves are not told (README)
   stats_.owed.fetch_add(owed.size() - std::min(before, owed.size()), std::memory_order_relaxed);
