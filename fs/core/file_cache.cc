@@ -34,6 +34,45 @@ Result<Metadata> FileSystem::CachedMeta(const std::shared_ptr<Inode>& inode, boo
   return FreshMeta(inode, unlinked_out, path_out);
 }
 
+Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out, std::string* path_out) {
+  std::string path;
+  bool unlinked;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode->path;
+    unlinked = inode->unlinked;
+  }
+  if (unlinked_out) *unlinked_out = unlinked;
+  if (path_out) *path_out = path;
+  const MetaAsk ask = AskMeta();
+  uint64_t since = ToldSeq();
+  Metadata md;
+  if (unlinked) {
+    std::lock_guard lock(inode->mu);
+    md = inode->meta;
+  } else {
+    auto read = MetaOwner(path)->GetMeta(path);
+    if (!read && read.error().code() == ENOENT) return Detached(inode, path);  // moved or removed elsewhere
+    BB_ASSIGN_OR_RETURN(md, std::move(read));
+    if (md.link == LinkRole::kName && md.file_id == inode->ino) {  // linked since this node learnt the path
+      std::string record;
+      BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &record));
+      MoveToRecord(inode, record);
+      path = record;
+      if (path_out) *path_out = path;
+    }
+    if (md.file_id != inode->ino) return Detached(inode, path);
+  }
+  // Writes of this node not yet published are part of the file.
+  std::lock_guard lock(inode->mu);
+  OverlayUnpublished(*inode, &md);
+  if (!unlinked) {
+    bool told = ToldSince(path, since);  // a change may have raced the read
+    TakeMeta(*inode, md, ask, &told);
+  }
+  return md;
+}
+
 void FileSystem::OverlayUnpublished(const Inode& inode, Metadata* md) {
   if (!inode.size_dirty) return;
   md->size = std::max(md->size, inode.size);
@@ -58,6 +97,12 @@ void FileSystem::TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, 
   } else {
     MarkFresh(inode, ask.ns, *told);
   }
+}
+
+Status FileSystem::ChangeUnanswered(Inode& inode, Status failed) const {
+  inode.change_came = meta_tickets_.load();
+  inode.fresh_until_ns = 0;
+  return failed;
 }
 
 void FileSystem::BoundDirAttributes(const Inode& inode, Entry* e) const {

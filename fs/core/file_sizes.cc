@@ -44,8 +44,8 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   auto md = UpdateAttributes(inode, path, u);
   bool told = ToldSince(path, since);
   std::lock_guard lock(inode->mu);
-  if (!md) return md.error();         // the size stays pending: a later flush tries again
-  TakeMeta(*inode, *md, ask, &told);  // the entry as its owner holds it after the update
+  if (!md) return ChangeUnanswered(*inode, md.error());  // the size stays pending: a later flush tries again
+  TakeMeta(*inode, *md, ask, &told);                     // the entry as its owner holds it after the update
   published();
   return Status::Ok();
 }
@@ -80,6 +80,11 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
                   made = along->make.has_value()](const Status& sent, std::optional<Metadata> entry) {
     if (made) deferred_->Taken(path, file_id, sent.ok());  // else the next batch sends it
     Changed(path);
+    if (!sent.ok()) {
+      std::lock_guard lock(inode->mu);
+      (void)ChangeUnanswered(*inode, sent);  // the write reports `sent` itself
+      return;
+    }
     if (!entry) return;  // published the usual way
     bool told = ToldSince(path, since);
     std::lock_guard lock(inode->mu);

@@ -166,45 +166,6 @@ Entry FileSystem::Remember(const std::string& path, const Metadata& md) {
   return Entry{md.file_id, md, node_private};
 }
 
-Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out, std::string* path_out) {
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
-  if (unlinked_out) *unlinked_out = unlinked;
-  if (path_out) *path_out = path;
-  const MetaAsk ask = AskMeta();
-  uint64_t since = ToldSeq();
-  Metadata md;
-  if (unlinked) {
-    std::lock_guard lock(inode->mu);
-    md = inode->meta;
-  } else {
-    auto read = MetaOwner(path)->GetMeta(path);
-    if (!read && read.error().code() == ENOENT) return Detached(inode, path);  // moved or removed elsewhere
-    BB_ASSIGN_OR_RETURN(md, std::move(read));
-    if (md.link == LinkRole::kName && md.file_id == inode->ino) {  // linked since this node learnt the path
-      std::string record;
-      BB_ASSIGN_OR_RETURN(md, FollowName(path, md, &record));
-      MoveToRecord(inode, record);
-      path = record;
-      if (path_out) *path_out = path;
-    }
-    if (md.file_id != inode->ino) return Detached(inode, path);
-  }
-  // Writes of this node not yet published are part of the file.
-  std::lock_guard lock(inode->mu);
-  OverlayUnpublished(*inode, &md);
-  if (!unlinked) {
-    bool told = ToldSince(path, since);  // a change may have raced the read
-    TakeMeta(*inode, md, ask, &told);
-  }
-  return md;
-}
-
 Result<Entry> FileSystem::Lookup(uint64_t parent, const std::string& name, pid_t pid) {
   Count(FsOp::kLookup);
   BB_ASSIGN_OR_RETURN(std::string path, ChildPath(parent, name));
@@ -318,8 +279,10 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   }
   if (!unlinked) {
     const MetaAsk ask = AskMeta(/*change=*/true);
-    BB_ASSIGN_OR_RETURN(md, UpdateAttributes(inode, path, u));
+    auto changed = UpdateAttributes(inode, path, u);
     std::lock_guard lock(inode->mu);
+    if (!changed) return ChangeUnanswered(*inode, changed.error());
+    md = std::move(*changed);
     bool told = true;  // its answer is not what makes the copy here fresh
     TakeMeta(*inode, md, ask, &told);
     if (inode->size_dirty) md.size = std::max(md.size, inode->size);

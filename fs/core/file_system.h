@@ -391,6 +391,11 @@ class FileSystem {
   // the next read asks the owner. Reads that overlap one another need no such care: a change by
   // another node between them is told (`*told` already).
   void TakeMeta(Inode& inode, const Metadata& md, const MetaAsk& ask, bool* told) const;
+  // REQUIRES inode.mu. A change of this node that failed without an answer (a deadline, a broken
+  // connection) may have been applied by its owner all the same: an answer to an ask sent before
+  // now is no more to be trusted than one that crossed an answered change (TakeMeta), and the
+  // copy here is not fresh. Returns `failed`.
+  Status ChangeUnanswered(Inode& inode, Status failed) const;
   // REQUIRES inode.mu. A directory's attributes in `e` are cached no longer than they answer
   // here.
   void BoundDirAttributes(const Inode& inode, Entry* e) const;

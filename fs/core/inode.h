@@ -43,8 +43,8 @@ struct Inode {
   uint64_t writes = 0;
   uint64_t size_taken_at = 0;
   // The asks of owners this node had sent (FileSystem::AskMeta) when the answer to its last
-  // change of the file came: an answer to an ask with a lower ticket may not hold that change
-  // (TakeMeta).
+  // change of the file came, or when it failed unanswered: an answer to an ask with a lower
+  // ticket may not hold that change (TakeMeta, ChangeUnanswered).
   uint64_t change_came = 0;
   // `meta` answers getattr and open until then (FileSystemOptions::attr_cache_ns).
   int64_t fresh_until_ns = 0;

@@ -365,8 +365,16 @@ class HeldAnswer : public testing::ForwardingNodeService {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, 10s, [&] { return holding_; });
   }
+  // The next UpdateMeta is applied at node 1, but its answer is lost: the caller gets ETIMEDOUT.
+  void LoseNext() {
+    std::lock_guard lock(mu_);
+    lose_ = true;
+  }
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
-    return Held(Call::kUpdateMeta, ForwardingNodeService::UpdateMeta(path, update));
+    auto r = Held(Call::kUpdateMeta, ForwardingNodeService::UpdateMeta(path, update));
+    std::lock_guard lock(mu_);
+    if (!std::exchange(lose_, false)) return r;
+    return Status(ETIMEDOUT, "the answer was lost");
   }
   Result<Metadata> GetMeta(const std::string& path) override {
     return Held(Call::kGetMeta, ForwardingNodeService::GetMeta(path));
@@ -389,6 +397,7 @@ class HeldAnswer : public testing::ForwardingNodeService {
   std::optional<Call> hold_;
   bool holding_ = false;
   bool released_ = true;
+  bool lose_ = false;
 };
 
 // Two nodes caching attributes, with write-behind, node 1's service a HeldAnswer; a file whose
@@ -490,6 +499,31 @@ TEST_CASE("reads that cross keep the attributes cached", "[core]") {
   REQUIRE(attr.has_value());
   CHECK(attr->md.size == 1);
   CHECK(h.c.MetaTo(0, 1) == asked);
+}
+
+TEST_CASE("an answer asked before a change whose own answer was lost is not kept fresh", "[core]") {
+  // Node 0 asks node 1 for the file's attributes, and that answer is held back. Then node 0
+  // changes the file's mode: node 1 applies it, but its answer is lost (a deadline). The held
+  // answer, read before the change, comes last: node 0 must not serve its mode from its copy.
+  HeldCluster h;
+  h.c.clock.Advance(Cluster::Coherent().attr_cache_ns + 1);  // node 0's copy is stale
+  h.held->HoldNext(HeldAnswer::Call::kGetMeta);
+  auto first = std::async(std::launch::async, [&] { return h.c.fs(0).GetAttr(h.ino); });
+  REQUIRE(h.held->WaitHeld());
+  h.held->LoseNext();
+  SetAttrRequest chmod;
+  chmod.mode = 0600;
+  auto changed = h.c.fs(0).SetAttr(h.ino, chmod, nullptr);
+  REQUIRE_FALSE(changed.has_value());
+  CHECK(changed.error().code() == ETIMEDOUT);
+  h.held->Release();
+  REQUIRE(first.get().has_value());
+  auto attr = h.c.fs(0).GetAttr(h.ino);
+  REQUIRE(attr.has_value());
+  CHECK((attr->md.mode & 07777) == 0600);
+  auto at1 = h.c.fs(1).Lookup(kRootFileId, h.name);  // the owner applied it
+  REQUIRE(at1.has_value());
+  CHECK((at1->md.mode & 07777) == 0600);
 }
 
 }  // namespace
