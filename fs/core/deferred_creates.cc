@@ -195,9 +195,19 @@ Status DeferredCreates::SendNow(const std::string& path) {
   }
   auto codes = send_(owner, {entry}, {});
   bool failed = false;
-  BB_RETURN_IF_ERROR(Sent({entry}, codes, &failed));
+  Status sent = Sent({entry}, codes, &failed);
+  if (failed) flusher_.WakeAt(std::chrono::steady_clock::now() + kRetryAfter);  // it waits here again
+  BB_RETURN_IF_ERROR(sent);
   return codes->front() == 0 ? Status::Ok() : Status(codes->front(), path + ": its owner refused the entry made here");
 }
+
+namespace {
+
+// An entry the owner could not store for now (its store failed or full), not one it refused: it
+// waits here and goes again.
+bool Retried(int code) { return code == ENOSPC || code == EIO || code == EAGAIN; }
+
+}  // namespace
 
 Status DeferredCreates::Sent(const std::vector<MadeEntry>& sent, const Result<std::vector<int>>& codes, bool* failed) {
   bool ok = codes && codes->size() == sent.size();
@@ -209,7 +219,7 @@ Status DeferredCreates::Sent(const std::vector<MadeEntry>& sent, const Result<st
     if (it == items_.end() || it->second.state != State::kSending || it->second.md.file_id != sent[i].md.file_id) {
       continue;
     }
-    if (!ok) {
+    if (!ok || Retried((*codes)[i])) {
       it->second.state = State::kMade;  // sent again later: a repeat counts as made
       counters_.retried++;
       *failed = true;

@@ -13,7 +13,8 @@
 // no other node can make the name (O_EXCL holds).
 //
 // Rights unused for an interval (a lookup no create followed) are given up in the next batch. A
-// batch that fails (its owner down) is sent again a second later; an entry its owner refuses
+// batch that fails (its owner down), and an entry its owner cannot store for now (ENOSPC, EIO,
+// EAGAIN: its store full or failing), are sent again a second later; an entry its owner refuses
 // (the owner restarted and forgot the reservation, and another node made the name meanwhile) is
 // counted as lost. Entries not yet stored die with this daemon, as writes behind do.
 //

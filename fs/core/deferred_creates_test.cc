@@ -4,6 +4,9 @@
 #include <map>
 
 #include "fs/core/create_streams.h"
+#include "fs/core/node_service.h"
+#include "fs/store/chunk_store.h"
+#include "fs/store/meta_store.h"
 
 namespace bb::fs {
 namespace {
@@ -115,6 +118,45 @@ TEST_CASE("deferred creates: a batch per owner, rights unused for an interval gi
   REQUIRE(d.Flush().ok());
   CHECK(d.Find("/z", &md) == DeferredCreates::Known::kNothing);
   CHECK(d.counters().lost == 1);
+}
+
+TEST_CASE("deferred creates: an entry its owner cannot store for now waits and goes again, not lost", "[core]") {
+  // A full store at the owner (fsstress on a full disk lost files whose create had returned).
+  ManualClock clock;
+  Owners owners;
+  DeferredCreates d(owners.Send(), kLong, 100, &clock);
+  Metadata md;
+  for (int code : {ENOSPC, EIO, EAGAIN}) {
+    std::string path = "/f" + std::to_string(code);
+    Grant(d, path, 1, 20 + code);
+    REQUIRE(d.Make(path, File(30 + code)));
+    owners.codes[path] = code;
+    CHECK(d.Flush().ok());  // the batch itself went
+    CHECK(d.Find(path, &md) == DeferredCreates::Known::kMade);
+    CHECK(d.SendNow(path).code() == code);  // an fsync now says why
+    CHECK(d.Find(path, &md) == DeferredCreates::Known::kMade);
+    owners.codes.erase(path);
+    REQUIRE(d.Flush().ok());
+    CHECK(d.Find(path, &md) == DeferredCreates::Known::kNothing);
+  }
+  CHECK(d.counters().lost == 0);
+  CHECK(d.counters().retried == 6);
+  CHECK(d.waiting() == 0);
+}
+
+TEST_CASE("deferred creates: an owner past its reserve still stores an entry on a name it reserved", "[core]") {
+  // The reservation said there was room (ReserveName): the create has returned on its node since.
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto owner = NewLocalNodeService(meta.get(), chunks.get(), {"/", uint64_t{1} << 62});  // never room
+  Metadata md = File(7);
+  CHECK(owner->CreateMeta("/a", md).code() == ENOSPC);
+  auto codes = owner->MakeEntries({{"/b", md, false}}, {});
+  REQUIRE(codes.has_value());
+  CHECK(*codes == std::vector<int>{0});
+  auto stored = owner->GetMeta("/b");
+  REQUIRE(stored.has_value());
+  CHECK(stored->file_id == 7);
 }
 
 TEST_CASE("deferred creates: an entry carried by a request is handed over as in flight, and not sent twice", "[core]") {

@@ -58,6 +58,11 @@ class LocalNodeService final : public NodeService {
   Status CreateMeta(const std::string& path, const Metadata& md) override {
     CountMeta();
     BB_RETURN_IF_ERROR(CheckSpace());
+    return CreateEntry(path, md);
+  }
+
+  // CreateMeta without the space check.
+  Status CreateEntry(const std::string& path, const Metadata& md) {
     std::string key = DentryKey(path);
     std::lock_guard lock(Stripe(path));
     auto existing = meta_->Get(key);
@@ -281,8 +286,11 @@ class LocalNodeService final : public NodeService {
  private:
   // CreateMeta, where an entry of the same file already there (sent again after a failed
   // request, or stored from a hand-over) counts as made.
+  // An entry made on a name reserved when there was room for it (ReserveName): not refused for
+  // space now, or a file whose create returned would be lost.
   Status MakeEntry(const MadeEntry& e) {
-    Status s = CreateMeta(e.path, e.md);
+    CountMeta();
+    Status s = CreateEntry(e.path, e.md);
     if (s.code() != EEXIST) return s;
     auto have = GetMeta(e.path);
     return have && have->file_id == e.md.file_id ? Status::Ok() : s;
