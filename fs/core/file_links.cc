@@ -84,6 +84,7 @@ Result<Metadata> FileSystem::MakeRecord(const std::shared_ptr<Inode>& inode, con
   rec.ctime_ns = clock_->WallNs();
   NodeService* owner = MetaOwner(record);
   Status s = owner->CreateMeta(record, rec);
+  const bool made = s.ok();
   if (s.code() == EEXIST) {
     // Another node linked the file meanwhile: count this name in its record.
     MetaUpdate more;
@@ -97,10 +98,11 @@ Result<Metadata> FileSystem::MakeRecord(const std::shared_ptr<Inode>& inode, con
   flip.link_role = LinkRole::kName;
   auto old = MetaOwner(path)->UpdateMeta(path, flip);
   if (!old) {
-    // The first name went away before it could become a name: the record does not count it.
+    // The first name went away before it could become a name, or its store refused: the record
+    // does not count it (one made here goes; a removal is never refused for space).
     MetaUpdate fewer;
     fewer.links = -1;
-    (void)owner->UpdateMeta(record, fewer);
+    (void)(made ? owner->RemoveMeta(record).status() : owner->UpdateMeta(record, fewer).status());
     return old.error();
   }
   MoveToRecord(inode, record);

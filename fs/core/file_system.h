@@ -419,6 +419,10 @@ class FileSystem {
   // it answers (an open file reads its own data; its writes, published at `path`, fail: README),
   // and `path` no longer leads to it.
   Metadata Detached(const std::shared_ptr<Inode>& inode, const std::string& path);
+  // Rename's move between two owners: `src` put at `to`, then taken from `from`; when that
+  // fails, `to` is put back as it was (`dst`, or no entry).
+  Result<Metadata> MoveAcross(NodeService* from_owner, NodeService* to_owner, const std::string& from,
+                              const std::string& to, const Metadata& src, const Metadata* dst);
   // After this node moved `src` from `from` to `to`: its inode follows.
   void FollowRename(const Metadata& src, const std::string& from, const std::string& to);
   // This node is about to make `path` at its owner itself (not on a right: a create or a link to

@@ -157,9 +157,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   if (from_owner == to_owner) {
     BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
   } else {
-    // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
-    BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
-    BB_ASSIGN_OR_RETURN(src, from_owner->MoveOutMeta(from, to));
+    BB_ASSIGN_OR_RETURN(src, MoveAcross(from_owner, to_owner, from, to, src, dst ? &*dst : nullptr));
   }
   Changed(from);
   Changed(to);
@@ -169,6 +167,19 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
   if (dst) return dst->link == LinkRole::kName ? DropName(to, *dst) : DropEntryData(*dst, to);
   return Status::Ok();
+}
+
+Result<Metadata> FileSystem::MoveAcross(NodeService* from_owner, NodeService* to_owner, const std::string& from,
+                                        const std::string& to, const Metadata& src, const Metadata* dst) {
+  // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
+  BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
+  auto moved = from_owner->MoveOutMeta(from, to);
+  if (moved) return moved;
+  // The file stays where it was (its store refused, full or failing): `to` is put back as it was,
+  // or the one file would keep two names, each counted as its only one.
+  Status undo = dst ? to_owner->PutMeta(to, *dst) : to_owner->RemoveMeta(to).status();
+  Changed(to);
+  return undo.ok() ? moved.error() : moved.error().Annotate("and " + to + " could not be put back");
 }
 
 void FileSystem::FollowRename(const Metadata& src, const std::string& from, const std::string& to) {

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <functional>
 
@@ -297,6 +298,71 @@ TEST_CASE("an open file keeps its data after its last name, and nlink reads 0", 
   CHECK(buf == "kept");
   REQUIRE(c.fs(1).Release(*open).ok());
   CHECK(c.members[0].service->GetMeta(LinkRecordPath("/", ino)).error().code() == ENOENT);
+}
+
+// Node 1's MoveOutMeta fails (its store full) while `refuse` is set; the rest passes through.
+class RefusingMoveOut : public testing::ForwardingNodeService {
+ public:
+  using ForwardingNodeService::ForwardingNodeService;
+  Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override {
+    if (refuse) return Status(ENOSPC, "test store is full");
+    return ForwardingNodeService::MoveOutMeta(from, to);
+  }
+  // The same for every UpdateMeta (a full store refuses changes, not removals).
+  Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& u) override {
+    if (refuse_updates) return Status(ENOSPC, "test store is full");
+    return ForwardingNodeService::UpdateMeta(path, u);
+  }
+  std::atomic<bool> refuse{false};
+  std::atomic<bool> refuse_updates{false};
+};
+
+TEST_CASE("a rename or a first link that a full store refuses halfway leaves each name as it was", "[link]") {
+  // fsstress on a full store found a file at both names after such a rename failed: two names,
+  // each counted as the only one (an unlink of either would have dropped the data of both).
+  RefusingMoveOut* full[2] = {nullptr, nullptr};
+  Cluster c(2, Cluster::Defaults(), nullptr,
+            [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+              auto r = std::make_unique<RefusingMoveOut>(std::move(s));
+              full[node] = r.get();
+              return r;
+            });
+  RefusingMoveOut* refusing = full[1];
+  auto named = [&](NodeId owner, int from) {
+    for (int k = from;; ++k) {
+      std::string n = "f" + std::to_string(k);
+      if (c.OwnerOf(0, "/" + n) == owner) return n;
+    }
+  };
+  const std::string a = named(1, 0), b = named(0, 0), d = named(0, 1000);  // a's owner is node 1
+  c.Write(0, "/", a, "data");
+  const uint64_t other = c.Write(0, "/", d, "other");
+  refusing->refuse = true;
+  CHECK(c.fs(0).Rename(kRootFileId, a, kRootFileId, b, 0).code() == ENOSPC);  // to a new name
+  CHECK(c.fs(0).Rename(kRootFileId, a, kRootFileId, d, 0).code() == ENOSPC);  // over another file
+  refusing->refuse = false;
+  for (uint32_t n : {0u, 1u}) {
+    INFO("node " << n);
+    auto at_b = c.fs(n).Lookup(kRootFileId, b);
+    REQUIRE_FALSE(at_b.has_value());
+    CHECK(at_b.error().code() == ENOENT);
+    auto at_d = c.fs(n).Lookup(kRootFileId, d);
+    REQUIRE(at_d.has_value());
+    CHECK(at_d->ino == other);
+    CHECK(c.Read(n, "/", a).value() == "data");
+    CHECK(c.Read(n, "/", d).value() == "other");
+  }
+  // A first link whose name's store refuses to make it a name (and the record's store to count
+  // it down): no record is left counting it, so the link made later counts two names, not three.
+  for (RefusingMoveOut* r : full) r->refuse_updates = true;
+  auto file = c.fs(0).Lookup(kRootFileId, a);
+  REQUIRE(file.has_value());
+  CHECK(c.fs(0).Link(file->ino, kRootFileId, b).error().code() == ENOSPC);
+  for (RefusingMoveOut* r : full) r->refuse_updates = false;
+  auto linked = c.fs(0).Link(file->ino, kRootFileId, b);
+  REQUIRE(linked.has_value());
+  CHECK(Nlink(*linked) == 2);
+  CHECK(Nlink(c.fs(1).Lookup(kRootFileId, a).value()) == 2);
 }
 
 }  // namespace
