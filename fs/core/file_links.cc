@@ -98,12 +98,19 @@ Result<Metadata> FileSystem::MakeRecord(const std::shared_ptr<Inode>& inode, con
   flip.link_role = LinkRole::kName;
   auto old = MetaOwner(path)->UpdateMeta(path, flip);
   if (!old) {
-    // The first name went away before it could become a name, or its store refused: the record
-    // does not count it (one made here goes; a removal is never refused for space).
-    MetaUpdate fewer;
-    fewer.links = -1;
-    (void)(made ? owner->RemoveMeta(record).status() : owner->UpdateMeta(record, fewer).status());
-    return old.error();
+    // Made a name all the same (the answer was lost): go on. Not: the first name went away, or its
+    // store refused, and the record does not count it (one made here goes, as a removal is never
+    // refused for space; when the entry cannot be read, it is counted down).
+    auto now = MetaOwner(path)->GetMeta(path);
+    if (now && now->file_id == md.file_id && now->link == LinkRole::kName) {
+      old = std::move(now);
+    } else {
+      const bool unnamed = now ? now->file_id == md.file_id : now.error().code() == ENOENT;
+      MetaUpdate fewer;
+      fewer.links = -1;
+      (void)(made && unnamed ? owner->RemoveMeta(record).status() : owner->UpdateMeta(record, fewer).status());
+      return old.error();
+    }
   }
   MoveToRecord(inode, record);
   if (old->size > rec.size || old->mtime_ns > rec.mtime_ns) {

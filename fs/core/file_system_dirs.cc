@@ -175,8 +175,13 @@ Result<Metadata> FileSystem::MoveAcross(NodeService* from_owner, NodeService* to
   BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
   auto moved = from_owner->MoveOutMeta(from, to);
   if (moved) return moved;
-  // The file stays where it was (its store refused, full or failing): `to` is put back as it was,
-  // or the one file would keep two names, each counted as its only one.
+  // Where the file is now decides. Still at `from` (its store refused, full or failing): `to` is
+  // put back as it was, or the one file would keep two names, each counted as its only one. Gone
+  // from there (the answer was lost): moved. Not known (its owner unreachable): both names stay,
+  // the file never at neither.
+  auto left = from_owner->GetMeta(from);
+  if (!left && left.error().code() == ENOENT) return src;
+  if (!left || left->file_id != src.file_id) return moved.error();
   Status undo = dst ? to_owner->PutMeta(to, *dst) : to_owner->RemoveMeta(to).status();
   Changed(to);
   return undo.ok() ? moved.error() : moved.error().Annotate("and " + to + " could not be put back");

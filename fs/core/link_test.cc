@@ -306,18 +306,22 @@ class RefusingMoveOut : public testing::ForwardingNodeService {
   using ForwardingNodeService::ForwardingNodeService;
   Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override {
     if (refuse) return Status(ENOSPC, "test store is full");
-    return ForwardingNodeService::MoveOutMeta(from, to);
+    auto r = ForwardingNodeService::MoveOutMeta(from, to);
+    return lose ? Status(ETIMEDOUT, "the answer was lost") : r;
   }
   // The same for every UpdateMeta (a full store refuses changes, not removals).
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& u) override {
     if (refuse_updates) return Status(ENOSPC, "test store is full");
-    return ForwardingNodeService::UpdateMeta(path, u);
+    auto r = ForwardingNodeService::UpdateMeta(path, u);
+    return lose && u.link_role ? Status(ETIMEDOUT, "the answer was lost") : r;
   }
   std::atomic<bool> refuse{false};
   std::atomic<bool> refuse_updates{false};
+  std::atomic<bool> lose{false};  // applied, but the answer is lost
 };
 
-TEST_CASE("a rename or a first link that a full store refuses halfway leaves each name as it was", "[link]") {
+TEST_CASE("a rename or a first link refused halfway leaves each name as it was; one whose answer was lost is done",
+          "[link]") {
   // fsstress on a full store found a file at both names after such a rename failed: two names,
   // each counted as the only one (an unlink of either would have dropped the data of both).
   RefusingMoveOut* full[2] = {nullptr, nullptr};
@@ -363,6 +367,21 @@ TEST_CASE("a rename or a first link that a full store refuses halfway leaves eac
   REQUIRE(linked.has_value());
   CHECK(Nlink(*linked) == 2);
   CHECK(Nlink(c.fs(1).Lookup(kRootFileId, a).value()) == 2);
+  // Applied, but the answers lost: the rename and the link are done, nothing undone.
+  const std::string e = named(1, 2000), g = named(0, 3000), h = named(0, 4000);
+  const uint64_t moving = c.Write(0, "/", e, "moving");
+  for (RefusingMoveOut* r : full) r->lose = true;
+  CHECK(c.fs(0).Rename(kRootFileId, e, kRootFileId, g, 0).ok());
+  auto second = c.fs(0).Link(moving, kRootFileId, h);
+  for (RefusingMoveOut* r : full) r->lose = false;
+  REQUIRE(second.has_value());
+  for (uint32_t n : {0u, 1u}) {
+    INFO("node " << n);
+    CHECK(c.fs(n).Lookup(kRootFileId, e).error().code() == ENOENT);
+    CHECK(c.Read(n, "/", g).value() == "moving");
+    CHECK(c.Read(n, "/", h).value() == "moving");
+    CHECK(Nlink(c.fs(n).Lookup(kRootFileId, g).value()) == 2);
+  }
 }
 
 }  // namespace
