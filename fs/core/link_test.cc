@@ -320,7 +320,7 @@ class RefusingMoveOut : public testing::ForwardingNodeService {
   std::atomic<bool> lose{false};  // applied, but the answer is lost
 };
 
-TEST_CASE("a rename or a first link refused halfway leaves each name as it was; one whose answer was lost is done",
+TEST_CASE("a rename or a first link refused halfway leaves each name as it was, and one whose answer was lost is done",
           "[link]") {
   // fsstress on a full store found a file at both names after such a rename failed: two names,
   // each counted as the only one (an unlink of either would have dropped the data of both).
