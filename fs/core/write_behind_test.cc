@@ -422,6 +422,16 @@ struct HeldCluster {
     return o;
   }
 
+  // A getattr on node 0 whose answer node 1 holds back (node 0's copy made stale first), once
+  // held; Release lets it finish.
+  std::future<Result<Entry>> GetAttrHeld() {
+    c.clock.Advance(Cluster::Coherent().attr_cache_ns + 1);
+    held->HoldNext(HeldAnswer::Call::kGetMeta);
+    auto first = std::async(std::launch::async, [this] { return c.fs(0).GetAttr(ino); });
+    REQUIRE(held->WaitHeld());
+    return first;
+  }
+
   HeldAnswer* held = nullptr;  // before the cluster, which sets it while it is built
   Cluster c;
   std::string name;
@@ -487,10 +497,7 @@ TEST_CASE("reads that cross keep the attributes cached", "[core]") {
   // Neither changes the file, and a change by another node between them would be told: the
   // answer that comes last stays fresh, and the next getattr asks nobody.
   HeldCluster h;
-  h.c.clock.Advance(Cluster::Coherent().attr_cache_ns + 1);  // node 0's copy is stale
-  h.held->HoldNext(HeldAnswer::Call::kGetMeta);
-  auto first = std::async(std::launch::async, [&] { return h.c.fs(0).GetAttr(h.ino); });
-  REQUIRE(h.held->WaitHeld());
+  auto first = h.GetAttrHeld();
   REQUIRE(h.c.fs(0).GetAttr(h.ino).has_value());  // asks node 1 as well, and is answered
   h.held->Release();
   REQUIRE(first.get().has_value());
@@ -506,10 +513,7 @@ TEST_CASE("an answer asked before a change whose own answer was lost is not kept
   // changes the file's mode: node 1 applies it, but its answer is lost (a deadline). The held
   // answer, read before the change, comes last: node 0 must not serve its mode from its copy.
   HeldCluster h;
-  h.c.clock.Advance(Cluster::Coherent().attr_cache_ns + 1);  // node 0's copy is stale
-  h.held->HoldNext(HeldAnswer::Call::kGetMeta);
-  auto first = std::async(std::launch::async, [&] { return h.c.fs(0).GetAttr(h.ino); });
-  REQUIRE(h.held->WaitHeld());
+  auto first = h.GetAttrHeld();
   h.held->LoseNext();
   SetAttrRequest chmod;
   chmod.mode = 0600;
