@@ -616,6 +616,59 @@ TEST_CASE("a full backing store gives ENOSPC and keeps existing files intact", "
   std::filesystem::remove_all(backing);
 }
 
+// Fills a file outside the daemon until the filesystem holding it has no byte left.
+void FillToTheLastByte(const std::string& path) {
+  int fd = ::open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+  REQUIRE(fd >= 0);
+  std::string block(1 << 20, 'F');
+  for (size_t size = block.size(); size >= 512; size /= 2) {
+    while (::write(fd, block.data(), size) == static_cast<ssize_t>(size)) {
+    }
+  }
+  ::close(fd);
+}
+
+TEST_CASE("a backing store filled to its last byte by another process loses no entry, and bbd starts again on it",
+          "[mounted]") {
+  char tmpl[] = "/tmp/bb-full-XXXXXX";
+  std::string backing = ::mkdtemp(tmpl);
+  REQUIRE(::mount("tmpfs", backing.c_str(), "tmpfs", 0, "size=48m") == 0);
+  {
+    MountedBb bb({"--log-level", "error"}, backing + "/root");
+    INFO(bb.error());
+    REQUIRE(bb.running());
+    REQUIRE(::mkdir(bb.Path("d").c_str(), 0755) == 0);
+    FillToTheLastByte(backing + "/fill");
+    std::vector<std::string> made;
+    int refused = 0;
+    auto make = [&](const std::string& name) {
+      if (::mkdir(bb.Path("d/" + name).c_str(), 0755) == 0) {
+        made.push_back(name);
+        return true;
+      }
+      int err = errno;
+      CHECK(err == ENOSPC);
+      ++refused;
+      return false;
+    };
+    for (int i = 0; i < 3000; ++i) make("while-full-" + std::to_string(i));
+    INFO("made " << made.size() << ", refused " << refused);
+    CHECK(made.size() > 2000);  // the database's spare file gave it room
+    REQUIRE(::unlink((backing + "/fill").c_str()) == 0);
+    // A database waiting for room looks again within 200 ms.
+    for (int tries = 0; tries < 20 && !make("after-0"); ++tries) ::usleep(50000);
+    for (int i = 1; i < 300; ++i) CHECK(make("after-" + std::to_string(i)));
+    bb.Stop();
+    REQUIRE(bb.Start());  // the metadata database opens again
+    for (const auto& name : made) CHECK(::access(bb.Path("d/" + name).c_str(), F_OK) == 0);
+    size_t listed = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(bb.Path("d"))) ++listed;
+    CHECK(listed == made.size());
+  }
+  ::umount2(backing.c_str(), MNT_DETACH);
+  std::filesystem::remove_all(backing);
+}
+
 TEST_CASE("bbd refuses bad starts with a clear message and a non-zero exit", "[mounted]") {
   char tmpl[] = "/tmp/bb-start-XXXXXX";
   std::string tmp = ::mkdtemp(tmpl);

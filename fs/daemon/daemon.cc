@@ -52,7 +52,10 @@ Daemon::~Daemon() {
 
 Status Daemon::OpenStores(const DaemonConfig& cfg) {
   BB_ASSIGN_OR_RETURN(lock_fd_, LockRoot(cfg.root));
-  BB_ASSIGN_OR_RETURN(meta_, OpenLevelDbMetaStore(cfg.root + "/meta"));
+  LevelDbOptions meta_options;
+  meta_options.spare_bytes = cfg.reserve_bytes;
+  meta_options.warn = [](const std::string& text) { spdlog::warn("{}", text); };
+  BB_ASSIGN_OR_RETURN(meta_, OpenLevelDbMetaStore(cfg.root + "/meta", std::move(meta_options)));
   // Keep many chunk files open: raise the descriptor limit to its maximum and use most of it.
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,6 +19,10 @@
 #include <vector>
 
 #include "fs/base/status.h"
+
+namespace leveldb {
+class Env;
+}
 
 namespace bb::fs {
 
@@ -64,9 +70,20 @@ class MetaStore {
   }
 };
 
+struct LevelDbOptions {
+  // Size of `<dir>.spare`, a file made at open (when the disk has room for it twice over) and given
+  // back when the disk is full, so that the database can start a fresh log after a failed write
+  // (see leveldb_meta_store.cc). At least 9 MiB when set; 0: no spare file.
+  uint64_t spare_bytes = 0;
+  // Told when the database reopens after a failed write, reads a damaged log, or gives back its spare.
+  std::function<void(const std::string&)> warn;
+  leveldb::Env* env = nullptr;  // LevelDB's file access; null: the default (tests inject faults)
+};
+
 // Opens (creating if needed) a LevelDB database in directory `dir`. EBUSY when another process
-// holds it; EIO with LevelDB's message when it cannot be opened or is corrupt.
-Result<std::unique_ptr<MetaStore>> OpenLevelDbMetaStore(const std::string& dir);
+// holds it; EIO with LevelDB's message when it cannot be opened. A log damaged by a write cut short
+// is read up to the damage (with a warning), not refused.
+Result<std::unique_ptr<MetaStore>> OpenLevelDbMetaStore(const std::string& dir, LevelDbOptions options = {});
 
 std::unique_ptr<MetaStore> NewMemoryMetaStore();
 

@@ -90,8 +90,9 @@ Status ReadQosLimits(const std::string& s, const std::string& n, const YAML::Nod
 
 // The fields, in the order the README lists them.
 const DaemonField kFields[] = {
-    {"root", "backing directory: `meta/` (LevelDB), `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`", "—",
-     true, Path<&DaemonConfig::root>},
+    {"root",
+     "backing directory: `meta/` (LevelDB), `meta.spare`, `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`",
+     "—", true, Path<&DaemonConfig::root>},
     {"mount", "mount point (must exist, must not be mounted)", "—", true, Path<&DaemonConfig::mount>},
     {"chunk_size", "chunk size, power of two, 4 KiB – 1 GiB", "`512KiB`", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlChunkSize(s, n, v), &c->chunk_size); }},
@@ -132,8 +133,10 @@ const DaemonField kFields[] = {
      "own node; anyone else's access to the directory asks for the lease back first (see \"Consistency\" below); "
      "`off` = each new name is reserved by a lookup at its node",
      "`on`", true, OnOff<&DaemonConfig::dir_leases>},
-    {"reserve", "free space kept on the backing store so metadata can always be written", "`8MiB`", true,
-     Size<&DaemonConfig::reserve_bytes>},
+    {"reserve",
+     "free space kept on the backing store so metadata can always be written; as much again (9 MiB at least) is held "
+     "in `meta.spare`, given back when the disk fills anyway",
+     "`8MiB`", true, Size<&DaemonConfig::reserve_bytes>},
     {"write_behind",
      "most bytes of writes to other nodes' chunks still on their way after `write()` returned; `close`/`fsync` "
      "wait for them and report their first error (as NFS and Lustre clients do). Files opened `O_SYNC`, `O_DSYNC` "
