@@ -105,6 +105,14 @@ Status FileSystem::ChangeUnanswered(Inode& inode, Status failed) const {
   return failed;
 }
 
+Status FileSystem::RemovalUnanswered(const std::string& path, Status failed) {
+  Changed(path);
+  std::shared_ptr<Inode> inode = InodeAt(path);
+  if (!inode) return failed;
+  std::lock_guard lock(inode->mu);
+  return ChangeUnanswered(*inode, std::move(failed));
+}
+
 void FileSystem::BoundDirAttributes(const Inode& inode, Entry* e) const {
   if (options_.attr_cache_ns <= 0 || e->node_private || e->md.type != FileType::kDirectory) return;
   e->attr_left_ns = std::max<int64_t>(0, inode.fresh_until_ns - clock_->MonotonicNs());

@@ -32,9 +32,13 @@ Status FileSystem::Unlink(uint64_t parent, const std::string& name) {
   if (fresh->type == FileType::kDirectory) return Status(EISDIR, path);
   NodeService::Removed removed;
   if (fresh->data_with_entry) {
-    BB_ASSIGN_OR_RETURN(removed, owner->RemoveFile(path, *fresh->data_with_entry));
+    auto r = owner->RemoveFile(path, *fresh->data_with_entry);
+    if (!r) return RemovalUnanswered(path, r.error());
+    removed = std::move(*r);
   } else {
-    BB_ASSIGN_OR_RETURN(removed.entry, owner->RemoveMeta(path));
+    auto r = owner->RemoveMeta(path);
+    if (!r) return RemovalUnanswered(path, r.error());
+    removed.entry = std::move(*r);
   }
   const Metadata& md = removed.entry;
   Changed(path);

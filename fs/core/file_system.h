@@ -396,6 +396,9 @@ class FileSystem {
   // now is no more to be trusted than one that crossed an answered change (TakeMeta), and the
   // copy here is not fresh. Returns `failed`.
   Status ChangeUnanswered(Inode& inode, Status failed) const;
+  // The same for a removal of `path` (unlink, rmdir) that failed: the inode known there, if any,
+  // and what statahead holds of it. Returns `failed`.
+  Status RemovalUnanswered(const std::string& path, Status failed);
   // REQUIRES inode.mu. A directory's attributes in `e` are cached no longer than they answer
   // here.
   void BoundDirAttributes(const Inode& inode, Entry* e) const;

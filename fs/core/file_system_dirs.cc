@@ -25,7 +25,9 @@ Status FileSystem::Rmdir(uint64_t parent, const std::string& name) {
   if (md.type != FileType::kDirectory) return Status(ENOTDIR, path);
   BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(layout, path));
   if (!empty) return Status(ENOTEMPTY, path);
-  BB_ASSIGN_OR_RETURN(md, owner->RemoveMeta(path));
+  auto gone = owner->RemoveMeta(path);
+  if (!gone) return RemovalUnanswered(path, gone.error());
+  md = std::move(*gone);
   Changed(path);
   NoteDirChange(path, -1);
   if (profiles_.active()) profiles_.Removed(layout.domain, path, md.file_id, true, clock_->WallNs());

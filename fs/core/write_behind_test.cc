@@ -365,22 +365,33 @@ class HeldAnswer : public testing::ForwardingNodeService {
     std::unique_lock lock(mu_);
     return cv_.wait_for(lock, 10s, [&] { return holding_; });
   }
-  // The next UpdateMeta is applied at node 1, but its answer is lost: the caller gets ETIMEDOUT.
+  // The next UpdateMeta, RemoveMeta or RemoveFile is applied at node 1, but its answer is lost:
+  // the caller gets ETIMEDOUT.
   void LoseNext() {
     std::lock_guard lock(mu_);
     lose_ = true;
   }
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
     auto r = Held(Call::kUpdateMeta, ForwardingNodeService::UpdateMeta(path, update));
-    std::lock_guard lock(mu_);
-    if (!std::exchange(lose_, false)) return r;
-    return Status(ETIMEDOUT, "the answer was lost");
+    return Lost() ? Status(ETIMEDOUT, "the answer was lost") : r;
   }
   Result<Metadata> GetMeta(const std::string& path) override {
     return Held(Call::kGetMeta, ForwardingNodeService::GetMeta(path));
   }
+  Result<Metadata> RemoveMeta(const std::string& path) override {
+    auto r = ForwardingNodeService::RemoveMeta(path);
+    return Lost() ? Status(ETIMEDOUT, "the answer was lost") : r;
+  }
+  Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
+    auto r = ForwardingNodeService::RemoveFile(path, file_id);
+    return Lost() ? Status(ETIMEDOUT, "the answer was lost") : r;
+  }
 
  private:
+  bool Lost() {
+    std::lock_guard lock(mu_);
+    return std::exchange(lose_, false);
+  }
   Result<Metadata> Held(Call call, Result<Metadata> r) {
     std::unique_lock lock(mu_);
     if (hold_ != call) return r;
@@ -528,6 +539,23 @@ TEST_CASE("an answer asked before a change whose own answer was lost is not kept
   auto at1 = h.c.fs(1).Lookup(kRootFileId, h.name);  // the owner applied it
   REQUIRE(at1.has_value());
   CHECK((at1->md.mode & 07777) == 0600);
+}
+
+TEST_CASE("an answer asked before a removal whose own answer was lost is not kept fresh", "[core]") {
+  // As above with an unlink: the held answer, read while the file was there, must not make node
+  // 0 serve the removed file from its copy.
+  HeldCluster h;
+  auto first = h.GetAttrHeld();
+  h.held->LoseNext();
+  Status removed = h.c.fs(0).Unlink(kRootFileId, h.name);
+  CHECK(removed.code() == ETIMEDOUT);
+  h.held->Release();
+  REQUIRE(first.get().has_value());
+  CHECK(h.c.fs(0).Lookup(kRootFileId, h.name).error().code() == ENOENT);
+  auto attr = h.c.fs(0).GetAttr(h.ino);  // the inode the kernel may still hold: its last attributes,
+  REQUIRE(attr.has_value());             // not fresh, since the owner has it no more
+  CHECK(attr->fresh_left_ns == 0);
+  CHECK(h.c.fs(1).Lookup(kRootFileId, h.name).error().code() == ENOENT);  // the owner removed it
 }
 
 }  // namespace
