@@ -1,6 +1,6 @@
 // SpaceGuard: answers "is there room for N more bytes?" for one backing filesystem, keeping a
-// reserve free so the metadata database can always record what was stored (LevelDB stops
-// accepting writes after a failed one until it is reopened).
+// reserve free so the metadata database can always record what was stored (a LevelDB write that
+// fails for space costs a reopen of the database: leveldb_meta_store.cc).
 //
 // statvfs is consulted when the cached answer might be wrong: the cache is trusted only while
 // the bytes granted since the last look stay well below the free space seen then.
