@@ -74,7 +74,7 @@ class LevelDbMetaStore final : public MetaStore {
 
   Result<std::string> Get(std::string_view key) override {
     std::shared_lock r(db_mu_);
-    if (!db_) return closed_;
+    BB_RETURN_IF_ERROR(ReadyToRead(r));
     std::string value;
     leveldb::Status s = db_->Get(leveldb::ReadOptions(), leveldb::Slice(key.data(), key.size()), &value);
     if (s.IsNotFound()) return Status(ENOENT, "no such key");
@@ -96,7 +96,7 @@ class LevelDbMetaStore final : public MetaStore {
 
   Result<std::vector<KeyValue>> Scan(std::string_view prefix, std::string_view start_after, size_t limit) override {
     std::shared_lock r(db_mu_);
-    if (!db_) return closed_;
+    BB_RETURN_IF_ERROR(ReadyToRead(r));
     std::vector<KeyValue> out;
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
     std::string start(prefix);
@@ -119,6 +119,19 @@ class LevelDbMetaStore final : public MetaStore {
   }
 
  private:
+  // A database closed by a reopen that failed is tried again by reads too (at most every 200 ms),
+  // so that they come back as soon as there is room. REQUIRES `r` to hold db_mu_.
+  Status ReadyToRead(std::shared_lock<std::shared_mutex>& r) {
+    if (db_) return Status::Ok();
+    r.unlock();
+    {
+      std::lock_guard w(write_mu_);
+      (void)ReopenIfNeeded();
+    }
+    r.lock();
+    return db_ ? Status::Ok() : closed_;
+  }
+
   Status Apply(leveldb::WriteBatch* wb, bool sync, std::string_view what) {
     std::lock_guard w(write_mu_);
     BB_RETURN_IF_ERROR(ReopenIfNeeded());
