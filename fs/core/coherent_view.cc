@@ -2,11 +2,19 @@
 // caller for what it reads, telling the others of what it changes, and settling the names
 // reserved for other nodes (name_reservations.h) before it reads, makes or lists them.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "fs/core/coherence.h"
+#include "fs/core/deferred_creates.h"
 #include "fs/core/path.h"
 
 namespace bb::fs {
+namespace {
+
+constexpr int kHandedOverTries = 40;  // every 50 ms: 2 s at most
+
+}  // namespace
 
 bool CoherentView::SettleRead(const std::string& path) {
   if (!may_wait_) {
@@ -46,7 +54,15 @@ Result<DirLease> CoherentView::LeaseDir(const std::string& dir, uint64_t renew) 
 void CoherentView::StoreHandedOver(NodeId holder, const MadeEntry& e) {
   // Its holder's kernel caches the entry it made: a change must be told to it.
   if (c_->Tracks(holder, e.path)) c_->Register(e.path, holder);
-  (void)local_->MakeEntries({e}, {});  // refused (another file's name, no room): lost with its holder's answer
+  // Its holder gave it up: an owner store that cannot take it for now (full to its last byte,
+  // its database waiting for room) is asked again for a while, as the holder's batches would.
+  // Refused (another file's name), or still not stored then: lost with its holder's answer.
+  for (int tries = 0; tries < kHandedOverTries; ++tries) {
+    auto codes = local_->MakeEntries({e}, {});
+    int code = !codes ? codes.error().code() : codes->empty() ? EIO : codes->front();
+    if (!EntryRetried(code)) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 Result<NameLookup> CoherentView::ReserveName(const std::string& path) {

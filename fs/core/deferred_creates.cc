@@ -205,9 +205,9 @@ namespace {
 
 // An entry the owner could not store for now (its store failed or full), not one it refused: it
 // waits here and goes again.
-bool Retried(int code) { return code == ENOSPC || code == EIO || code == EAGAIN; }
-
 }  // namespace
+
+bool EntryRetried(int code) { return code == ENOSPC || code == EIO || code == EAGAIN; }
 
 Status DeferredCreates::Sent(const std::vector<MadeEntry>& sent, const Result<std::vector<int>>& codes, bool* failed) {
   bool ok = codes && codes->size() == sent.size();
@@ -219,7 +219,7 @@ Status DeferredCreates::Sent(const std::vector<MadeEntry>& sent, const Result<st
     if (it == items_.end() || it->second.state != State::kSending || it->second.md.file_id != sent[i].md.file_id) {
       continue;
     }
-    if (!ok || Retried((*codes)[i])) {
+    if (!ok || EntryRetried((*codes)[i])) {
       it->second.state = State::kMade;  // sent again later: a repeat counts as made
       counters_.retried++;
       *failed = true;

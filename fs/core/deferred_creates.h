@@ -41,6 +41,9 @@
 
 namespace bb::fs {
 
+// An entry its owner could not store for now (its store full or failing): worth storing again.
+bool EntryRetried(int code);
+
 class DeferredCreates {
  public:
   // Stores `made` at `owner` and gives up `released` there (NodeService::MakeEntries).

@@ -4,6 +4,7 @@
 // (name_reservations.h).
 #include <fcntl.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
@@ -505,5 +506,48 @@ TEST_CASE("directory leases: a directory with many names at an owner is not leas
 }
 
 }  // namespace leases
+}  // namespace
+}  // namespace bb::fs
+
+namespace bb::fs {
+namespace {
+
+// A node's store that refuses entries for space a given number of times (full to its last byte).
+class RefusingEntries : public testing::ForwardingNodeService {
+ public:
+  using ForwardingNodeService::ForwardingNodeService;
+  std::atomic<int> refuse{0};
+  Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
+                                       const std::vector<NameGrant>& released) override {
+    if (refuse.load() > 0 && !made.empty()) {
+      --refuse;
+      return std::vector<int>(made.size(), ENOSPC);
+    }
+    return ForwardingNodeService::MakeEntries(made, released);
+  }
+};
+
+TEST_CASE("small file streams: an entry handed over to an owner whose store is full for now is stored, not lost",
+          "[core]") {
+  std::vector<RefusingEntries*> stores(kNodes);
+  Cluster c(kNodes, Coherent(GENERATE(true, false)), nullptr,
+            [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+              auto r = std::make_unique<RefusingEntries>(std::move(s));
+              stores[node] = r.get();
+              return r;
+            });
+  Stream s(c, "h");
+  std::string name = RemoteName(c, s.dir_path, "h", 2);
+  MakeFile(c, kMaker, s.dir, name, "");  // empty: its entry waits on the stream's node
+  REQUIRE(c.fs(kMaker).DeferredWaiting() > 0);
+  stores[Owner(c, s.dir_path + "/" + name)]->refuse = 3;
+  // Node 2 looks: the owner asks the stream's node for the entry, which gives it up, and the
+  // owner's store refuses it three times before it takes it.
+  auto seen = c.fs(2).Lookup(s.On(2), name);
+  REQUIRE(seen.has_value());
+  CHECK(stores[Owner(c, s.dir_path + "/" + name)]->refuse == 0);
+  CHECK(c.fs(3).Lookup(s.On(3), name).has_value());
+}
+
 }  // namespace
 }  // namespace bb::fs
