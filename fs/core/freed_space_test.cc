@@ -89,3 +89,35 @@ TEST_CASE("a write to a full store waits for the release that frees a file remov
 
 }  // namespace
 }  // namespace bb::fs
+
+namespace bb::fs {
+namespace {
+
+// Every node's store refuses to free chunks (a store full to its last byte: a small file's chunk
+// is a database value, and removing it is a write).
+class KeepingChunks : public testing::ForwardingNodeService {
+ public:
+  using ForwardingNodeService::ForwardingNodeService;
+  Status RemoveChunks(uint64_t) override { return Status(ENOSPC, "store full: chunks kept"); }
+};
+
+TEST_CASE("an unlink or a rename over a file succeeds when the old file's chunks cannot be freed", "[core]") {
+  Cluster c(4, Cluster::Defaults(), nullptr,
+            [](uint32_t, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+              return std::make_unique<KeepingChunks>(std::move(s));
+            });
+  std::string data(3 * kChunk, 'd');  // chunks on several nodes: freed by every node at once
+  c.Write(0, "/", "gone", data);
+  c.Write(0, "/", "over", data);
+  c.Write(0, "/", "moved", "new");
+  CHECK(c.fs(1).Unlink(kRootFileId, "gone").ok());
+  CHECK(c.fs(2).Lookup(kRootFileId, "gone").error().code() == ENOENT);
+  CHECK(c.fs(1).Rename(kRootFileId, "moved", kRootFileId, "over", 0).ok());
+  CHECK(c.fs(2).Lookup(kRootFileId, "moved").error().code() == ENOENT);
+  auto over = c.fs(3).Lookup(kRootFileId, "over");
+  REQUIRE(over.has_value());
+  CHECK(over->md.size == 3);
+}
+
+}  // namespace
+}  // namespace bb::fs
