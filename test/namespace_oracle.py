@@ -22,12 +22,19 @@ only (the others' are absent there). With --restart, one node at a time as witho
 halfway a node's daemon is killed and started again once what was answered settled: every node
 then sees all of it.
 
-Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel | --private | --restart]
+With --full FILLDIR (one node at a time, as without options), the nodes' roots share a small
+filesystem that FILLDIR is on: meanwhile a filler there fills it to its last byte, gives some of it
+back, and fills it again. An operation refused with ENOSPC must have changed nothing, except the
+data of the file it wrote (a write or create cut short: the model takes what the file holds then,
+as every node must read it); a read refused with ENOSPC is counted, not wrong.
+
+Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel | --private | --restart | --full FILLDIR]
 Prints the operations that went wrong and "OPS operations [per node] on N nodes, B wrong"; exits 1
 if B > 0.
 """
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -51,16 +58,20 @@ def run(c):
         for path, size, byte in c["files"]:
             try:
                 fd = os.open(os.path.join(root, path), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-                os.write(fd, bytes([byte]) * size) if size else None
-                os.close(fd)
+                try:
+                    os.write(fd, bytes([byte]) * size) if size else None
+                finally:
+                    os.close(fd)  # also when the write failed, as a program would
                 out.append("ok")
             except OSError as e:
                 out.append(errno.errorcode[e.errno])
         return {"each": out}
     if op in ("write", "append"):
         fd = os.open(p("path"), os.O_WRONLY | (os.O_TRUNC if op == "write" else os.O_APPEND))
-        os.write(fd, bytes([c["byte"]]) * c["size"]) if c["size"] else None
-        os.close(fd)
+        try:
+            os.write(fd, bytes([c["byte"]]) * c["size"]) if c["size"] else None
+        finally:
+            os.close(fd)
         return {}
     if op == "stat":
         st = os.lstat(p("path"))
@@ -83,6 +94,16 @@ def run(c):
         return {"fd": fd}
     if op == "fdread":
         return read_all(c["fd"])
+    if op == "readhex":  # what a file holds now, whole
+        if not stat.S_ISREG(os.lstat(p("path")).st_mode):
+            return {"errno": "EISDIR"}
+        with open(p("path"), "rb") as f:
+            return {"hex": f.read().hex()}
+    if op == "fdreadhex":
+        data = bytearray()
+        while chunk := os.pread(c["fd"], 1 << 20, len(data)):
+            data += chunk
+        return {"hex": bytes(data).hex()}
     if op == "fdwrite":  # published by its fsync, as by a close
         os.pwrite(c["fd"], bytes([c["byte"]]) * c["size"], c["offset"])
         os.fsync(c["fd"])
@@ -355,6 +376,8 @@ class Run:
         }
         self.wrong = 0
         self.mu = threading.Lock()
+        self.full = False  # --full: answers ENOSPC are taken as changing nothing but written data
+        self.refused = 0  # operations answered ENOSPC
 
     def ask(self, node, cmd):
         w = self.workers[node]
@@ -364,6 +387,16 @@ class Run:
         if not answer:
             sys.exit(f"node {node}'s worker ended")
         return json.loads(answer)
+
+    def ask_settled(self, node, cmd):
+        """ask, again for up to 2 s while the answer is ENOSPC (a node's database waiting for room
+        to reopen answers reads so too)."""
+        for _ in range(20):
+            seen = self.ask(node, cmd)
+            if seen != {"errno": "ENOSPC"}:
+                break
+            time.sleep(0.1)
+        return seen
 
     def report(self, text):
         with self.mu:
@@ -391,7 +424,14 @@ class Run:
                        "size": rng.choice([1, 300, 5000]), "byte": rng.randint(1, 255)}
                 offset, put = cmd["offset"], bytes([cmd["byte"]]) * cmd["size"]
             seen = self.ask(node, cmd)
-            if links > 0:  # with no name left, it may fail or be lost (README)
+            if self.full and seen == {"errno": "ENOSPC"}:  # cut short: what the file holds now
+                self.refused += 1
+                now = self.ask_settled(node, {"op": "fdreadhex", "fd": fd})
+                if "hex" in now:
+                    model.objects[obj][0] = bytes.fromhex(now["hex"])
+                else:
+                    self.report(f"node {node} reads a descriptor of {obj} after a write cut short: {now}")
+            elif links > 0:  # with no name left, it may fail or be lost (README)
                 if seen != {}:
                     self.report(f"node {node} {cmd['op']}s a descriptor of {obj}: {seen}")
                 else:
@@ -411,7 +451,9 @@ class Run:
             want = {"errno": err} if err else {"errno": "EISDIR"} if e[0] == "d" else {"errno": "ENOENT"} \
                 if e[0] == "l" else None
             seen = self.ask(node, prefixed({"op": "open", "path": path}, pre))
-            if want is None and "fd" in seen:
+            if self.full and seen == {"errno": "ENOSPC"}:
+                self.refused += 1
+            elif want is None and "fd" in seen:
                 fds.append((node, seen["fd"], e[1]))
             elif seen != want:
                 self.report(f"node {node} opens {prefixed({'path': path}, pre)['path']!r}: {seen}, the model has "
@@ -438,12 +480,47 @@ class Run:
                 continue
             cmd = random_cmd(rng)
             seen = self.ask(node, prefixed(cmd, pre))
+            if self.full and "ENOSPC" in json.dumps(seen):
+                self.refused_op(model, pre, node, cmd, seen, i)
+                continue
             allowed = expect(model, cmd)
             if seen not in allowed:
                 self.report(f"op {i}: node {node} {json.dumps(prefixed(cmd, pre))} answered {json.dumps(seen)}, "
                             f"the model allows {json.dumps(allowed)}")
         for node, fd, _ in fds:
             self.ask(node, {"op": "close", "fd": fd})
+
+    def refused_op(self, model, pre, node, cmd, seen, i):
+        """An answer with ENOSPC (--full): the model as if the operation changed nothing, but for
+        the data of the files it wrote, taken from the node; files of a create each as answered."""
+        self.refused += 1
+        where = f"op {i}: node {node} {json.dumps(prefixed(cmd, pre))}"
+        op = cmd["op"]
+        if op == "create":
+            for (path, size, byte), got in zip(cmd["files"], seen.get("each", [])):
+                if got != "ENOSPC":
+                    want = expect(model, {"op": "create", "files": [[path, size, byte]]})[0]["each"][0]
+                    if got != want:
+                        self.report(f"{where}: {path!r} answered {got}, the model allows {want}")
+                    continue
+                now = self.ask_settled(node, prefixed({"op": "readhex", "path": path}, pre))
+                e, _ = model.lookup(path)
+                if "hex" in now and e is None and model.parent_error(path) is None:
+                    model.new_file(path, 0, 0)  # made, its data cut short
+                    model.objects[model.entries[path][1]][0] = bytes.fromhex(now["hex"])
+            if "each" not in seen:
+                self.report(f"{where} answered {json.dumps(seen)}")
+            return
+        if seen != {"errno": "ENOSPC"}:
+            self.report(f"{where} answered {json.dumps(seen)}")
+        if op in ("write", "append", "truncate"):
+            e, err = model.lookup(cmd["path"])
+            if e is not None and e[0] == "f":
+                now = self.ask_settled(node, prefixed({"op": "readhex", "path": cmd["path"]}, pre))
+                if "hex" not in now:
+                    self.report(f"{where}: then the file reads as {now}")
+                else:
+                    model.objects[e[1]][0] = bytes.fromhex(now["hex"])
 
     def check_end(self, models, private=False):
         """Every node lists every directory of the models and reads every file and symlink (with
@@ -466,8 +543,32 @@ class Run:
             w.wait()
 
 
+def fill(path, stop, rng):
+    """Fills the filesystem `path` is on to its last byte, gives 1-12 MiB of it back, and so on
+    until `stop`; then removes `path`."""
+    with open(path, "wb", buffering=0) as f:
+        while not stop.is_set():
+            for size in (1 << 20, 64 << 10, 4096, 512):
+                try:
+                    while f.write(bytes(size)) == size:
+                        pass
+                except OSError:
+                    pass
+            stop.wait(rng.uniform(0.05, 0.4))
+            f.truncate(max(0, os.fstat(f.fileno()).st_size - (rng.randint(1, 12) << 20)))
+            f.seek(0, os.SEEK_END)
+            stop.wait(rng.uniform(0.05, 0.4))
+    os.unlink(path)
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a not in ("--parallel", "--private", "--restart")]
+    argv = sys.argv[1:]
+    fill_dir = None
+    if "--full" in argv:
+        k = argv.index("--full")
+        fill_dir = argv[k + 1] if k + 1 < len(argv) else sys.exit(__doc__)
+        del argv[k:k + 2]
+    args = [a for a in argv if a not in ("--parallel", "--private", "--restart")]
     private = "--private" in sys.argv
     if len(args) != 4:
         sys.exit(__doc__)
@@ -497,7 +598,21 @@ def main():
             return current[0]
 
         models = {"": Model()}
-        if "--restart" in sys.argv:
+        if fill_dir:
+            # The filler runs the whole time; the end is checked once it stopped and the entries
+            # that waited for room on their node (sent again every second) have gone.
+            run.full = True
+            stop = threading.Event()
+            filler = threading.Thread(target=fill, args=(f"{fill_dir}/fill", stop, random.Random(seed)))
+            filler.start()
+            try:
+                run.play(rng, models[""], "", count, pick)
+            finally:
+                stop.set()
+                filler.join()
+            time.sleep(3)
+            print(f"{run.refused} operations refused with ENOSPC", flush=True)
+        elif "--restart" in sys.argv:
             # Half the operations, then a node's daemon killed and started again once what it
             # made has settled: everything answered before is there after, on every node.
             run.play(rng, models[""], "", count // 2, pick)
