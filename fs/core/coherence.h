@@ -362,6 +362,7 @@ class CoherentView final : public NodeService {
     return [this](NodeId holder, const MadeEntry& e) { StoreHandedOver(holder, e); };
   }
   void StoreHandedOver(NodeId holder, const MadeEntry& e);
+  std::atomic<int64_t> refusing_until_{0};  // steady clock: the local store refused a hand-over till then
   // The file id of a linked file's name stored here at `path`, 0 for anything else: a change that
   // replaces the name tells it, so that a node holding the file open by that name follows it to
   // its record (FileSystem::Invalidated) instead of taking it for removed.

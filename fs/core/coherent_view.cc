@@ -57,12 +57,17 @@ void CoherentView::StoreHandedOver(NodeId holder, const MadeEntry& e) {
   // Its holder gave it up: an owner store that cannot take it for now (full to its last byte,
   // its database waiting for room) is asked again for a while, as the holder's batches would.
   // Refused (another file's name), or still not stored then: lost with its holder's answer.
-  for (int tries = 0; tries < kHandedOverTries; ++tries) {
+  // After one entry waited in vain, the next ones (of a directory's hand-over) try once each for
+  // a second, so that a hand-over of many entries ends in time.
+  using Clock = std::chrono::steady_clock;
+  const int tries = Clock::now().time_since_epoch().count() < refusing_until_.load() ? 1 : kHandedOverTries;
+  for (int t = 0; t < tries; ++t) {
     auto codes = local_->MakeEntries({e}, {});
     int code = !codes ? codes.error().code() : codes->empty() ? EIO : codes->front();
     if (!EntryRetried(code)) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (t + 1 < tries) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  refusing_until_ = (Clock::now() + std::chrono::seconds(1)).time_since_epoch().count();
 }
 
 Result<NameLookup> CoherentView::ReserveName(const std::string& path) {

@@ -517,9 +517,11 @@ class RefusingEntries : public testing::ForwardingNodeService {
  public:
   using ForwardingNodeService::ForwardingNodeService;
   std::atomic<int> refuse{0};
+  std::atomic<int> refused{0};
   Result<std::vector<int>> MakeEntries(const std::vector<MadeEntry>& made,
                                        const std::vector<NameGrant>& released) override {
     if (refuse.load() > 0 && !made.empty()) {
+      ++refused;
       --refuse;
       return std::vector<int>(made.size(), ENOSPC);
     }
@@ -547,6 +549,34 @@ TEST_CASE("small file streams: an entry handed over to an owner whose store is f
   REQUIRE(seen.has_value());
   CHECK(stores[Owner(c, s.dir_path + "/" + name)]->refuse == 0);
   CHECK(c.fs(3).Lookup(s.On(3), name).has_value());
+}
+
+TEST_CASE("small file streams: a directory handed over to an owner whose store stays full ends in time", "[core]") {
+  // Ten files made in a leased directory, the entries other nodes hold asked back by the lease's
+  // end, and owner stores that refuse them all: at each owner the first is tried for 2 s, the
+  // others once each (without that, a hand-over of many entries would take 2 s for each).
+  std::vector<RefusingEntries*> stores(kNodes);
+  Cluster c(kNodes, Coherent(true), nullptr,
+            [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+              auto r = std::make_unique<RefusingEntries>(std::move(s));
+              stores[node] = r.get();
+              return r;
+            });
+  Stream s(c, "full");
+  for (int i = 0; i < 10; ++i) MakeFile(c, kMaker, s.dir, "e" + std::to_string(i), "");
+  REQUIRE(c.fs(kMaker).DeferredWaiting() >= 5);  // those whose names other nodes hold
+  for (auto* store : stores) store->refuse = 1000;
+  auto h = c.fs(2).OpenDir(s.On(2));  // its listing ends the lease: every entry is handed over
+  REQUIRE(h.has_value());
+  for (uint64_t i = 2;; ++i) {
+    auto e = c.fs(2).DirEntryAt(*h, i);
+    if (!e || !e->has_value()) break;
+  }
+  c.fs(2).ReleaseDir(*h);
+  int tries = 0;
+  for (auto* store : stores) tries += store->refused.load();
+  CHECK(tries >= 5);
+  CHECK(tries <= 3 * 40 + 10);  // each other node's store tries its first for 2 s
 }
 
 }  // namespace
