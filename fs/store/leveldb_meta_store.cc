@@ -3,7 +3,6 @@
 #include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
 #include <leveldb/write_batch.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <shared_mutex>
 
 #include "fs/store/meta_store.h"
+#include "fs/store/space_guard.h"
 
 namespace bb::fs {
 namespace {
@@ -39,10 +39,10 @@ Status FromLevelDb(const leveldb::Status& s, std::string_view what) {
   return Status(code, what.empty() ? text : std::string(what) + ": " + text);
 }
 
-uint64_t FreeBytes(const std::string& path) {
-  struct statvfs sv {};
-  if (::statvfs(path.c_str(), &sv) != 0) return 0;
-  return static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+std::string ParentOf(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // A failed write can leave a torn record in LevelDB's log, and LevelDB goes on appending after it:
@@ -56,6 +56,7 @@ class LevelDbMetaStore final : public MetaStore {
  public:
   LevelDbMetaStore(std::string dir, LevelDbOptions options)
       : dir_(std::move(dir)),
+        parent_(ParentOf(dir_)),
         spare_path_(dir_ + ".spare"),
         options_(std::move(options)),
         spare_bytes_(options_.spare_bytes == 0 ? 0 : std::max(options_.spare_bytes, kReopenRoom)),
@@ -161,7 +162,7 @@ class LevelDbMetaStore final : public MetaStore {
     if (!needs_reopen_) return Status::Ok();
     if (Clock::now() < retry_at_) return RefusedStatus();
     retry_at_ = Clock::now() + kRetryClosed;
-    if (FreeBytes(DirOf(dir_)) < MemtableBytes() + kReopenMargin) {
+    if (FreeNow() < MemtableBytes() + kReopenMargin) {
       refused_ = Status(ENOSPC, "metadata database " + dir_ + ": no room to start a fresh log after a failed write");
       return refused_;
     }
@@ -182,6 +183,12 @@ class LevelDbMetaStore final : public MetaStore {
 
   Status RefusedStatus() const {
     return refused_.ok() ? Status(ENOSPC, "metadata database " + dir_ + " is waiting for room") : refused_;
+  }
+
+  // Free bytes on the database's filesystem; 0 when unknown (no reopen, no spare then).
+  uint64_t FreeNow() const {
+    auto free_bytes = FreeBytes(parent_);
+    return free_bytes ? *free_bytes : 0;
   }
 
   // What the memtables hold: LevelDB counts them with the block cache, which is ours to subtract.
@@ -230,7 +237,7 @@ class LevelDbMetaStore final : public MetaStore {
   // Makes the spare file when it is missing and the disk has room for it and more.
   void MakeSpare() {
     if (spare_bytes_ == 0 || ::access(spare_path_.c_str(), F_OK) == 0) return;
-    if (FreeBytes(DirOf(dir_)) < 2 * spare_bytes_ + kReopenRoom) return;
+    if (FreeNow() < 2 * spare_bytes_ + kReopenRoom) return;
     int fd = ::open(spare_path_.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) return;
     int err = ::posix_fallocate(fd, 0, static_cast<off_t>(spare_bytes_));
@@ -248,12 +255,6 @@ class LevelDbMetaStore final : public MetaStore {
     if (options_.warn) options_.warn(text);
   }
 
-  static std::string DirOf(const std::string& path) {
-    auto slash = path.find_last_of('/');
-    if (slash == std::string::npos) return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-  }
-
   void MarkSynced(uint64_t seq) {
     uint64_t cur = synced_.load();
     while (cur < seq && !synced_.compare_exchange_weak(cur, seq)) {
@@ -261,6 +262,7 @@ class LevelDbMetaStore final : public MetaStore {
   }
 
   const std::string dir_;
+  const std::string parent_;  // the folder dir_ is in: where its free space is read
   const std::string spare_path_;
   const LevelDbOptions options_;
   const uint64_t spare_bytes_;  // at least a reopen's room, or 0

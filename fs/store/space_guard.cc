@@ -6,6 +6,12 @@
 
 namespace bb::fs {
 
+Result<uint64_t> FreeBytes(const std::string& dir) {
+  struct statvfs sv {};
+  if (::statvfs(dir.c_str(), &sv) != 0) return Status(EIO, "statvfs " + dir + ": " + std::strerror(errno));
+  return static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+}
+
 Status SpaceGuard::Check(uint64_t bytes) {
   {
     std::lock_guard lock(mu_);
@@ -16,11 +22,7 @@ Status SpaceGuard::Check(uint64_t bytes) {
       return Status::Ok();
     }
   }
-  struct statvfs sv {};
-  if (statvfs(dir_.c_str(), &sv) != 0) {
-    return Status(EIO, "statvfs " + dir_ + ": " + std::strerror(errno));
-  }
-  uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  BB_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes(dir_));
   std::lock_guard lock(mu_);
   free_at_last_look_ = free_bytes;
   granted_since_look_ = 0;

@@ -16,6 +16,10 @@
 
 namespace bb::fs {
 
+// Bytes an unprivileged writer may still use on the filesystem holding `dir` (statvfs); EIO when
+// statvfs fails.
+Result<uint64_t> FreeBytes(const std::string& dir);
+
 class SpaceGuard {
  public:
   // `dir`: any path on the backing filesystem; must stay valid for the guard's life.
