@@ -155,6 +155,16 @@ done
 check "chunks of files removed while their node was down are freed once it is back ($(echo "$on_node1" | grep -c .) on node 1, $left left)" \
   test "$(echo "$on_node1" | grep -c .)" -gt 0 -a "$left" = 0
 
+# Every daemon killed, then started again one after another: a restarted daemon serves without
+# waiting for the others (names on nodes still down fail until they are back).
+for n in 0 1 2 3; do "$bbctl" emulate kill --node $n >/dev/null; done
+restarted=0
+for n in 3 2 1 0; do "$bbctl" emulate restart --node $n >/dev/null && restarted=$((restarted + 1)); done
+check "all 4 daemons, killed together, start again one after another ($restarted started)" test "$restarted" = 4
+ok=0
+for i in $(seq 40); do [ "$(on 2 cat "$mnt/top$i" 2>/dev/null)" = "$i" ] && ok=$((ok + 1)); done
+check "and all 40 files read back on node 2 ($ok)" test "$ok" = 40
+
 # Teardown leaves nothing behind.
 "$bbctl" emulate down
 left=""

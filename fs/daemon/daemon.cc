@@ -120,9 +120,11 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
       view, hold_ns, &clock_, [this](NodeId n) { return n < remotes_.size() ? remotes_[n].get() : nullptr; },
       [router = router_.get()](const std::string& path) { return router->Resolve(path).node_private(); },
       kCallbackCapacity);
-  // A restarted daemon (its store holds the root already) forgot who caches the names it holds:
-  // the others drop their caches before it serves them. A new one holds nothing anyone cached.
-  if (local_->GetMeta("/").has_value()) coherence_->DropEverywhere();
+  // A restarted daemon (its store holds its copy of the root already) forgot who caches the names
+  // it holds: the others drop their caches before it serves them. A new one holds nothing anyone
+  // cached.
+  const bool restarted = local_->GetMeta("/").has_value();
+  if (restarted) coherence_->DropEverywhere();
   local_view_ = std::make_unique<CoherentView>(local_.get(), coherence_.get(), view.self);
   server_.Attach(local_.get(), coherence_.get());
   ids_ = std::make_unique<FileIdAllocator>(meta_.get(), view.self);
@@ -147,16 +149,20 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
       [fs = fs_.get()](const std::vector<std::string>& paths, NodeId owner) { return fs->HandOver(paths, owner); },
       [fs = fs_.get()](const std::string& dir, NodeId owner) { return fs->HandOverDir(dir, owner); },
       [fs = fs_.get()](NodeId owner) { fs->OwnerReset(owner); });
-  // Another node may still be starting: retry creating the root for a while.
+  mount_ = cfg.mount;
+  // Every node holds a copy of the root directory. A restarted daemon has its own and serves at
+  // once, whichever nodes are still down (their names fail with EIO until they are back, and each
+  // finds its own copy when it starts), so daemons may be started again in any order. A new store
+  // makes the copies everywhere, retrying for a while as other nodes may still be starting: a node
+  // that cannot reach the others fails to start, naming the node.
+  if (restarted) return Status::Ok();
   Status init;
   for (int i = 0; i < 100; ++i) {
     init = fs_->Init(Caller{::getuid(), ::getgid(), ::getpid()});
     if (init.ok() || (init.code() != EIO && init.code() != ETIMEDOUT)) break;
     ::usleep(100000);
   }
-  BB_RETURN_IF_ERROR(init.Annotate("cannot create the root directory"));
-  mount_ = cfg.mount;
-  return Status::Ok();
+  return init.Annotate("cannot create the root directory");
 }
 
 Status Daemon::StartQos(const DaemonConfig& cfg) {
