@@ -30,7 +30,7 @@ as every node must read it); a read refused with ENOSPC is counted, not wrong.
 
 Usage: namespace_oracle.py BBCTL DIR OPS SEED [--parallel | --private | --restart | --full FILLDIR]
 Prints the operations that went wrong and "OPS operations [per node] on N nodes, B wrong"; exits 1
-if B > 0.
+if B > 0. With ORACLE_TRACE=FILE in the environment, every command and its answer go to FILE.
 """
 import hashlib
 import json
@@ -366,6 +366,9 @@ def prefixed(cmd, pre):
     return out
 
 
+TRACE = open(os.environ["ORACLE_TRACE"], "w") if os.environ.get("ORACLE_TRACE") else None
+
+
 class Run:
     def __init__(self, bbctl, root, nodes):
         self.nodes = nodes
@@ -386,6 +389,10 @@ class Run:
         answer = w.stdout.readline()
         if not answer:
             sys.exit(f"node {node}'s worker ended")
+        if TRACE:  # ORACLE_TRACE=FILE: every command and its answer, for reading a wrong one's past
+            with self.mu:
+                TRACE.write(f"{time.monotonic():.3f} node {node} {json.dumps(cmd)} -> {answer}")
+                TRACE.flush()
         return json.loads(answer)
 
     def ask_settled(self, node, cmd):

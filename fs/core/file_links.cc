@@ -65,8 +65,15 @@ Status FileSystem::DropName(const std::string& path, const Metadata& name) {
   Stale(record);  // its count moved: not what this node cached
   Changed(record);
   if (!md) return md.error().code() == ENOENT ? Status::Ok() : md.error();
-  // Names left: every node reads the count from the record when it next asks.
-  if (md->nlink > 0) return Status::Ok();
+  // Names left: every node reads the count from the record when it next asks. A descriptor open
+  // here by the removed name follows the file to its record, as the name's owner tells other
+  // nodes to (Invalidation::file_id); it may have learnt the name before another node linked it.
+  if (md->nlink > 0) {
+    std::lock_guard lock(table_mu_);
+    auto it = inodes_.find(name.file_id);
+    if (it != inodes_.end() && it->second->path == path) SetPathLocked(*it->second, record);
+    return Status::Ok();
+  }
   // The last name is gone: the record and the data go as an unlinked file's would.
   auto removed = owner->RemoveMeta(record);
   if (!removed) return removed.error().code() == ENOENT ? Status::Ok() : removed.error();

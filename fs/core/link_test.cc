@@ -233,6 +233,22 @@ TEST_CASE("a file another node moves while it is open here: its writes follow it
       REQUIRE(c.fs(1).Unlink(ws1, "l1").ok());
     });
     CHECK(c.Read(3, "/ws", "l2").value() == "one-new");
+    // The same when node 2 itself removes the name, or renames another file over it: it learnt the
+    // name before node 0 linked the file, and no owner tells a node of its own change.
+    ino = c.Write(0, "/ws", "m1", "one");
+    write_open("m1", [&] {
+      REQUIRE(c.fs(0).Link(ino, c.Walk(0, "/ws"), "m2").has_value());
+      REQUIRE(c.fs(2).Unlink(ws2, "m1").ok());
+    });
+    CHECK(c.Read(3, "/ws", "m2").value() == "one-new");
+    ino = c.Write(0, "/ws", "n1", "one");
+    c.Write(0, "/ws", "n3", "other");
+    write_open("n1", [&] {
+      REQUIRE(c.fs(0).Link(ino, c.Walk(0, "/ws"), "n2").has_value());
+      REQUIRE(c.fs(2).Rename(ws2, "n3", ws2, "n1", 0).ok());
+    });
+    CHECK(c.Read(3, "/ws", "n2").value() == "one-new");
+    CHECK(c.Read(3, "/ws", "n1").value() == "other");
     // The name node 2 knew it by is renamed over after the link: the file lives on at its record.
     // Eight names again, so that both the move within one owner and the put at another replace it.
     across = 0;
