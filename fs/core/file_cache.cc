@@ -46,6 +46,13 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   if (path_out) *path_out = path;
   const MetaAsk ask = AskMeta();
   uint64_t since = ToldSeq();
+  // This node's writes unpublished when the read is sent: one published while it is on its way
+  // (a size sent with its chunk, answered meanwhile) may reach the owner after the read.
+  Metadata unpublished;
+  {
+    std::lock_guard lock(inode->mu);
+    OverlayUnpublished(*inode, &unpublished);
+  }
   Metadata md;
   if (unlinked) {
     std::lock_guard lock(inode->mu);
@@ -70,6 +77,11 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
     bool told = ToldSince(path, since);  // a change may have raced the read
     TakeMeta(*inode, md, ask, &told);
   }
+  // The answer includes them, but this node's copy keeps what the owner said: a truncate here
+  // that raced the read may have cut them since.
+  md.size = std::max(md.size, unpublished.size);
+  md.mtime_ns = std::max(md.mtime_ns, unpublished.mtime_ns);
+  md.ctime_ns = std::max(md.ctime_ns, unpublished.ctime_ns);
   return md;
 }
 

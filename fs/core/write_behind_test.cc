@@ -372,11 +372,28 @@ class HeldAnswer : public testing::ForwardingNodeService {
     lose_ = true;
   }
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, 20s, [&] { return !updates_shut_; });
+    }
     auto r = Held(Call::kUpdateMeta, ForwardingNodeService::UpdateMeta(path, update));
     return Lost() ? Status(ETIMEDOUT, "the answer was lost") : r;
   }
   Result<Metadata> GetMeta(const std::string& path) override {
     return Held(Call::kGetMeta, ForwardingNodeService::GetMeta(path));
+  }
+  // While shut, an UpdateMeta (a size sent with its chunk among them) waits at node 1 before it is
+  // applied.
+  void ShutUpdates() {
+    std::lock_guard lock(mu_);
+    updates_shut_ = true;
+  }
+  void OpenUpdates() {
+    {
+      std::lock_guard lock(mu_);
+      updates_shut_ = false;
+    }
+    cv_.notify_all();
   }
   Result<Metadata> RemoveMeta(const std::string& path) override {
     auto r = ForwardingNodeService::RemoveMeta(path);
@@ -409,6 +426,7 @@ class HeldAnswer : public testing::ForwardingNodeService {
   bool holding_ = false;
   bool released_ = true;
   bool lose_ = false;
+  bool updates_shut_ = false;
 };
 
 // Two nodes caching attributes, with write-behind, node 1's service a HeldAnswer; a file whose
@@ -426,7 +444,10 @@ struct HeldCluster {
     }
     ino = c.Write(0, "/", name, "x");
   }
-  ~HeldCluster() { held->Release(); }
+  ~HeldCluster() {
+    held->OpenUpdates();
+    held->Release();
+  }
   static FileSystemOptions Options() {
     FileSystemOptions o = Cluster::Coherent();  // attributes served from the node's copy
     o.write_behind_bytes = 64 << 20;
@@ -501,6 +522,31 @@ TEST_CASE("a stat while a size is on its way to its owner reads that size", "[co
   REQUIRE(attr.has_value());
   CHECK(attr->md.size == local * kChunk + 3);
   REQUIRE(h.c.fs(0).Release(f).ok());
+}
+
+TEST_CASE("a stat whose read crossed a size taken with its chunk reads that size", "[core]") {
+  // Node 0 writes into a chunk node 1 holds, the size going with it (node 1 holds the entry too),
+  // and the write waits at node 1 before it is applied. A getattr on node 0 then reads node 1's
+  // entry, the old size, and its answer is held back; meanwhile the write is applied and
+  // answered, which publishes its size. The getattr must still answer the write's size
+  // (file_oracle found this: an fstat right after a write read the size before it).
+  HeldCluster h;
+  auto opened = h.c.fs(0).Open(h.ino, O_RDWR, kUser);
+  REQUIRE(opened.has_value());
+  OpenFile* f = *opened;
+  uint64_t remote = 1;
+  while (f->data.For(remote) != 1) ++remote;
+  h.held->ShutUpdates();
+  REQUIRE(h.c.fs(0).Write(f, remote * kChunk, {"abc", 3}).has_value());  // behind, with its size
+  auto attr = h.GetAttrHeld();
+  h.held->OpenUpdates();
+  REQUIRE(h.c.fs(0).Flush(f).ok());  // the write was applied and answered
+  h.held->Release();
+  auto got = attr.get();
+  REQUIRE(got.has_value());
+  CHECK(got->md.size == remote * kChunk + 3);
+  REQUIRE(h.c.fs(0).Release(f).ok());
+  CHECK(h.c.fs(0).GetAttr(h.ino).value().md.size == remote * kChunk + 3);
 }
 
 TEST_CASE("reads that cross keep the attributes cached", "[core]") {
