@@ -85,6 +85,26 @@ Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool
   return md;
 }
 
+void FileSystem::RenewOpenCallbacks() {
+  std::vector<std::shared_ptr<Inode>> open;
+  {
+    std::lock_guard lock(table_mu_);
+    for (const auto& [ino, inode] : inodes_) {
+      if (inode->open_count > 0 && !inode->unlinked && !inode->node_private.load(std::memory_order_relaxed)) {
+        open.push_back(inode);
+      }
+    }
+  }
+  const int64_t soon = clock_->MonotonicNs() + options_.attr_cache_ns / 2;
+  for (const std::shared_ptr<Inode>& inode : open) {
+    {
+      std::lock_guard lock(inode->mu);
+      if (inode->fresh_until_ns > soon) continue;
+    }
+    (void)FreshMeta(inode);  // registers this node for the name at its owner, as a getattr does
+  }
+}
+
 void FileSystem::OverlayUnpublished(const Inode& inode, Metadata* md) {
   if (!inode.size_dirty) return;
   md->size = std::max(md->size, inode.size);

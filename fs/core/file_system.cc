@@ -10,6 +10,7 @@
 
 #include "fs/core/fan_out.h"
 #include "fs/core/inode.h"
+#include "fs/core/interval_flusher.h"
 #include "fs/core/path.h"
 #include "fs/core/write_behind.h"
 
@@ -54,10 +55,21 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
         return nodes_(owner)->MakeEntries(made, released);
       },
       std::chrono::milliseconds(options_.deferred_create_ms), kMaxDeferredCreates, clock_);
+  if (options_.attr_cache_ns > 0 && router_->view().nodes > 1) {
+    const auto every = std::chrono::milliseconds(std::max<int64_t>(options_.attr_cache_ns / 2'000'000, 1));
+    renewer_ = std::make_unique<IntervalFlusher>("bb-renew", every, [this, every] {
+      RenewOpenCallbacks();
+      renewer_->WakeAt(std::chrono::steady_clock::now() + every);
+    });
+    renewer_->WakeAt(std::chrono::steady_clock::now() + every);
+  }
 }
 
 // Writes behind that carry a size tell this object when they are done (SizeAlong::taken).
-FileSystem::~FileSystem() { fan_out_.reset(); }
+FileSystem::~FileSystem() {
+  renewer_.reset();
+  fan_out_.reset();
+}
 
 // The root directory and workspace roots are kept on every node (see file_system.h): reads
 // are local.

@@ -188,6 +188,7 @@ struct Inode;
 struct OpenFile;
 struct DirHandle;
 class FanOut;
+class IntervalFlusher;
 class WriteBehind;
 struct SizeAlong;
 
@@ -331,6 +332,11 @@ class FileSystem {
   // again (call before the kernel is told, so that what it asks next is fresh), and an inode
   // known by a name that went on naming its file elsewhere (Invalidation::file_id) follows it.
   void Invalidated(const std::vector<Invalidation>& items);
+  // Files open here keep the callbacks of their names at their owners, however long they stay
+  // open (a registration lapses after its hold): each whose attributes are within half the
+  // timeout of going stale is read again, so that a rename or removal elsewhere is told here.
+  // Runs every half timeout on a thread of its own; public for tests.
+  void RenewOpenCallbacks();
 
   // Number of inodes the kernel holds references to (for tests and statistics).
   size_t KnownInodes() const;
@@ -573,6 +579,7 @@ class FileSystem {
   std::unique_ptr<ChunkRemovals> removals_;
   std::unique_ptr<DirChanges> dir_changes_;
   std::unique_ptr<DeferredCreates> deferred_;
+  std::unique_ptr<IntervalFlusher> renewer_;  // RenewOpenCallbacks; stopped first
 };
 
 }  // namespace bb::fs

@@ -269,6 +269,28 @@ TEST_CASE("a file another node moves while it is open here: its writes follow it
   }
 }
 
+TEST_CASE("a file open here for longer than its callback's hold still follows a rename elsewhere", "[link]") {
+  // Node 2 read the name when it opened the file; the owner keeps that registration for its hold
+  // (the cache timeout and a second) and two at most. Node 2 renews it while the file is open, so
+  // a rename on node 1 much later is still told, and node 2's writes follow the file.
+  Cluster c(4, Cluster::Coherent());
+  REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{LayoutMode::kHashed, 0.25}, kChunk}, kUser).ok());
+  uint64_t ws1 = c.Walk(1, "/ws"), ws2 = c.Walk(2, "/ws");
+  c.Write(0, "/ws", "a", "old");
+  uint64_t ino = c.fs(2).Lookup(ws2, "a").value().ino;
+  auto w = c.fs(2).Open(ino, O_WRONLY, kUser);
+  REQUIRE(w.has_value());
+  const int64_t hold = Cluster::Coherent().attr_cache_ns + 1'000'000'000;
+  for (int i = 0; i < 12; ++i) {  // three holds
+    c.clock.Advance(hold / 4);
+    c.fs(2).RenewOpenCallbacks();
+  }
+  REQUIRE(c.fs(1).Rename(ws1, "a", ws1, "b", 0).ok());
+  CHECK(c.fs(2).Write(*w, 3, {"-new", 4}).has_value());
+  CHECK(c.fs(2).Release(*w).ok());
+  CHECK(c.Read(3, "/ws", "b").value() == "old-new");
+}
+
 TEST_CASE("a file replaced by another node while open here: its writes never reach the new file", "[link]") {
   // Node 2 has "a" open for writing when node 1 renames "b" over it: the file node 2 holds has no
   // name left (its data goes, README), and what node 2 then writes, truncates or chmods through
