@@ -103,6 +103,25 @@ Status Daemon::JoinCluster(const DaemonConfig& cfg, NodeView* view) {
   return Status::Ok();
 }
 
+namespace {
+
+// Every node holds a copy of the root directory. A restarted daemon has its own and serves at
+// once, whichever nodes are still down (their names fail with EIO until they are back, and each
+// finds its own copy when it starts), so daemons may be started again in any order. A new store
+// makes the copies everywhere, retrying for a while as other nodes may still be starting: a node
+// that cannot reach the others fails to start, naming the node.
+Status MakeRoot(FileSystem* fs) {
+  Status init;
+  for (int i = 0; i < 100; ++i) {
+    init = fs->Init(Caller{::getuid(), ::getgid(), ::getpid()});
+    if (init.ok() || (init.code() != EIO && init.code() != ETIMEDOUT)) break;
+    ::usleep(100000);
+  }
+  return init.Annotate("cannot create the root directory");
+}
+
+}  // namespace
+
 Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   // Everything outside workspaces uses the default layout (mode 3, distributed hashing).
   router_ = std::make_unique<WorkspaceRouter>(WorkspaceSpec{{}, static_cast<uint32_t>(cfg.chunk_size)}, view);
@@ -150,19 +169,7 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
       [fs = fs_.get()](const std::string& dir, NodeId owner) { return fs->HandOverDir(dir, owner); },
       [fs = fs_.get()](NodeId owner) { fs->OwnerReset(owner); });
   mount_ = cfg.mount;
-  // Every node holds a copy of the root directory. A restarted daemon has its own and serves at
-  // once, whichever nodes are still down (their names fail with EIO until they are back, and each
-  // finds its own copy when it starts), so daemons may be started again in any order. A new store
-  // makes the copies everywhere, retrying for a while as other nodes may still be starting: a node
-  // that cannot reach the others fails to start, naming the node.
-  if (restarted) return Status::Ok();
-  Status init;
-  for (int i = 0; i < 100; ++i) {
-    init = fs_->Init(Caller{::getuid(), ::getgid(), ::getpid()});
-    if (init.ok() || (init.code() != EIO && init.code() != ETIMEDOUT)) break;
-    ::usleep(100000);
-  }
-  return init.Annotate("cannot create the root directory");
+  return restarted ? Status::Ok() : MakeRoot(fs_.get());
 }
 
 Status Daemon::StartQos(const DaemonConfig& cfg) {
