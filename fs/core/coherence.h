@@ -9,7 +9,8 @@
 // changed a name or an attribute returns on one node, no other node's kernel answers from the
 // old state — but for a node whose kernel is held up by a call of its own in the same
 // directory or file, or takes longer than kKernelWait: it drops what it holds right after
-// (ToKernel).
+// (ToKernel). A node holding a file open reads its name again every half timeout
+// (FileSystem::RenewOpenCallbacks), so that it stays registered however long the file is open.
 //
 // What is told (see CoherentView): a removed, replaced or moved name (the entry: the kernel
 // drops the name, and below it for a directory), and changed attributes of an entry (the

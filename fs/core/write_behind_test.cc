@@ -454,6 +454,19 @@ struct HeldCluster {
     return o;
   }
 
+  // The file opened for writing on node 0 (not a new file of a stream: its writes go behind).
+  OpenFile* OpenHere() {
+    auto opened = c.fs(0).Open(ino, O_RDWR, kUser);
+    REQUIRE(opened.has_value());
+    return *opened;
+  }
+  // The first chunk past chunk 0 that `node` holds of file `f`.
+  static uint64_t ChunkOf(const OpenFile* f, uint32_t node) {
+    uint64_t i = 1;
+    while (f->data.For(i) != node) ++i;
+    return i;
+  }
+
   // A getattr on node 0 whose answer node 1 holds back (node 0's copy made stale first), once
   // held; Release lets it finish.
   std::future<Result<Entry>> GetAttrHeld() {
@@ -504,11 +517,8 @@ TEST_CASE("a stat while a size is on its way to its owner reads that size", "[co
   // the size to node 1 is held back. A stat on node 0 meanwhile, after the write returned, must
   // read the new size, not the one node 0 cached before.
   HeldCluster h;
-  auto opened = h.c.fs(0).Open(h.ino, O_RDWR, kUser);
-  REQUIRE(opened.has_value());
-  OpenFile* f = *opened;
-  uint64_t local = 1;
-  while (f->data.For(local) != 0) ++local;
+  OpenFile* f = h.OpenHere();
+  const uint64_t local = HeldCluster::ChunkOf(f, 0);
   REQUIRE(h.c.fs(0).Write(f, local * kChunk, {"abc", 3}).has_value());
   h.held->HoldNext();
   auto flush = std::async(std::launch::async, [&] { return h.c.fs(0).Flush(f).ok(); });
@@ -531,11 +541,8 @@ TEST_CASE("a stat whose read crossed a size taken with its chunk reads that size
   // answered, which publishes its size. The getattr must still answer the write's size
   // (file_oracle found this: an fstat right after a write read the size before it).
   HeldCluster h;
-  auto opened = h.c.fs(0).Open(h.ino, O_RDWR, kUser);
-  REQUIRE(opened.has_value());
-  OpenFile* f = *opened;
-  uint64_t remote = 1;
-  while (f->data.For(remote) != 1) ++remote;
+  OpenFile* f = h.OpenHere();
+  const uint64_t remote = HeldCluster::ChunkOf(f, 1);
   h.held->ShutUpdates();
   REQUIRE(h.c.fs(0).Write(f, remote * kChunk, {"abc", 3}).has_value());  // behind, with its size
   auto attr = h.GetAttrHeld();
