@@ -67,6 +67,7 @@ FileSystem::FileSystem(FileSystemOptions options, const Router* router, NodeReso
 
 // Writes behind that carry a size tell this object when they are done (SizeAlong::taken).
 FileSystem::~FileSystem() {
+  if (renewer_) renewer_->Stop();  // its flush re-arms it through renewer_: stopped before reset
   renewer_.reset();
   fan_out_.reset();
 }
