@@ -291,9 +291,8 @@ void FileSystem::Invalidated(const std::vector<Invalidation>& items) {
     std::lock_guard lock(table_mu_);
     for (const Invalidation& item : items) {
       if (item.file_id == 0) continue;
-      auto it = inodes_.find(item.file_id);
-      if (it == inodes_.end() || it->second->path != item.path) continue;
-      SetPathLocked(*it->second, item.moved_to.empty() ? RecordPathOf(item.path, item.file_id) : item.moved_to);
+      FollowLocked(item.file_id, item.path,
+                   item.moved_to.empty() ? RecordPathOf(item.path, item.file_id) : item.moved_to);
     }
   }
   // Statahead first: a lookup that takes an entry after this is told (ToldSince) below, one that
@@ -352,6 +351,11 @@ void FileSystem::SetPathLocked(Inode& inode, const std::string& path) {
     inode.path = path;
   }
   by_path_[path] = inode.ino;  // also when another inode had the path since
+}
+
+void FileSystem::FollowLocked(uint64_t file_id, const std::string& from, const std::string& to) {
+  auto it = inodes_.find(file_id);
+  if (it != inodes_.end() && it->second->path == from) SetPathLocked(*it->second, to);
 }
 
 void FileSystem::ErasePathLocked(const Inode& inode) {

@@ -70,8 +70,7 @@ Status FileSystem::DropName(const std::string& path, const Metadata& name) {
   // nodes to (Invalidation::file_id); it may have learnt the name before another node linked it.
   if (md->nlink > 0) {
     std::lock_guard lock(table_mu_);
-    auto it = inodes_.find(name.file_id);
-    if (it != inodes_.end() && it->second->path == path) SetPathLocked(*it->second, record);
+    FollowLocked(name.file_id, path, record);
     return Status::Ok();
   }
   // The last name is gone: the record and the data go as an unlinked file's would.

@@ -349,6 +349,9 @@ class FileSystem {
   Result<std::shared_ptr<Inode>> FindInode(uint64_t ino) const;
   // REQUIRES table_mu_: sets the inode's path, keeping by_path_ in step.
   void SetPathLocked(Inode& inode, const std::string& path);
+  // The inode of file `file_id`, when this node knows it by `from`, takes `to` (the file went on
+  // under that name or its link record). Call with table_mu_ held.
+  void FollowLocked(uint64_t file_id, const std::string& from, const std::string& to);
   void ErasePathLocked(const Inode& inode);
   // The inode last known at `path`, or null.
   std::shared_ptr<Inode> InodeAt(const std::string& path) const;

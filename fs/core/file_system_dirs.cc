@@ -191,15 +191,11 @@ Result<Metadata> FileSystem::MoveAcross(NodeService* from_owner, NodeService* to
 
 void FileSystem::FollowRename(const Metadata& src, const std::string& from, const std::string& to) {
   std::lock_guard lock(table_mu_);
-  auto it = inodes_.find(src.file_id);
-  if (it == inodes_.end()) return;
   // A linked file's inode keeps its record's path; one this node knew by the moved name only
   // (linked elsewhere since) takes it now, so that nothing later made at `from` is read as it.
-  if (src.link != LinkRole::kName) {
-    SetPathLocked(*it->second, to);
-  } else if (it->second->path == from) {
-    SetPathLocked(*it->second, RecordPathOf(from, src.file_id));
-  }
+  if (src.link == LinkRole::kName) return FollowLocked(src.file_id, from, RecordPathOf(from, src.file_id));
+  auto it = inodes_.find(src.file_id);
+  if (it != inodes_.end()) SetPathLocked(*it->second, to);
 }
 
 // ---- workspaces ----

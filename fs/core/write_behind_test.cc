@@ -460,9 +460,9 @@ struct HeldCluster {
     REQUIRE(opened.has_value());
     return *opened;
   }
-  // The first chunk past chunk 0 that `node` holds of file `f`.
-  static uint64_t ChunkOf(const OpenFile* f, uint32_t node) {
-    uint64_t i = 1;
+  // The first chunk from `first` on that `node` holds of file `f`.
+  static uint64_t ChunkOf(const OpenFile* f, uint32_t node, uint64_t first = 1) {
+    uint64_t i = first;
     while (f->data.For(i) != node) ++i;
     return i;
   }
@@ -489,15 +489,10 @@ TEST_CASE("an answer overtaken by a later one never serves its older size", "[co
   // 0 the larger size. Then the held answer, with the smaller size, comes: it must not be what
   // node 0 serves (fsx found this: a stat after a write split in two read the first part's end).
   HeldCluster h;
-  auto opened = h.c.fs(0).Open(h.ino, O_RDWR, kUser);  // not a new file of a stream: its writes go behind
-  REQUIRE(opened.has_value());
-  OpenFile* f = *opened;
-  uint64_t remote = 0, local = 0;  // a chunk node 1 holds, and a later one node 0 holds
-  for (uint64_t i = 1; i < 256 && local == 0; ++i) {
-    if (remote == 0 && f->data.For(i) == 1) remote = i;
-    if (remote != 0 && f->data.For(i) == 0) local = i;
-  }
-  REQUIRE(local > remote);
+  OpenFile* f = h.OpenHere();
+  // A chunk node 1 holds, and a later one node 0 holds.
+  const uint64_t remote = HeldCluster::ChunkOf(f, 1);
+  const uint64_t local = HeldCluster::ChunkOf(f, 0, remote + 1);
   h.held->HoldNext();
   REQUIRE(h.c.fs(0).Write(f, remote * kChunk, {"abc", 3}).has_value());  // behind, with its size
   REQUIRE(h.held->WaitHeld());                                           // node 1 took that size
