@@ -1,10 +1,13 @@
 // fallocate on two in-process nodes: every chunk of the range is allocated on the node that holds
-// it, the size follows unless FALLOC_FL_KEEP_SIZE, and a node that fails is reported.
+// it, the size follows unless FALLOC_FL_KEEP_SIZE, a node that fails is reported, and chunks
+// reserved past the size go with the file.
 #include <fcntl.h>
 #include <linux/falloc.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <mutex>
+#include <set>
 
 #include "fs/core/file_system.h"
 #include "fs/core/test_cluster.h"
@@ -16,12 +19,26 @@ using testing::Cluster;
 using testing::kChunk;
 using testing::kUser;
 
-// A chunk store that counts allocations and can be made to refuse them.
+// A chunk store that counts allocations, can be made to refuse them, and notes the files whose
+// chunks it was asked to remove or cut.
 class CountingChunks : public testing::ForwardingChunkStore {
  public:
   using ForwardingChunkStore::ForwardingChunkStore;
   int allocations() const { return allocations_; }
   void Fail(bool on) { fail_ = on; }
+  bool Freed(uint64_t file_id) {
+    std::lock_guard lock(mu_);
+    return freed_.contains(file_id);
+  }
+
+  Status Remove(uint64_t file_id) override {
+    Note(file_id);
+    return ForwardingChunkStore::Remove(file_id);
+  }
+  Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
+    Note(file_id);
+    return ForwardingChunkStore::Truncate(file_id, size, chunk_size);
+  }
 
   Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     if (fail_) return Status(ENOSPC, "test store is full");
@@ -30,8 +47,15 @@ class CountingChunks : public testing::ForwardingChunkStore {
   }
 
  private:
+  void Note(uint64_t file_id) {
+    std::lock_guard lock(mu_);
+    freed_.insert(file_id);
+  }
+
   std::atomic<int> allocations_{0};
   std::atomic<bool> fail_{false};
+  std::mutex mu_;
+  std::set<uint64_t> freed_;
 };
 
 struct TwoNodes {
@@ -48,10 +72,11 @@ struct TwoNodes {
     REQUIRE(cr.has_value());
     return cr->second;
   }
-  uint64_t Size() {
+  uint64_t Size() { return Meta().size; }
+  Metadata Meta() {
     auto e = cluster.fs(1).Lookup(kRootFileId, "f");
     REQUIRE(e.has_value());
-    return e->md.size;
+    return e->md;
   }
 
   CountingChunks* stores[2] = {nullptr, nullptr};
@@ -115,6 +140,37 @@ TEST_CASE("fallocate reports a node that cannot allocate and keeps the size", "[
   REQUIRE(t.cluster.fs(0).Fallocate(f, 0, 0, 40 * kChunk).ok());
   CHECK(t.Size() == 40 * kChunk);
   REQUIRE(t.cluster.fs(0).Release(f).ok());
+}
+
+TEST_CASE("chunks fallocate reserved past the size go with the file", "[fallocate]") {
+  TwoNodes t;
+  OpenFile* f = t.Create();
+  SECTION("with FALLOC_FL_KEEP_SIZE, freed by its removal on every node that holds them") {
+    REQUIRE(t.cluster.fs(0).Write(f, 0, {"abc", 3}).has_value());
+    REQUIRE(t.cluster.fs(0).Fallocate(f, FALLOC_FL_KEEP_SIZE, 0, 8 * kChunk).ok());
+    REQUIRE(t.cluster.fs(0).Release(f).ok());
+    Metadata md = t.Meta();
+    CHECK(md.size == 3);
+    CHECK(md.alloc_end == 8 * kChunk);  // the owner knows how far they reach
+    REQUIRE(t.stores[0]->allocations() > 0);
+    REQUIRE(t.stores[1]->allocations() > 0);  // chunk 0 lies on one node only
+    REQUIRE(t.cluster.fs(1).Unlink(kRootFileId, "f").ok());
+    CHECK(t.stores[0]->Freed(md.file_id));
+    CHECK(t.stores[1]->Freed(md.file_id));
+  }
+  SECTION("by a call that failed halfway, freed by a truncation to 0") {
+    t.stores[1]->Fail(true);
+    CHECK(t.cluster.fs(0).Fallocate(f, 0, 0, 40 * kChunk).code() == ENOSPC);
+    REQUIRE(t.stores[0]->allocations() > 0);  // node 0 allocated its share before the refusal
+    Metadata md = t.Meta();
+    CHECK(md.size == 0);
+    CHECK(md.alloc_end == 40 * kChunk);
+    SetAttrRequest cut;
+    cut.size = 0;
+    REQUIRE(t.cluster.fs(1).SetAttr(md.file_id, cut, nullptr).has_value());
+    CHECK(t.stores[0]->Freed(md.file_id));
+    REQUIRE(t.cluster.fs(0).Release(f).ok());
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // A file when it goes: unlink, its data's removal (with the entry, behind it, or at the last close
 // of an unlinked file), truncation, and which nodes are asked (only those that can hold chunks of
-// the file).
+// the file, chunks fallocate reserved past its size included).
 #include <algorithm>
 #include <set>
 
@@ -64,7 +64,7 @@ std::optional<FileSystem::FreshEntry> FileSystem::FreshForRemoval(const std::str
   if (clock_->MonotonicNs() >= inode->fresh_until_ns) return std::nullopt;
   FreshEntry fresh{.type = md.type, .data_with_entry = std::nullopt};
   if (!open_here && !layout.replicated && md.type == FileType::kRegular && md.link == LinkRole::kNone &&
-      std::max(md.size, inode->size) <= md.chunk_size &&
+      std::max(DataExtent(md), inode->size) <= md.chunk_size &&
       layout.Data(md.file_id, md.data_location).For(0) == layout.MetaNode(path)) {
     fresh.data_with_entry = md.file_id;
   }
@@ -117,6 +117,7 @@ std::set<NodeId> FileSystem::ChunkNodes(const DataPlacement& data, uint64_t firs
 // node is freed there behind the call (chunk_removals.h); larger files at once, so that the
 // space a large removal frees is free when it returns.
 Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::string& path) {
+  size = std::max(size, md.alloc_end);  // chunks fallocate reserved past the size go too
   DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
   std::set<NodeId> nodes = ChunkNodes(data, 0, ChunkCount(size, md.chunk_size));
   if (size <= md.chunk_size && nodes.size() == 1 && *nodes.begin() != self_ &&
@@ -131,7 +132,10 @@ Status FileSystem::RemoveChunksOf(const Metadata& md, uint64_t size, const std::
 }
 
 Status FileSystem::TruncateChunksOf(const Metadata& md, uint64_t old_size, uint64_t new_size, const std::string& path) {
-  if (new_size >= old_size) return Status::Ok();  // growing: the new range reads as a hole
+  if (new_size > old_size) return Status::Ok();  // growing: the new range reads as a hole
+  // Not growing frees what fallocate reserved past the new size too, as local file systems do.
+  old_size = std::max(old_size, md.alloc_end);
+  if (new_size >= old_size) return Status::Ok();
   DataPlacement data = router_->Resolve(path).Data(md.file_id, md.data_location);
   std::vector<FanOut::Task> tasks;
   for (NodeId n : ChunkNodes(data, new_size / md.chunk_size, ChunkCount(old_size, md.chunk_size))) {

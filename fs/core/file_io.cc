@@ -303,16 +303,22 @@ Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t
     });
   });
   if (allocated.ok()) allocated = pieces.Run();
+  bool past_size;
   {
     std::lock_guard lock(inode.mu);
     touched.InsertInto(&inode.written_nodes);
-    if (!allocated.ok()) return allocated;
-    if (!(mode & FALLOC_FL_KEEP_SIZE)) {  // the owner keeps the larger, as for a write (Inode::size)
+    past_size = offset + length > std::max({inode.size, inode.meta.size, inode.meta.alloc_end});
+    if (allocated.ok() && !(mode & FALLOC_FL_KEEP_SIZE)) {  // the owner keeps the larger (Inode::size)
       inode.size = inode.size_dirty ? std::max(inode.size, offset + length) : offset + length;
       inode.size_dirty = true;
       inode.dirty_mtime_ns = clock_->WallNs();
+      past_size = false;
     }
   }
+  // Chunks past the size (KEEP_SIZE, or a call that failed halfway): the entry says how far they
+  // may reach, so that removal and truncation find them.
+  Status noted = past_size ? NoteAllocation(file, offset + length) : Status::Ok();
+  if (!allocated.ok() || !noted.ok()) return allocated.ok() ? noted : allocated;
   return PublishSize(file->inode);
 }
 

@@ -1,6 +1,6 @@
 // Sizes other nodes see: publishing a file's size to its metadata owner (on its own, or with a
-// chunk the owner holds), and the owner handing out the ranges of O_APPEND writes to a shared
-// file.
+// chunk the owner holds) and how far fallocate reserved past it, and the owner handing out the
+// ranges of O_APPEND writes to a shared file.
 #include <algorithm>
 
 #include "fs/core/file_system.h"
@@ -96,6 +96,32 @@ std::shared_ptr<SizeAlong> FileSystem::SizeWith(OpenFile* file, const Metadata& 
     }
   };
   return along;
+}
+
+Status FileSystem::NoteAllocation(OpenFile* file, uint64_t end) {
+  MetaUpdate u;
+  u.alloc_to = end;
+  const std::shared_ptr<Inode>& inode = file->inode;
+  std::string path;
+  bool unlinked;
+  {
+    std::lock_guard lock(table_mu_);
+    path = inode->path;
+    unlinked = inode->unlinked;
+  }
+  uint64_t file_id;
+  {
+    std::lock_guard lock(inode->mu);
+    file_id = inode->meta.file_id;
+  }
+  // Unlinked: its own copy frees the chunks at the last close. Made here and not yet at its
+  // owner: the entry waiting here takes it.
+  if (!unlinked && !deferred_->Update(path, file_id, u)) {
+    BB_RETURN_IF_ERROR(UpdateAttributes(inode, path, u).status());
+  }
+  std::lock_guard lock(inode->mu);
+  ApplyUpdate(u, &inode->meta);
+  return Status::Ok();
 }
 
 Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, uint64_t length) {

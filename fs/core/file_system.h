@@ -478,6 +478,9 @@ class FileSystem {
   Metadata NewMeta(uint64_t parent, FileType type, mode_t mode, const Caller& c, uint64_t file_id) const;
   void ApplyLayout(Metadata* md, const PathLayout& layout) const;
   Status PublishSize(const std::shared_ptr<Inode>& inode);
+  // Tells the file's owner that fallocate reserved chunks up to `end`, past its size
+  // (Metadata::alloc_end), and takes it into this node's copy.
+  Status NoteAllocation(OpenFile* file, uint64_t end);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
   Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
   // A chunk write (`write`: here or behind, not one that carries a size) that finds a store full while files unlinked

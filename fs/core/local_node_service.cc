@@ -353,6 +353,7 @@ void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
   if (u.subdirs) md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + *u.subdirs));
   if (u.links) md->nlink = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->nlink} + *u.links));
   if (u.link_role) md->link = *u.link_role;
+  if (u.alloc_to) md->alloc_end = std::max(md->alloc_end, *u.alloc_to);
 }
 
 Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::string& path, uint64_t file_id) {
@@ -360,7 +361,7 @@ Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::str
   BB_ASSIGN_OR_RETURN(r.entry, s.RemoveMeta(path));
   const Metadata& md = r.entry;
   if (md.file_id == file_id && md.type == FileType::kRegular && md.link == LinkRole::kNone &&
-      md.size <= md.chunk_size) {
+      DataExtent(md) <= md.chunk_size) {
     r.data_gone = s.RemoveChunks(file_id).ok();  // else the caller removes them as usual
   }
   return r;

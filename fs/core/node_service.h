@@ -57,6 +57,8 @@ struct MetaUpdate {
   // Applied only to the entry of this file that holds its attributes (its one name, or its link
   // record); ESTALE, changing nothing, for an entry of another file or a name of a linked one.
   std::optional<uint64_t> if_file_id;
+  // alloc_end = max(alloc_end, alloc_to): fallocate reserved space up to here (fs/store/metadata.h).
+  std::optional<uint64_t> alloc_to;
   bool operator==(const MetaUpdate&) const = default;
 };
 

@@ -14,7 +14,7 @@ std::string EncodeUpdate(const MetaUpdate& u) {
                   (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) | (u.mtime_ns ? kHas(6) : 0) |
                   (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0) | (u.append ? kHas(9) : 0) |
                   (u.touch_ns ? kHas(10) : 0) | (u.subdirs ? kHas(11) : 0) | (u.links ? kHas(12) : 0) |
-                  (u.link_role ? kHas(13) : 0) | (u.if_file_id ? kHas(14) : 0);
+                  (u.link_role ? kHas(13) : 0) | (u.if_file_id ? kHas(14) : 0) | (u.alloc_to ? kHas(15) : 0);
   Writer w;
   w.U32(mask);
   w.U32(u.mode.value_or(0)).U32(u.uid.value_or(0)).U32(u.gid.value_or(0));
@@ -23,7 +23,7 @@ std::string EncodeUpdate(const MetaUpdate& u) {
   w.U32(u.data_location.value_or(0)).U64(u.append.value_or(0));
   w.I64(u.touch_ns.value_or(0)).U32(static_cast<uint32_t>(u.subdirs.value_or(0)));
   w.U32(static_cast<uint32_t>(u.links.value_or(0))).U8(static_cast<uint8_t>(u.link_role.value_or(LinkRole::kNone)));
-  w.U64(u.if_file_id.value_or(0));
+  w.U64(u.if_file_id.value_or(0)).U64(u.alloc_to.value_or(0));
   return w.Take();
 }
 
@@ -40,6 +40,7 @@ MetaUpdate DecodeUpdate(Reader& r) {
   auto links = static_cast<int32_t>(r.U32());
   uint8_t role = r.U8();
   uint64_t if_file_id = r.U64();
+  uint64_t alloc_to = r.U64();
   if (mask & kHas(0)) u.mode = mode;
   if (mask & kHas(1)) u.uid = uid;
   if (mask & kHas(2)) u.gid = gid;
@@ -56,6 +57,7 @@ MetaUpdate DecodeUpdate(Reader& r) {
   // An unknown role is dropped, never stored: DecodeMetadata would refuse the entry.
   if (mask & kHas(13) && role <= kMaxLinkRole) u.link_role = static_cast<LinkRole>(role);
   if (mask & kHas(14)) u.if_file_id = if_file_id;
+  if (mask & kHas(15)) u.alloc_to = alloc_to;
   return u;
 }
 

@@ -57,6 +57,16 @@ void RunContract(NodeService& s) {
   u = {};
   u.size = 50;
   CHECK(s.UpdateMeta("/a", u)->size == 50);  // exact
+  // Space fallocate reserved: only grows, and no size changes with it.
+  u = {};
+  u.alloc_to = 1 << 20;
+  after = s.UpdateMeta("/a", u);
+  REQUIRE(after.has_value());
+  CHECK(after->alloc_end == 1 << 20);
+  CHECK(after->size == 50);
+  u.alloc_to = 4096;
+  CHECK(s.UpdateMeta("/a", u)->alloc_end == 1 << 20);
+  CHECK(s.GetMeta("/a")->alloc_end == 1 << 20);
   // A hard link's fields: the count moves by deltas and never below 0, the role is set.
   u = {};
   u.links = 2;

@@ -97,6 +97,7 @@ std::string EncodeMetadata(const Metadata& md) {
   PutFixed<uint32_t>(&out, md.subdirs);
   PutFixed<uint8_t>(&out, static_cast<uint8_t>(md.link));
   PutFixed<uint32_t>(&out, md.nlink);
+  PutFixed<uint64_t>(&out, md.alloc_end);
   PutFixed<uint16_t>(&out, static_cast<uint16_t>(md.symlink_target.size()));
   out.append(md.symlink_target);
   return out;
@@ -133,6 +134,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
     md.link = static_cast<LinkRole>(role);
     md.nlink = r.Get<uint32_t>();
   }
+  if (version >= 5) md.alloc_end = r.Get<uint64_t>();
   uint16_t target_len = r.Get<uint16_t>();
   md.symlink_target = std::string(r.Bytes(target_len));
   if (r.truncated()) return Status(EIO, "metadata value is truncated");

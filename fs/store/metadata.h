@@ -23,8 +23,11 @@
 //   u32 subdirs (a directory's subdirectories; version 3 on)
 //   u8  link role (0 an ordinary entry, 1 a name of a hard-linked file, 2 a link record)
 //   u32 nlink (a link record's names; version 4 on, with the role)
+//   u64 alloc_end (how far `fallocate` reserved space for the data, past the size or by a call
+//                  that failed; 0 for none; version 5 on)
 //   u16 target length | target bytes (symlink target; 0 for other types)
-// Versions 1 to 3 are still read (1 has no rdev, 2 no subdirs, 3 no link fields: all 0), and
+// Versions 1 to 4 are still read (1 has no rdev, 2 no subdirs, 3 no link fields, 4 no alloc_end:
+// all 0), and
 // rewritten in the current version the next time the entry is written.
 //
 // Hard links: a file's entry holds its attributes until it gets a second name. Then its
@@ -59,7 +62,7 @@ inline constexpr uint8_t kMaxFileType = 7;
 uint32_t FileTypeBits(FileType t);
 std::optional<FileType> FileTypeOf(uint32_t mode);
 
-inline constexpr uint8_t kMetadataVersion = 4;
+inline constexpr uint8_t kMetadataVersion = 5;
 inline constexpr uint32_t kNoNode = 0xffffffffu;
 inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
 
@@ -87,10 +90,16 @@ struct Metadata {
   uint32_t subdirs = 0;  // a directory's subdirectories (st_nlink = 2 + subdirs); version 3 on
   LinkRole link = LinkRole::kNone;
   uint32_t nlink = 0;  // a link record's names (st_nlink); version 4 on
+  // A regular file's chunks may lie past its size up to here (fallocate KEEP_SIZE, or one that
+  // failed halfway); removal and truncation free them too. Only grows; version 5 on.
+  uint64_t alloc_end = 0;
   std::string symlink_target;
 
   bool operator==(const Metadata&) const = default;
 };
+
+// How far a regular file's chunks may reach: its size, or further where fallocate reserved space.
+inline uint64_t DataExtent(const Metadata& md) { return md.size > md.alloc_end ? md.size : md.alloc_end; }
 
 std::string EncodeMetadata(const Metadata& md);
 // Returns EIO with a description of what is wrong when `bytes` is not a valid value.

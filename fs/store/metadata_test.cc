@@ -49,7 +49,7 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   std::string current = EncodeMetadata(md);
   std::string v1 = current;
   v1[0] = 1;
-  v1.erase(v1.size() - 2 - 17, 17);  // drop rdev, subdirs and link fields (before the target length)
+  v1.erase(v1.size() - 2 - 25, 25);  // drop rdev, subdirs, link fields and alloc_end (before the target length)
   auto old = DecodeMetadata(v1);
   REQUIRE(old.has_value());
   CHECK(*old == md);
@@ -59,7 +59,7 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   dir.subdirs = 3;
   std::string v2_dir = EncodeMetadata(dir);
   v2_dir[0] = 2;
-  v2_dir.erase(v2_dir.size() - 2 - 9, 9);
+  v2_dir.erase(v2_dir.size() - 2 - 17, 17);
   auto older = DecodeMetadata(v2_dir);
   REQUIRE(older.has_value());
   CHECK(older->subdirs == 0);
@@ -68,7 +68,11 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   Metadata rec;
   rec.link = LinkRole::kRecord;
   rec.nlink = 3;
-  std::string v4 = EncodeMetadata(rec);
+  std::string v5 = EncodeMetadata(rec);
+  CHECK(*DecodeMetadata(v5) == rec);
+  std::string v4 = v5;
+  v4[0] = 4;
+  v4.erase(v4.size() - 2 - 8, 8);
   CHECK(*DecodeMetadata(v4) == rec);
   std::string v3 = v4;
   v3[0] = 3;
@@ -77,6 +81,15 @@ TEST_CASE("version 1 values are still read, every type round-trips with its mode
   REQUIRE(v3_back.has_value());
   CHECK(v3_back->link == LinkRole::kNone);
   CHECK(v3_back->nlink == 0);
+  // A version-4 value: no alloc_end (read as none); version 5 keeps it.
+  Metadata reserved;
+  reserved.alloc_end = 5 << 20;
+  std::string v5_alloc = EncodeMetadata(reserved);
+  CHECK(DecodeMetadata(v5_alloc)->alloc_end == 5 << 20);
+  CHECK(DataExtent(reserved) == 5 << 20);
+  v5_alloc[0] = 4;
+  v5_alloc.erase(v5_alloc.size() - 2 - 8, 8);
+  CHECK(DecodeMetadata(v5_alloc)->alloc_end == 0);
   std::string bad_role = v4;
   bad_role[bad_role.size() - 2 - 5] = 7;
   CHECK(DecodeMetadata(bad_role).error().message().find("link role 7") != std::string::npos);
