@@ -137,10 +137,6 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   auto dst = to_owner->GetMeta(to);
   if (!dst && dst.error().code() != ENOENT) return dst.error();
   bool src_dir = src.type == FileType::kDirectory;
-  if (src_dir) {
-    BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(from_layout, from));
-    if (!empty) return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
-  }
   if (dst) {
     if (flags & RENAME_NOREPLACE) return Status(EEXIST, to);
     if (dst->file_id == src.file_id) return Status::Ok();
@@ -151,6 +147,11 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
       BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(to_layout, to));
       if (!empty) return Status(ENOTEMPTY, to);
     }
+  }
+  // After the errors POSIX gives for the target, so that those come first.
+  if (src_dir) {
+    BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(from_layout, from));
+    if (!empty) return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
   }
   bool dst_dir = dst && dst->type == FileType::kDirectory;
   // A right or an entry of this node's at `to` went to its owner with the read of `dst` above (its

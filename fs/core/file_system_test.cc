@@ -221,6 +221,12 @@ void RunCoreCases(Node& n) {
     auto e = *fs.Mkdir(1, "empty", 0755, c);
     CHECK(fs.Rename(1, "empty", 1, "b", 0).code() == ENOTDIR);
     CHECK(fs.Rename(1, "empty", 1, "d2", 0).code() == ENOTEMPTY);
+    // the errors of the target come before the non-empty source's EXDEV (mv reports them)
+    auto full = *fs.Mkdir(1, "full", 0755, c);
+    REQUIRE(fs.Mkdir(full.ino, "y", 0755, c).has_value());
+    CHECK(fs.Rename(1, "d2", 1, "full", 0).code() == ENOTEMPTY);
+    CHECK(fs.Rename(1, "d2", 1, "b", 0).code() == ENOTDIR);
+    CHECK(fs.Rename(1, "d2", 1, "empty", RENAME_NOREPLACE).code() == EEXIST);
     (void)e;
   }
 
