@@ -609,6 +609,22 @@ TEST_CASE("a full backing store gives ENOSPC and keeps existing files intact", "
       WriteFile(bb.Path("after"), std::string(1 << 20, 'A'));
       CHECK(ReadFile(bb.Path("after")) == std::string(1 << 20, 'A'));
       CHECK(ReadFile(bb.Path("keep")) == keep);
+      // A fallocate refused for space halfway gives its chunks back with the file's removal
+      // (the last close frees them, so the space may come back just after unlink returns).
+      auto free_mib = [&] {
+        struct statvfs v {};
+        REQUIRE(::statvfs(bb.Path("").c_str(), &v) == 0);
+        return static_cast<uint64_t>(v.f_bavail) * v.f_frsize >> 20;
+      };
+      uint64_t free_before = free_mib();
+      int pf = ::open(bb.Path("prealloc").c_str(), O_CREAT | O_RDWR, 0644);
+      REQUIRE(pf >= 0);
+      CHECK(ERRNO_OF(::fallocate(pf, 0, 0, off_t{200} << 20)) == ENOSPC);
+      CHECK(free_mib() + 8 < free_before);  // it took most of the space before it was refused
+      ::close(pf);
+      REQUIRE(::unlink(bb.Path("prealloc").c_str()) == 0);
+      for (int i = 0; i < 100 && free_mib() + 1 < free_before; ++i) ::usleep(50'000);
+      CHECK(free_mib() + 1 >= free_before);
     }
     CHECK(bb.running());
   }
