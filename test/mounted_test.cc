@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -377,6 +378,58 @@ TEST_CASE("a set-group-ID directory passes its group on, and the bit to new dire
   REQUIRE(::mkdir((plain + "/sub").c_str(), 0755) == 0);
   REQUIRE(::stat((plain + "/sub").c_str(), &st) == 0);
   CHECK((st.st_mode & S_ISGID) == 0);
+}
+
+// Runs `write` in a child process as user and group 65534; true when it returned true.
+bool AsNobody(const std::function<bool()>& write) {
+  pid_t pid = ::fork();
+  if (pid == 0) _exit(::setgid(65534) == 0 && ::setuid(65534) == 0 && write() ? 0 : 1);
+  int status = 0;
+  return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST_CASE("a write by another user takes set-user-ID away, and set-group-ID with group execute", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  struct Row {
+    const char* name;
+    int flags;
+    mode_t mode, after;
+  } rows[] = {
+      {"append", O_WRONLY | O_APPEND, 06676, 0676},  // direct I/O: the daemon drops them
+      {"append-gid-no-exec", O_WRONLY | O_APPEND, 06666, 02666},
+      {"plain", O_WRONLY, 06676, 0676},  // through the page cache: the kernel asks for it
+  };
+  // The child opens below the mount's root by this descriptor: the directories above it may be
+  // closed to other users.
+  int root = ::open(bb.Path("").c_str(), O_PATH | O_DIRECTORY);
+  REQUIRE(root >= 0);
+  for (const Row& row : rows) {
+    INFO(row.name);
+    std::string f = bb.Path(row.name);
+    WriteFile(f, "x");
+    REQUIRE(::chmod(f.c_str(), row.mode) == 0);
+    CHECK(AsNobody([&] {
+      int fd = ::openat(root, row.name, row.flags);
+      return fd >= 0 && ::pwrite(fd, "y", 1, 1) == 1 && ::close(fd) == 0;  // at the end either way
+    }));
+    struct stat st;
+    REQUIRE(::stat(f.c_str(), &st) == 0);
+    CHECK((st.st_mode & 07777) == row.after);
+    CHECK(st.st_size == 2);
+  }
+  ::close(root);
+  // Root keeps them (CAP_FSETID).
+  std::string f = bb.Path("by-root");
+  WriteFile(f, "x");
+  REQUIRE(::chmod(f.c_str(), 06676) == 0);
+  int fd = ::open(f.c_str(), O_WRONLY | O_APPEND);
+  REQUIRE(fd >= 0);
+  CHECK(::write(fd, "y", 1) == 1);
+  ::close(fd);
+  struct stat st;
+  REQUIRE(::stat(f.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 06676);
 }
 
 TEST_CASE("an open, unlinked file keeps working until the last close", "[mounted]") {

@@ -253,6 +253,23 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
   return e;
 }
 
+Result<bool> FileSystem::DropSetIdOnWrite(OpenFile* file) {
+  uint32_t mode;
+  uint64_t ino;
+  {
+    std::lock_guard lock(file->inode->mu);
+    mode = file->inode->meta.mode;
+    ino = file->inode->ino;
+  }
+  uint32_t kept = mode & ~S_ISUID;
+  if ((kept & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) kept &= ~S_ISGID;
+  if (kept == mode) return false;
+  SetAttrRequest r;
+  r.mode = kept;
+  BB_RETURN_IF_ERROR(SetAttr(ino, r, file).status());
+  return true;
+}
+
 Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* /*file*/) {
   Count(FsOp::kSetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));

@@ -227,6 +227,10 @@ class FileSystem {
   // the entry after. EISDIR for a size on a directory, EINVAL on a symlink. `file` is the open
   // file the request came through, or null.
   Result<Entry> SetAttr(uint64_t ino, const SetAttrRequest& req, OpenFile* file);
+  // A write through `file` by a caller without CAP_FSETID, on a path where the kernel leaves it to
+  // the file system (direct I/O: O_APPEND opens): takes set-user-ID away, and set-group-ID when
+  // group execute is set, as the kernel does on its own path. True when the mode changed.
+  Result<bool> DropSetIdOnWrite(OpenFile* file);
 
   // Mknod makes regular files, FIFOs, sockets and (for root only: EPERM otherwise) device nodes
   // with `rdev`; EINVAL for other types. The three: EEXIST when the name

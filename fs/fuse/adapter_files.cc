@@ -12,6 +12,12 @@ namespace bb::fs::adapter {
 constexpr auto kMeta = qos::Class::kMetadata;
 constexpr auto kData = qos::Class::kData;
 
+namespace {
+// Appends to a shared file land where its metadata owner says, not at the kernel's idea of the
+// end: its page cache would hold them at the wrong offset. `flags`: the open's.
+bool DirectIo(int flags, const OpenFile* file) { return (flags & O_APPEND) && !FileSystem::KeepCache(file); }
+}  // namespace
+
 void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fuse_file_info* fi_in) {
   Admit(req, kMeta, 1,
         [req, parent, name = std::string(name), mode, info = *fi_in, held = Ctx(req).calls.Of(parent)]() mutable {
@@ -22,9 +28,7 @@ void Create(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, fu
           // Every write of a file of a stream of small files goes through: its close has nothing
           // to send (no FLUSH: FOPEN_NOFLUSH).
           info.noflush = FileSystem::WritesThrough(r->second);
-          // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
-          // the end: its page cache would hold them at the wrong offset.
-          if ((info.flags & O_APPEND) && !FileSystem::KeepCache(r->second)) info.direct_io = 1;
+          if (DirectIo(info.flags, r->second)) info.direct_io = 1;
           fuse_entry_param p{};
           p.ino = r->first.ino;
           p.generation = 1;
@@ -44,9 +48,7 @@ void Open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi_in) {
     if (!f) return ReplyError(req, f.error(), "open");
     SetFileHandle(&info, *f);
     info.keep_cache = FileSystem::KeepCache(*f) && Ctx(req).options.private_cache_timeout > 0;
-    // Appends to a shared file land where its metadata owner says, not at the kernel's idea of
-    // the end: its page cache would hold them at the wrong offset.
-    if ((info.flags & O_APPEND) && !FileSystem::KeepCache(*f)) info.direct_io = 1;
+    if (DirectIo(info.flags, *f)) info.direct_io = 1;
     // A close of a file opened for reading has nothing to flush (no size to publish, no write
     // behind of its own): the kernel sends no FLUSH for it (FOPEN_NOFLUSH; kernels before 5.16
     // ignore the flag and send it).
@@ -78,7 +80,15 @@ void Read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info
 }
 
 namespace {
-void DoWrite(fuse_req_t req, OpenFile* file, off_t off, std::span<const char> data) {
+// `drop_setid`: a write by a caller without CAP_FSETID (not root) on a direct I/O open, whose path
+// through the kernel takes no set-ID bits away (FileSystem::DropSetIdOnWrite).
+void DoWrite(fuse_req_t req, fuse_ino_t ino, OpenFile* file, off_t off, std::span<const char> data, bool drop_setid) {
+  if (drop_setid) {
+    auto dropped = Ctx(req).fs->DropSetIdOnWrite(file);
+    if (!dropped) return ReplyError(req, dropped.error(), "write");
+    // The kernel holds the inode's lock for this write: attributes only, never its pages.
+    if (*dropped && Ctx(req).session != nullptr) (void)fuse_lowlevel_notify_inval_inode(Ctx(req).session, ino, -1, 0);
+  }
   auto n = Ctx(req).fs->Write(file, static_cast<uint64_t>(off), data);
   if (!n) return ReplyError(req, n.error(), "write");
   fuse_reply_write(req, *n);
@@ -90,12 +100,14 @@ void Write(fuse_req_t req, fuse_ino_t ino, const char* data, size_t size, off_t 
   OpenFile* file = FileHandle(fi);
   // The kernel holds the pages being written locked until the reply (KernelCallsInFlight).
   KernelCallsInFlight::Hold held = c.calls.Of(ino);
-  if (c.stage == nullptr) return DoWrite(req, file, off, {data, size});
+  // The write carries its open's flags.
+  const bool drop_setid = DirectIo(fi->flags, file) && fuse_req_ctx(req)->uid != 0;
+  if (c.stage == nullptr) return DoWrite(req, ino, file, off, {data, size}, drop_setid);
   qos::Stage::Channel* ch = JobChannel(req, kData);
-  if (c.stage->Admit(ch, size)) return DoWrite(req, file, off, {data, size});
+  if (c.stage->Admit(ch, size)) return DoWrite(req, ino, file, off, {data, size}, drop_setid);
   // The request buffer is libfuse's until this callback returns: a waiting write keeps a copy.
-  c.stage->Wait(ch, size, [req, file, off, copy = std::string(data, size), held] {
-    DoWrite(req, file, off, {copy.data(), copy.size()});
+  c.stage->Wait(ch, size, [req, ino, file, off, copy = std::string(data, size), held, drop_setid] {
+    DoWrite(req, ino, file, off, {copy.data(), copy.size()}, drop_setid);
   });
 }
 
