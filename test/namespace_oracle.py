@@ -298,11 +298,12 @@ def rename(model, src, dst):
             return [{"errno": "ENOTDIR"}]
         if s[0] != "d" and d[0] == "d":
             return [{"errno": "EISDIR"}]
-    if s[0] == "d" and model.children(src):  # a deliberate limit (README): mv copies
-        return [{"errno": "EXDEV"}]
-    if d is not None:
         if d[0] == "d" and model.children(dst):
             return [{"errno": "ENOTEMPTY"}, {"errno": "EEXIST"}]
+    # A deliberate limit (README), after the target's errors: mv copies.
+    if s[0] == "d" and model.children(src):
+        return [{"errno": "EXDEV"}]
+    if d is not None:
         model.drop_name(dst)
     moved = {p: e for p, e in model.entries.items() if p == src or p.startswith(src + "/")}
     for p in moved:
