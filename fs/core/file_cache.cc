@@ -15,13 +15,7 @@ namespace bb::fs {
 Result<Metadata> FileSystem::CachedMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out,
                                         std::string* path_out) {
   if (options_.attr_cache_ns > 0) {
-    std::string path;
-    bool unlinked;
-    {
-      std::lock_guard lock(table_mu_);
-      path = inode->path;
-      unlinked = inode->unlinked;
-    }
+    auto [path, unlinked] = NameOf(*inode);
     std::lock_guard lock(inode->mu);
     if (!unlinked && clock_->MonotonicNs() < inode->fresh_until_ns) {
       if (unlinked_out) *unlinked_out = false;
@@ -35,13 +29,7 @@ Result<Metadata> FileSystem::CachedMeta(const std::shared_ptr<Inode>& inode, boo
 }
 
 Result<Metadata> FileSystem::FreshMeta(const std::shared_ptr<Inode>& inode, bool* unlinked_out, std::string* path_out) {
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
+  auto [path, unlinked] = NameOf(*inode);
   if (unlinked_out) *unlinked_out = unlinked;
   if (path_out) *path_out = path;
   const MetaAsk ask = AskMeta();

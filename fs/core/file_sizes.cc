@@ -26,13 +26,7 @@ Status FileSystem::PublishSize(const std::shared_ptr<Inode>& inode) {
   auto published = [&] {
     if (inode->writes == writes && inode->size <= *u.grow_to) inode->size_dirty = false;
   };
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
+  auto [path, unlinked] = NameOf(*inode);
   if (unlinked) {  // the open file's own copy is the only one left
     std::lock_guard lock(inode->mu);
     ApplyUpdate(u, &inode->meta);
@@ -102,21 +96,10 @@ Status FileSystem::NoteAllocation(OpenFile* file, uint64_t end) {
   MetaUpdate u;
   u.alloc_to = end;
   const std::shared_ptr<Inode>& inode = file->inode;
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
-  uint64_t file_id;
-  {
-    std::lock_guard lock(inode->mu);
-    file_id = inode->meta.file_id;
-  }
+  auto [path, unlinked] = NameOf(*inode);
   // Unlinked: its own copy frees the chunks at the last close. Made here and not yet at its
-  // owner: the entry waiting here takes it.
-  if (!unlinked && !deferred_->Update(path, file_id, u)) {
+  // owner: the entry waiting here takes it (an inode's number is its file id).
+  if (!unlinked && !deferred_->Update(path, inode->ino, u)) {
     BB_RETURN_IF_ERROR(UpdateAttributes(inode, path, u).status());
   }
   std::lock_guard lock(inode->mu);
@@ -132,13 +115,7 @@ Result<uint64_t> FileSystem::ReserveAppend(const std::shared_ptr<Inode>& inode, 
     u.mtime_ns = u.ctime_ns = clock_->WallNs();
   }
   u.append = length;
-  std::string path;
-  bool unlinked;
-  {
-    std::lock_guard lock(table_mu_);
-    path = inode->path;
-    unlinked = inode->unlinked;
-  }
+  auto [path, unlinked] = NameOf(*inode);
   if (unlinked) {  // no other node can open it any more
     std::lock_guard lock(inode->mu);
     ApplyUpdate(u, &inode->meta);

@@ -153,6 +153,11 @@ Result<std::shared_ptr<Inode>> FileSystem::FindInode(uint64_t ino) const {
   return it->second;
 }
 
+FileSystem::Named FileSystem::NameOf(const Inode& inode) const {
+  std::lock_guard lock(table_mu_);
+  return Named{.path = inode.path, .unlinked = inode.unlinked};
+}
+
 Result<std::string> FileSystem::PathOf(uint64_t ino) const {
   std::lock_guard lock(table_mu_);
   auto it = inodes_.find(ino);
@@ -255,18 +260,16 @@ Result<Entry> FileSystem::GetAttr(uint64_t ino) {
 
 Result<bool> FileSystem::DropSetIdOnWrite(OpenFile* file) {
   uint32_t mode;
-  uint64_t ino;
   {
     std::lock_guard lock(file->inode->mu);
     mode = file->inode->meta.mode;
-    ino = file->inode->ino;
   }
   uint32_t kept = mode & ~S_ISUID;
   if ((kept & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) kept &= ~S_ISGID;
   if (kept == mode) return false;
   SetAttrRequest r;
   r.mode = kept;
-  BB_RETURN_IF_ERROR(SetAttr(ino, r, file).status());
+  BB_RETURN_IF_ERROR(SetAttr(file->inode->ino, r, file).status());
   return true;
 }
 
@@ -274,13 +277,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   Count(FsOp::kSetAttr);
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
-  bool unlinked;
-  std::string path;
-  {
-    std::lock_guard lock(table_mu_);
-    unlinked = inode->unlinked;
-    path = inode->path;
-  }
+  auto [path, unlinked] = NameOf(*inode);
   int64_t now = clock_->WallNs();
   MetaUpdate u;
   u.mode = req.mode;

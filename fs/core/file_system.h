@@ -359,6 +359,12 @@ class FileSystem {
   void ErasePathLocked(const Inode& inode);
   // The inode last known at `path`, or null.
   std::shared_ptr<Inode> InodeAt(const std::string& path) const;
+  // Where an inode is now: its path, and whether its last name went while it is open.
+  struct Named {
+    std::string path;
+    bool unlinked = false;
+  };
+  Named NameOf(const Inode& inode) const;
   Result<std::string> PathOf(uint64_t ino) const;
   Result<std::string> ChildPath(uint64_t parent, const std::string& name) const;
   Entry Remember(const std::string& path, const Metadata& md);
