@@ -153,7 +153,7 @@ TEST_CASE("chunks fallocate reserved past the size go with the file", "[fallocat
     CHECK(md.size == 3);
     CHECK(md.alloc_end == 8 * kChunk);  // the owner knows how far they reach
     REQUIRE(t.stores[0]->allocations() > 0);
-    REQUIRE(t.stores[1]->allocations() > 0);  // chunk 0 lies on one node only
+    REQUIRE(t.stores[1]->allocations() > 0);  // one of the two holds chunks past the size only
     REQUIRE(t.cluster.fs(1).Unlink(kRootFileId, "f").ok());
     CHECK(t.stores[0]->Freed(md.file_id));
     CHECK(t.stores[1]->Freed(md.file_id));

@@ -29,10 +29,9 @@ using testing::kUser;
 
 constexpr int kChunks = 16;  // per test file; hashing puts about half on node 1
 
-// A chunk store whose writes wait while the gate is shut, or fail while `fail` is set.
-class GatedChunks : public testing::ForwardingChunkStore {
+// Calls pass an open gate at once and wait at a shut one until it opens (20 s at most).
+class Gate {
  public:
-  using ForwardingChunkStore::ForwardingChunkStore;
   void Shut() {
     std::lock_guard lock(mu_);
     open_ = false;
@@ -44,24 +43,37 @@ class GatedChunks : public testing::ForwardingChunkStore {
     }
     cv_.notify_all();
   }
-  void Fail(bool on) { fail_ = on; }
-  int writes() const { return writes_; }
-
-  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
-               std::span<const char> data) override {
-    {
-      std::unique_lock lock(mu_);
-      if (!cv_.wait_for(lock, 20s, [&] { return open_; })) return Status(ETIMEDOUT, "gate stayed shut");
-    }
-    if (fail_) return Status(ENOSPC, "test store is full");
-    writes_++;
-    return ForwardingChunkStore::Write(file_id, chunk_size, index, offset, data);
+  // False when the gate stayed shut.
+  bool Pass() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 20s, [&] { return open_; });
   }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;
+};
+
+// A chunk store whose writes wait while the gate is shut, or fail while `fail` is set.
+class GatedChunks : public testing::ForwardingChunkStore {
+ public:
+  using ForwardingChunkStore::ForwardingChunkStore;
+  void Shut() { gate_.Shut(); }
+  void Open() { gate_.Open(); }
+  void Fail(bool on) { fail_ = on; }
+  int writes() const { return writes_; }
+
+  Status Write(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+               std::span<const char> data) override {
+    if (!gate_.Pass()) return Status(ETIMEDOUT, "gate stayed shut");
+    if (fail_) return Status(ENOSPC, "test store is full");
+    writes_++;
+    return ForwardingChunkStore::Write(file_id, chunk_size, index, offset, data);
+  }
+
+ private:
+  Gate gate_;
   std::atomic<bool> fail_{false};
   std::atomic<int> writes_{0};
 };
@@ -372,10 +384,7 @@ class HeldAnswer : public testing::ForwardingNodeService {
     lose_ = true;
   }
   Result<Metadata> UpdateMeta(const std::string& path, const MetaUpdate& update) override {
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, 20s, [&] { return !updates_shut_; });
-    }
+    (void)updates_.Pass();
     auto r = Held(Call::kUpdateMeta, ForwardingNodeService::UpdateMeta(path, update));
     return Lost() ? Status(ETIMEDOUT, "the answer was lost") : r;
   }
@@ -384,17 +393,8 @@ class HeldAnswer : public testing::ForwardingNodeService {
   }
   // While shut, an UpdateMeta (a size sent with its chunk among them) waits at node 1 before it is
   // applied.
-  void ShutUpdates() {
-    std::lock_guard lock(mu_);
-    updates_shut_ = true;
-  }
-  void OpenUpdates() {
-    {
-      std::lock_guard lock(mu_);
-      updates_shut_ = false;
-    }
-    cv_.notify_all();
-  }
+  void ShutUpdates() { updates_.Shut(); }
+  void OpenUpdates() { updates_.Open(); }
   Result<Metadata> RemoveMeta(const std::string& path) override {
     auto r = ForwardingNodeService::RemoveMeta(path);
     return Lost() ? Status(ETIMEDOUT, "the answer was lost") : r;
@@ -426,7 +426,7 @@ class HeldAnswer : public testing::ForwardingNodeService {
   bool holding_ = false;
   bool released_ = true;
   bool lose_ = false;
-  bool updates_shut_ = false;
+  Gate updates_;
 };
 
 // Two nodes caching attributes, with write-behind, node 1's service a HeldAnswer; a file whose
