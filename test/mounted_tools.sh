@@ -161,10 +161,14 @@ for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$pid" 2>/dev/null
 ! grep -q " $mnt " /proc/self/mountinfo
 
-step "a mount path with a space: mounted, seen as mounted (mountinfo escapes it as \\040), not mounted over"
+step "a mount path with a space: mounted, seen as mounted (mountinfo escapes it as \\040), not mounted over;"
+echo "   --fsname names the mount's source, and a name that would add a mount option is refused"
 mkdir -p "$spaced"
-"$bbd" --root "$spaced_root" --mount "$spaced"
+smuggled=$("$bbd" --root "$spaced_root" --mount "$spaced" --fsname "x,allow_other" 2>&1) && exit 1
+grep -q "fsname" <<< "$smuggled"
+"$bbd" --root "$spaced_root" --mount "$spaced" --fsname bb-second
 grep -q " ${spaced// /\\\\040} " /proc/self/mountinfo
+[ "$(findmnt -n -o SOURCE,FSTYPE --target "$spaced")" = "bb-second fuse.bbfs" ]
 echo hello > "$spaced/f" && [ "$(cat "$spaced/f")" = hello ]
 second=$("$bbd" --root "$tmp/second root" --mount "$spaced" 2>&1) && exit 1
 grep -q "already has a file system mounted" <<< "$second"

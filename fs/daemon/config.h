@@ -18,6 +18,7 @@ namespace bb::fs {
 struct DaemonConfig {
   std::string root;
   std::string mount;
+  std::string fsname = "bbfs";  // the mount's source in /proc/mounts
   uint64_t chunk_size = kDefaultChunkSize;
   std::string log_level = "info";
   std::string log_to = "file";  // file (<root>/bbd.log; stderr in the foreground) | syslog

@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
   ctx.stats = (*daemon)->stats();
   std::vector<std::string> arg_storage = {
       "bbd", "-o",
-      "fsname=bbfs,subtype=bbfs,default_permissions,noatime,nosuid,nodev,max_read=" +
+      "fsname=" + cfg.fsname + ",subtype=bbfs,default_permissions,noatime,nosuid,nodev,max_read=" +
           std::to_string(ctx.options.max_write) + std::string(::getuid() == 0 ? ",allow_other" : "")};
   std::vector<char*> fuse_argv;
   for (auto& a : arg_storage) fuse_argv.push_back(a.data());

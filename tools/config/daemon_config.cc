@@ -1,7 +1,9 @@
 #include "tools/config/daemon_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
+#include <string_view>
 
 #include "tools/config/yaml.h"
 
@@ -88,12 +90,31 @@ Status ReadQosLimits(const std::string& s, const std::string& n, const YAML::Nod
   return Status::Ok();
 }
 
+// A name safe to put in the options of a mount: no comma, space or backslash could add an option.
+bool MountSourceName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || std::string_view("-_.:@/+").find(static_cast<char>(ch)) != std::string_view::npos;
+  });
+}
+
 // The fields, in the order the README lists them.
 const DaemonField kFields[] = {
     {"root",
      "backing directory: `meta/` (LevelDB), `meta.spare`, `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`",
      "—", true, Path<&DaemonConfig::root>},
     {"mount", "mount point (must exist, must not be mounted)", "—", true, Path<&DaemonConfig::mount>},
+    {"fsname",
+     "the mount's source in `/proc/mounts`, `df` and `findmnt` (letters, digits, `-_.:@/+`), so that two instances "
+     "on one node can be told apart",
+     "`bbfs`", true,
+     [](auto& s, auto& n, auto& v, auto* c) -> Status {
+       BB_ASSIGN_OR_RETURN(c->fsname, YamlScalar<std::string>(s, n, v, "a name"));
+       if (!MountSourceName(c->fsname)) {
+         return YamlError(s, v.Mark(), "field '" + n + "' must be 1-64 letters, digits or -_.:@/+");
+       }
+       return Status::Ok();
+     }},
     {"chunk_size", "chunk size, power of two, 4 KiB – 1 GiB", "`512KiB`", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlChunkSize(s, n, v), &c->chunk_size); }},
     {"log_level", "trace, debug, info, warn, error", "`info`", true,

@@ -46,6 +46,8 @@ TEST_CASE("an empty file gives the defaults", "[config]") {
   auto c = ParseDaemonConfig("", "empty.yaml");
   REQUIRE(c.has_value());
   CHECK(c->chunk_size == 512 * 1024);
+  CHECK(c->fsname == "bbfs");
+  CHECK(ParseDaemonConfig("fsname: bb-scratch\n", "bbd.yaml")->fsname == "bb-scratch");
   CHECK(c->rpc_poll_spin_us == 50);
   CHECK(c->io_threads == 16);
   CHECK(c->rpc_large_in_flight == 16);
@@ -93,6 +95,9 @@ TEST_CASE("bad configurations name the file, line and field", "[config]") {
       {"write_behind: lots\n", "bbd.yaml:1: field 'write_behind'"},
       {"io_threads: 4\nio_threads: 8\n", "bbd.yaml:2: field 'io_threads' is given twice (first on line 1)"},
       {"qos_limits:\n  A: {metadata: 1, metadata: 2}\n", "bbd.yaml:2: field 'metadata' is given twice"},
+      {"fsname: bb,allow_other\n", "bbd.yaml:1: field 'fsname' must be 1-64 letters"},
+      {"fsname: 'a b'\n", "bbd.yaml:1: field 'fsname' must be 1-64 letters"},
+      {"fsname: ''\n", "bbd.yaml:1: field 'fsname' must be 1-64 letters"},
   };
   for (const Row& r : rows) {
     INFO(r.text);
