@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
@@ -313,6 +314,53 @@ TEST_CASE("sizes, blocks, truncate, O_TRUNC, O_APPEND and sparse files", "[mount
   ::close(fd);
   REQUIRE(::stat(bb.Path("sparse").c_str(), &st) == 0);
   CHECK(st.st_size == (1LL << 30) + 1);
+}
+
+// Bytes the backing store's chunk files take on disk (st_blocks), all files together.
+uint64_t ChunkBytesOnDisk(const std::string& root) {
+  uint64_t total = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root + "/chunks")) {
+    struct stat st {};
+    if (e.is_regular_file() && ::stat(e.path().c_str(), &st) == 0) total += uint64_t(st.st_blocks) * 512;
+  }
+  return total;
+}
+
+TEST_CASE("holes punched and ranges zeroed read as zeros, also from pages the kernel held", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("f");
+  constexpr off_t kMiB = 1 << 20;
+  std::string data(4 * kMiB, 'h');
+  WriteFile(p, data);
+  int fd = ::open(p.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  std::string back(data.size(), '?');
+  REQUIRE(::pread(fd, back.data(), back.size(), 0) == off_t(back.size()));  // in the page cache now
+  REQUIRE(::fsync(fd) == 0);
+  uint64_t on_disk = ChunkBytesOnDisk(bb.root());
+  REQUIRE(::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kMiB + 100, 2 * kMiB) == 0);
+  REQUIRE(::pread(fd, back.data(), back.size(), 0) == off_t(back.size()));
+  std::string want = data;
+  std::fill_n(want.begin() + kMiB + 100, 2 * kMiB, '\0');
+  CHECK(back == want);
+  CHECK(ChunkBytesOnDisk(bb.root()) + kMiB <= on_disk);  // the hole's space is given back
+  struct stat st {};
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(st.st_size == 4 * kMiB);
+  // Zeroing past the end grows the file; with KEEP_SIZE it does not.
+  REQUIRE(::fallocate(fd, FALLOC_FL_ZERO_RANGE, 3 * kMiB, 2 * kMiB) == 0);
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(st.st_size == 5 * kMiB);
+  REQUIRE(::fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0, 8 * kMiB) == 0);
+  REQUIRE(::fstat(fd, &st) == 0);
+  CHECK(st.st_size == 5 * kMiB);
+  back.assign(5 * kMiB, '?');
+  REQUIRE(::pread(fd, back.data(), back.size(), 0) == off_t(back.size()));
+  CHECK(back == std::string(5 * kMiB, '\0'));
+  CHECK(ERRNO_OF(::fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, kMiB)) == EOPNOTSUPP);
+  ::close(fd);
+  CHECK(ReadFile(p) == std::string(5 * kMiB, '\0'));  // and through a new open
 }
 
 TEST_CASE("chmod, chown, utimens and times from the real clock", "[mounted]") {

@@ -337,6 +337,10 @@ class CoherentView final : public NodeService {
                        uint64_t length) override {
     return local_->AllocateChunk(file_id, chunk_size, index, offset, length);
   }
+  Status ZeroChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length,
+                   bool allocate) override {
+    return local_->ZeroChunk(file_id, chunk_size, index, offset, length, allocate);
+  }
   Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return local_->TruncateChunks(file_id, size, chunk_size);
   }

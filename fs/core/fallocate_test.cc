@@ -1,6 +1,6 @@
 // fallocate on two in-process nodes: every chunk of the range is allocated on the node that holds
-// it, the size follows unless FALLOC_FL_KEEP_SIZE, a node that fails is reported, and chunks
-// reserved past the size go with the file.
+// it, the size follows unless FALLOC_FL_KEEP_SIZE, a node that fails is reported, chunks
+// reserved past the size go with the file, and holes and zeroed ranges read as zeros everywhere.
 #include <fcntl.h>
 #include <linux/falloc.h>
 
@@ -40,6 +40,12 @@ class CountingChunks : public testing::ForwardingChunkStore {
     return ForwardingChunkStore::Truncate(file_id, size, chunk_size);
   }
 
+  int zeroed() const { return zeroed_; }
+  Status Zero(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
+    zeroed_++;
+    return ForwardingChunkStore::Zero(file_id, chunk_size, index, offset, length);
+  }
+
   Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     if (fail_) return Status(ENOSPC, "test store is full");
     allocations_++;
@@ -53,6 +59,7 @@ class CountingChunks : public testing::ForwardingChunkStore {
   }
 
   std::atomic<int> allocations_{0};
+  std::atomic<int> zeroed_{0};
   std::atomic<bool> fail_{false};
   std::mutex mu_;
   std::set<uint64_t> freed_;
@@ -78,6 +85,19 @@ struct TwoNodes {
     REQUIRE(e.has_value());
     return e->md;
   }
+
+  // The file's bytes [offset, offset + length) as node `node` reads them through an open of its own.
+  std::string ReadOn(uint32_t node, uint64_t offset, uint64_t length) {
+    auto f = cluster.fs(node).Open(Meta().file_id, O_RDONLY, kUser);
+    REQUIRE(f.has_value());
+    std::string buf(length, '?');
+    auto n = cluster.fs(node).Read(*f, offset, {buf.data(), buf.size()});
+    REQUIRE(n.has_value());
+    buf.resize(*n);
+    REQUIRE(cluster.fs(node).Release(*f).ok());
+    return buf;
+  }
+  int Zeroed() { return stores[0]->zeroed() + stores[1]->zeroed(); }
 
   CountingChunks* stores[2] = {nullptr, nullptr};
   Cluster cluster;
@@ -123,9 +143,56 @@ TEST_CASE("fallocate with FALLOC_FL_KEEP_SIZE leaves the size", "[fallocate]") {
 TEST_CASE("fallocate refuses modes it does not implement", "[fallocate]") {
   TwoNodes t;
   OpenFile* f = t.Create();
-  Status s = t.cluster.fs(0).Fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, kChunk);
-  CHECK(s.code() == EOPNOTSUPP);
-  CHECK(t.stores[0]->allocations() + t.stores[1]->allocations() == 0);
+  for (int mode : {FALLOC_FL_COLLAPSE_RANGE, FALLOC_FL_INSERT_RANGE, FALLOC_FL_PUNCH_HOLE,
+                   FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE}) {
+    INFO(mode);
+    CHECK(t.cluster.fs(0).Fallocate(f, mode, 0, kChunk).code() == EOPNOTSUPP);
+  }
+  CHECK(t.stores[0]->allocations() + t.stores[1]->allocations() + t.Zeroed() == 0);
+  REQUIRE(t.cluster.fs(0).Release(f).ok());
+}
+
+TEST_CASE("a hole punched across chunks of both nodes reads as zeros everywhere and keeps the size", "[fallocate]") {
+  TwoNodes t;
+  OpenFile* f = t.Create();
+  const std::string data(6 * kChunk, 'd');
+  REQUIRE(t.cluster.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(t.cluster.fs(0).Flush(f).ok());
+  int64_t written_ns = t.Meta().mtime_ns;
+  t.cluster.clock.Advance(1'000'000'000);
+  // From the middle of chunk 0 to the middle of chunk 4: five chunks, on both nodes.
+  REQUIRE(t.cluster.fs(0).Fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, kChunk / 2, 4 * kChunk).ok());
+  CHECK(t.Zeroed() == 5);
+  CHECK(t.stores[0]->zeroed() > 0);
+  CHECK(t.stores[1]->zeroed() > 0);
+  Metadata md = t.Meta();
+  CHECK(md.size == 6 * kChunk);
+  CHECK(md.mtime_ns > written_ns);  // a hole is a change of the data
+  std::string want = std::string(kChunk / 2, 'd') + std::string(4 * kChunk, '\0') + std::string(3 * kChunk / 2, 'd');
+  CHECK(t.ReadOn(1, 0, 6 * kChunk) == want);
+  CHECK(t.ReadOn(0, 0, 6 * kChunk) == want);
+  // A hole past all the file holds asks no node.
+  REQUIRE(t.cluster.fs(0).Fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 8 * kChunk, 4 * kChunk).ok());
+  CHECK(t.Zeroed() == 5);
+  CHECK(t.Meta().size == 6 * kChunk);
+  REQUIRE(t.cluster.fs(0).Release(f).ok());
+}
+
+TEST_CASE("FALLOC_FL_ZERO_RANGE zeroes and reserves the range, and grows the size unless KEEP_SIZE", "[fallocate]") {
+  TwoNodes t;
+  OpenFile* f = t.Create();
+  const std::string data(2 * kChunk, 'z');
+  REQUIRE(t.cluster.fs(0).Write(f, 0, {data.data(), data.size()}).has_value());
+  REQUIRE(t.cluster.fs(0).Fallocate(f, FALLOC_FL_ZERO_RANGE, kChunk, 2 * kChunk).ok());
+  CHECK(t.Zeroed() == 2);
+  CHECK(t.stores[0]->allocations() + t.stores[1]->allocations() == 2);
+  CHECK(t.Meta().size == 3 * kChunk);
+  CHECK(t.ReadOn(1, 0, 3 * kChunk) == std::string(kChunk, 'z') + std::string(2 * kChunk, '\0'));
+  REQUIRE(t.cluster.fs(0).Fallocate(f, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, 0, 5 * kChunk).ok());
+  Metadata md = t.Meta();
+  CHECK(md.size == 3 * kChunk);
+  CHECK(md.alloc_end == 5 * kChunk);  // reserved past the size: its removal finds them
+  CHECK(t.ReadOn(1, 0, 3 * kChunk) == std::string(3 * kChunk, '\0'));
   REQUIRE(t.cluster.fs(0).Release(f).ok());
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "fs/core/chunk_pieces.h"
 #include "fs/core/chunking.h"
 #include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
@@ -17,57 +18,6 @@
 #include "fs/core/write_behind.h"
 
 namespace bb::fs {
-namespace {
-
-// The distinct nodes one request touched; no allocation for the usual one or few.
-class TouchedNodes {
- public:
-  void Add(NodeId n) {
-    for (size_t i = 0; i < count_ && i < kInline; ++i) {
-      if (inline_[i] == n) return;
-    }
-    if (count_ < kInline) {
-      inline_[count_++] = n;
-    } else {
-      more_.insert(n);
-    }
-  }
-  void InsertInto(std::set<NodeId>* out) const {
-    out->insert(inline_.begin(), inline_.begin() + count_);
-    out->insert(more_.begin(), more_.end());
-  }
-
- private:
-  static constexpr size_t kInline = 4;
-  std::array<NodeId, kInline> inline_{};
-  size_t count_ = 0;
-  std::set<NodeId> more_;
-};
-
-// The chunk pieces of one read, write or fallocate. A range inside one chunk runs its piece at
-// once on the calling thread (no task built: the common small request pays nothing); a longer
-// range collects its pieces and Run() moves them at the same time on the fan-out.
-class ChunkPieces {
- public:
-  ChunkPieces(FanOut* fan_out, uint64_t offset, uint64_t length, uint64_t chunk_size)
-      : fan_out_(fan_out), one_chunk_(length == 0 || offset / chunk_size == (offset + length - 1) / chunk_size) {}
-
-  template <typename Piece>
-  Status Add(Piece&& piece) {
-    if (one_chunk_) return piece();
-    tasks_.emplace_back(std::forward<Piece>(piece));
-    return Status::Ok();
-  }
-  // Returns the first failure in chunk order.
-  Status Run() { return tasks_.empty() ? Status::Ok() : fan_out_->Run(tasks_); }
-
- private:
-  FanOut* const fan_out_;
-  const bool one_chunk_;
-  std::vector<FanOut::Task> tasks_;
-};
-
-}  // namespace
 
 Result<std::pair<Entry, OpenFile*>> FileSystem::Create(uint64_t parent, const std::string& name, mode_t mode, int flags,
                                                        const Caller& c) {
@@ -279,47 +229,6 @@ void FileSystem::NoteWriteOfMade(OpenFile* file, uint64_t offset, uint64_t lengt
   bool large = offset + length > chunk_size ||
                file->writes.fetch_add(1, std::memory_order_relaxed) + 1 > CreateStreams::kMaxSmallWrites;
   if (large && !file->large.exchange(true)) streams_.Large(file->pid, ParentPath(file->path), clock_->MonotonicNs());
-}
-
-Status FileSystem::Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length) {
-  Count(FsOp::kFallocate);
-  if (mode & ~FALLOC_FL_KEEP_SIZE) return Status(EOPNOTSUPP, "only plain fallocate is supported");
-  Inode& inode = *file->inode;
-  Metadata md;
-  {
-    std::lock_guard lock(inode.mu);
-    md = inode.meta;
-  }
-  TouchedNodes touched;
-  // The chunks are allocated at the same time, as a write's are: one after another, preparing a
-  // large file (fio lays out every file it writes) took a round trip per chunk.
-  ChunkPieces pieces(fan_out_.get(), offset, length, md.chunk_size);
-  Status allocated = ForEachChunk(offset, length, md.chunk_size, [&](const ChunkSpan& s) {
-    NodeId target = file->data.For(s.index);
-    touched.Add(target);
-    NodeService* node = DataService(target, 0, 0);
-    return pieces.Add([&md, node, s] {
-      return node->AllocateChunk(md.file_id, md.chunk_size, s.index, s.offset_in_chunk, s.length);
-    });
-  });
-  if (allocated.ok()) allocated = pieces.Run();
-  bool past_size;
-  {
-    std::lock_guard lock(inode.mu);
-    touched.InsertInto(&inode.written_nodes);
-    past_size = offset + length > std::max({inode.size, inode.meta.size, inode.meta.alloc_end});
-    if (allocated.ok() && !(mode & FALLOC_FL_KEEP_SIZE)) {  // the owner keeps the larger (Inode::size)
-      inode.size = inode.size_dirty ? std::max(inode.size, offset + length) : offset + length;
-      inode.size_dirty = true;
-      inode.dirty_mtime_ns = clock_->WallNs();
-      past_size = false;
-    }
-  }
-  // Chunks past the size (KEEP_SIZE, or a call that failed halfway): the entry says how far they
-  // may reach, so that removal and truncation find them.
-  Status noted = past_size ? NoteAllocation(file, offset + length) : Status::Ok();
-  if (!allocated.ok() || !noted.ok()) return allocated.ok() ? noted : allocated;
-  return PublishSize(file->inode);
 }
 
 Status FileSystem::Flush(OpenFile* file) {

@@ -275,7 +275,9 @@ class FileSystem {
   // Writes `data` at `offset` (at the end of file for O_APPEND); returns the bytes written.
   // ENOSPC when a store is full. An error of an earlier write behind is returned here first.
   Result<size_t> Write(OpenFile* file, uint64_t offset, std::span<const char> data);
-  // FALLOC mode 0 or FALLOC_FL_KEEP_SIZE; EOPNOTSUPP for others; ENOSPC.
+  // FALLOC mode 0 or FALLOC_FL_KEEP_SIZE reserve the range's chunks (ENOSPC); PUNCH_HOLE
+  // (with KEEP_SIZE) frees them where the nodes' backing stores can, ZERO_RANGE zeroes and
+  // reserves them; both change the modification time. EOPNOTSUPP for other modes.
   Status Fallocate(OpenFile* file, int mode, uint64_t offset, uint64_t length);
   // Wait for the file's writes behind and publish its size: the first error of a write
   // behind comes back here. Fsync also makes the file's chunks and metadata durable on every

@@ -38,6 +38,9 @@ class SmallStore : public ChunkStore {
   Status Allocate(uint64_t id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     return inner_->Allocate(id, chunk_size, index, offset, length);
   }
+  Status Zero(uint64_t id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
+    return inner_->Zero(id, chunk_size, index, offset, length);
+  }
   Status Truncate(uint64_t id, uint64_t size, uint64_t chunk_size) override {
     return inner_->Truncate(id, size, chunk_size);
   }

@@ -187,6 +187,11 @@ class LocalNodeService final : public NodeService {
                        uint64_t length) override {
     return chunks_->Allocate(file_id, chunk_size, index, offset, length);
   }
+  Status ZeroChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length,
+                   bool allocate) override {
+    BB_RETURN_IF_ERROR(chunks_->Zero(file_id, chunk_size, index, offset, length));
+    return allocate ? chunks_->Allocate(file_id, chunk_size, index, offset, length) : Status::Ok();
+  }
   Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return chunks_->Truncate(file_id, size, chunk_size);
   }

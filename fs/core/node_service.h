@@ -248,6 +248,10 @@ class NodeService {
                                    std::span<char> buf) = 0;
   virtual Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                                uint64_t length) = 0;
+  // Makes the range of the chunk read as zeros (ChunkStore::Zero); with `allocate`, its space is
+  // then reserved too (fallocate's ZERO_RANGE as against PUNCH_HOLE).
+  virtual Status ZeroChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length,
+                           bool allocate) = 0;
   virtual Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;
   virtual Status RemoveChunks(uint64_t file_id) = 0;
   // Makes this node's chunks of the file and all of its metadata writes durable.

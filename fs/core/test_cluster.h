@@ -35,6 +35,9 @@ class ForwardingChunkStore : public ChunkStore {
   Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
     return inner_->Allocate(file_id, chunk_size, index, offset, length);
   }
+  Status Zero(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
+    return inner_->Zero(file_id, chunk_size, index, offset, length);
+  }
   Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return inner_->Truncate(file_id, size, chunk_size);
   }
@@ -98,6 +101,10 @@ class ForwardingNodeService : public NodeService {
   Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                        uint64_t length) override {
     return inner_->AllocateChunk(file_id, chunk_size, index, offset, length);
+  }
+  Status ZeroChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length,
+                   bool allocate) override {
+    return inner_->ZeroChunk(file_id, chunk_size, index, offset, length, allocate);
   }
   Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     return inner_->TruncateChunks(file_id, size, chunk_size);

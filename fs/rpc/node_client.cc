@@ -83,6 +83,10 @@ class RemoteNodeService final : public NodeService {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::ReadChunk>({file_id, chunk_size, index, offset, buf.size()}, {}, buf));
     return r.bulk_size;
   }
+  Status ZeroChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length,
+                   bool allocate) override {
+    return Call<rpc::ZeroChunk>({file_id, chunk_size, index, offset, length, allocate}).status();
+  }
   Status AllocateChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                        uint64_t length) override {
     return Call<rpc::AllocateChunk>({file_id, chunk_size, index, offset, length}).status();

@@ -316,6 +316,23 @@ struct AllocateChunk {  // file, chunk size, index, offset, length -> status
   }
 };
 
+struct ZeroChunk {  // file, chunk size, index, offset, length, allocate -> status
+  static constexpr NodeOp kOp = NodeOp::kZeroChunk;
+  static constexpr const char* kName = "zero chunk";
+  struct Request {
+    uint64_t file_id, chunk_size, index, offset, length;
+    bool allocate;
+  };
+  static void Encode(Writer& w, const Request& q) {
+    w.U64(q.file_id).U64(q.chunk_size).U64(q.index).U64(q.offset).U64(q.length).U8(q.allocate ? 1 : 0);
+  }
+  static Request Decode(Reader& r) { return {r.U64(), r.U64(), r.U64(), r.U64(), r.U64(), r.U8() != 0}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    if (!InChunk(q.chunk_size, q.offset, q.length)) return Refuse("zero: range beyond its chunk");
+    return FromStatus(s.ZeroChunk(q.file_id, q.chunk_size, q.index, q.offset, q.length, q.allocate));
+  }
+};
+
 struct TruncateChunks {  // file, size, chunk size -> status
   static constexpr NodeOp kOp = NodeOp::kTruncateChunks;
   static constexpr const char* kName = "truncate chunks";

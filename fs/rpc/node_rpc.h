@@ -54,6 +54,7 @@ enum class NodeOp : uint16_t {
   kLeaseDir,
   kHandOverDir,
   kMoveOutMeta,
+  kZeroChunk,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

@@ -233,6 +233,13 @@ void RunContract(NodeService& s) {
   REQUIRE(s.RemoveChunks(91).ok());
   REQUIRE(s.TruncateChunks(77, 2 * kChunk + 50, kChunk).ok());
   CHECK(*s.ReadChunk(77, kChunk, 2, 0, {buf.data(), buf.size()}) == 50);
+  REQUIRE(s.WriteChunk(77, kChunk, 6, 0, std::string(50, 'w')).ok());
+  REQUIRE(s.ZeroChunk(77, kChunk, 6, 10, 20, false).ok());
+  CHECK(*s.ReadChunk(77, kChunk, 6, 0, {buf.data(), buf.size()}) == 50);  // zeroed, not shortened
+  CHECK(buf.substr(0, 50) == std::string(10, 'w') + std::string(20, '\0') + std::string(20, 'w'));
+  REQUIRE(s.ZeroChunk(77, kChunk, 5, 0, 4096, true).ok());  // and reserved: 4096 zeros appear
+  CHECK(*s.ReadChunk(77, kChunk, 5, 0, {buf.data(), buf.size()}) == 4096);
+  CHECK_FALSE(s.ZeroChunk(77, kChunk, 2, kChunk - 10, 20, false).ok());
   REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());
   CHECK(s.Sync(77).ok());
   REQUIRE(s.RemoveChunks(77).ok());
@@ -439,7 +446,7 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
         NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
         NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile,    NodeOp::kLeaseDir,
-        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta}) {
+        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta,    NodeOp::kZeroChunk}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there

@@ -95,6 +95,11 @@ class ChunkStore {
   // the space is not there.
   virtual Status Allocate(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) = 0;
 
+  // Makes [offset, offset+length) of the chunk read as zeros, giving its space back where the
+  // backing store can (a hole); nothing past what the chunk holds is allocated. OK when the chunk
+  // is missing.
+  virtual Status Zero(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) = 0;
+
   // Drops all data of the file at or beyond byte `size`, for a file of `chunk_size` chunks:
   // removes the chunks that start at or after `size` and shortens the one that spans it.
   virtual Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;

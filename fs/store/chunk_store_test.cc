@@ -1,6 +1,7 @@
 // One contract, run against every ChunkStore implementation.
 #include "fs/store/chunk_store.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -75,6 +76,17 @@ void RunContract(ChunkStore& s) {
     CHECK(ReadAll(s, 64, 1, 5, 8).empty());
     CHECK(ReadAll(s, 64, 2, 0, 8) == "other");
     CHECK(s.Remove(1).ok());
+  }
+  SECTION("zero reads back as zeros within what the chunk holds and makes nothing past it") {
+    REQUIRE(s.Write(6, 64, 0, 0, std::string(40, 'x')).ok());
+    REQUIRE(s.Write(6, 64, 1, 0, std::string(64, 'y')).ok());
+    REQUIRE(s.Zero(6, 64, 0, 10, 54).ok());  // past the 40 bytes held: no bytes appear
+    CHECK(ReadAll(s, 64, 6, 0, 64) == std::string(10, 'x') + std::string(30, '\0'));
+    REQUIRE(s.Zero(6, 64, 1, 0, 8).ok());
+    CHECK(ReadAll(s, 64, 6, 1, 64) == std::string(8, '\0') + std::string(56, 'y'));
+    CHECK(s.Zero(6, 64, 9, 0, 64).ok());  // a missing chunk: nothing to do
+    CHECK(ReadAll(s, 64, 6, 9, 64).empty());
+    CHECK(s.Zero(6, 64, 0, 60, 8).code() == EINVAL);
   }
   SECTION("allocate extends a chunk with zeros and sync succeeds") {
     REQUIRE(s.Allocate(3, 4096, 0, 0, 4096).ok());
@@ -211,6 +223,9 @@ class SyncNoting final : public ChunkStore {
   Status Allocate(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, uint64_t length) override {
     return inner_->Allocate(id, cs, index, offset, length);
   }
+  Status Zero(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, uint64_t length) override {
+    return inner_->Zero(id, cs, index, offset, length);
+  }
   Status Truncate(uint64_t id, uint64_t size, uint64_t cs) override { return inner_->Truncate(id, size, cs); }
   Status Remove(uint64_t id) override { return inner_->Remove(id); }
   Status Sync(uint64_t id) override {
@@ -258,6 +273,9 @@ class FullWhenTold final : public ChunkStore {
   Status Allocate(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, uint64_t length) override {
     if (full) return Status(ENOSPC, "full");
     return inner_->Allocate(id, cs, index, offset, length);
+  }
+  Status Zero(uint64_t id, uint64_t cs, uint64_t index, uint64_t offset, uint64_t length) override {
+    return inner_->Zero(id, cs, index, offset, length);
   }
   Status Truncate(uint64_t id, uint64_t size, uint64_t cs) override { return inner_->Truncate(id, size, cs); }
   Status Remove(uint64_t id) override { return inner_->Remove(id); }
@@ -418,6 +436,26 @@ TEST_CASE("posix chunk store keeps a file's chunks in a few segment files", "[st
     CHECK(std::filesystem::file_size(folder + "/" + std::to_string(seg)) == chunks * kChunk);
   }
   for (uint64_t i = 0; i < 20; ++i) CHECK(ReadAll(**s, kChunk, 5, i, kChunk) == std::string(kChunk, 'a' + i));
+}
+
+TEST_CASE("posix chunk store: zeroing a chunk gives its blocks back", "[store]") {
+  TempDir dir("bb-chunks");
+  auto s = OpenPosixChunkStore(dir.path, 0);
+  REQUIRE(s.has_value());
+  constexpr uint64_t kChunk = 1 << 20;
+  REQUIRE((*s)->Write(5, kChunk, 0, 0, std::string(kChunk, 'a')).ok());
+  std::string segment = dir.path + "/chunks/0000000000000005/0";
+  auto blocks = [&] {
+    struct stat st {};
+    REQUIRE(::stat(segment.c_str(), &st) == 0);
+    return st.st_blocks;
+  };
+  blkcnt_t before = blocks();
+  REQUIRE((*s)->Zero(5, kChunk, 0, 4096, kChunk - 8192).ok());
+  CHECK(blocks() < before / 2);
+  CHECK(std::filesystem::file_size(segment) == kChunk);
+  std::string back = ReadAll(**s, kChunk, 5, 0, kChunk);
+  CHECK(back == std::string(4096, 'a') + std::string(kChunk - 8192, '\0') + std::string(4096, 'a'));
 }
 
 TEST_CASE("posix chunk store: threads writing chunks of one file at once all land", "[store]") {

@@ -79,6 +79,21 @@ class InlineChunkStore final : public ChunkStore {
     return large_->Allocate(file_id, chunk_size, index, offset, length);
   }
 
+  Status Zero(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
+    if (index == 0) {
+      std::lock_guard lock(Stripe(file_id));
+      BB_ASSIGN_OR_RETURN(std::optional<std::string> held, Held(file_id));
+      if (held) {
+        if (offset >= held->size()) return Status::Ok();
+        std::fill_n(held->begin() + static_cast<std::ptrdiff_t>(offset),
+                    std::min<uint64_t>(length, held->size() - offset), '\0');
+        return kv_->Put(InlineKey(file_id), std::move(*held));
+      }
+    }
+    return large_->Zero(file_id, chunk_size, index, offset, length);
+  }
+
   Status Truncate(uint64_t file_id, uint64_t size, uint64_t chunk_size) override {
     {
       std::lock_guard lock(Stripe(file_id));

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -36,6 +37,17 @@ class MemoryChunkStore final : public ChunkStore {
     std::lock_guard lock(mu_);
     std::string& chunk = chunks_[{file_id, index}];
     if (chunk.size() < offset + length) chunk.resize(offset + length, '\0');
+    return Status::Ok();
+  }
+
+  Status Zero(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
+    std::lock_guard lock(mu_);
+    auto it = chunks_.find({file_id, index});
+    if (it == chunks_.end() || it->second.size() <= offset) return Status::Ok();
+    std::string& chunk = it->second;
+    std::fill_n(chunk.begin() + static_cast<std::ptrdiff_t>(offset), std::min<uint64_t>(length, chunk.size() - offset),
+                '\0');
     return Status::Ok();
   }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <map>
@@ -102,6 +103,34 @@ class PosixChunkStore final : public ChunkStore {
     uint64_t at = SegmentOffset(index, chunk_size) + offset;
     int rc = ::posix_fallocate(fd->fd, static_cast<off_t>(at), static_cast<off_t>(length));
     if (rc != 0) return Errno(rc, "allocate " + ChunkName(file_id, index));
+    MarkDirty(file_id, segment);
+    return Status::Ok();
+  }
+
+  Status Zero(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length) override {
+    BB_RETURN_IF_ERROR(CheckChunkRange(chunk_size, offset, length));
+    if (length == 0) return Status::Ok();
+    uint64_t segment = ChunkSegment(index);
+    auto fd = Open(file_id, segment, /*create=*/false);
+    if (!fd) return fd.error().code() == ENOENT ? Status::Ok() : fd.error();
+    uint64_t at = SegmentOffset(index, chunk_size) + offset;
+    if (::fallocate((*fd)->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(at),
+                    static_cast<off_t>(length)) == 0) {
+      MarkDirty(file_id, segment);
+      return Status::Ok();
+    }
+    if (errno != EOPNOTSUPP) return Errno(errno, "punch a hole in " + ChunkName(file_id, index));
+    // A backing store without holes: write zeros over what the segment holds of the range.
+    struct stat st {};
+    if (::fstat((*fd)->fd, &st) != 0) return Errno(errno, "stat " + SegmentName(file_id, segment));
+    uint64_t end = std::min(at + length, static_cast<uint64_t>(st.st_size));
+    static const std::vector<char> kZeros(1 << 16);
+    for (uint64_t pos = at; pos < end;) {
+      ssize_t n =
+          ::pwrite((*fd)->fd, kZeros.data(), std::min<uint64_t>(kZeros.size(), end - pos), static_cast<off_t>(pos));
+      if (n < 0 && errno != EINTR) return Errno(errno, "zero " + ChunkName(file_id, index));
+      if (n > 0) pos += static_cast<uint64_t>(n);
+    }
     MarkDirty(file_id, segment);
     return Status::Ok();
   }
