@@ -66,5 +66,4 @@ class ChunkPieces {
   std::vector<FanOut::Task> tasks_;
 };
 
-
 }  // namespace bb::fs

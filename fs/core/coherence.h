@@ -309,7 +309,7 @@ class CoherentView final : public NodeService {
   Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
     return RemoveMetaThenChunks(*this, path, file_id);
   }
-  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override;
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to, int64_t ctime_ns) override;
   // The removal through this view, telling where the file went.
   Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override;
   Result<DirPage> ListDir(const std::string& dir, const std::string& start_after, uint32_t limit) override {

@@ -161,7 +161,7 @@ TEST_CASE("a change is told to every node that read the entry, and to no other",
     // Its kernel kept the entry: without the second telling it would answer the old name with
     // the moved file.
     REQUIRE(t.As(2).UpdateMeta("/a", chmod).has_value());
-    REQUIRE(t.As(2).MoveMeta("/a", "/moved").has_value());
+    REQUIRE(t.As(2).MoveMeta("/a", "/moved", 0).has_value());
     CHECK(t.told1 == std::vector<Invalidation>{{"/a", false}, {"/a", true, Id("/a"), "/moved"}});
   }
   SECTION("a removed name is told as an entry; a name never read is told to nobody") {
@@ -171,7 +171,7 @@ TEST_CASE("a change is told to every node that read the entry, and to no other",
   }
   SECTION("a move tells the readers of both names, and those of the old one where its file went") {
     REQUIRE(t.As(1).GetMeta("/b").has_value());
-    REQUIRE(t.As(0).MoveMeta("/a", "/b").has_value());
+    REQUIRE(t.As(0).MoveMeta("/a", "/b", 0).has_value());
     CHECK(t.told1 == std::vector<Invalidation>{{"/a", true, Id("/a"), "/b"}, {"/b", true}});
     CHECK(t.told0.empty());  // node 0 made it
   }
@@ -260,7 +260,7 @@ TEST_CASE("a node that did not answer is owed what it missed, told once it answe
     t.node2_down = true;
     t.Put("/moved");
     REQUIRE(t.As(2).GetMeta("/moved").has_value());
-    REQUIRE(t.As(1).MoveMeta("/moved", "/there").has_value());
+    REQUIRE(t.As(1).MoveMeta("/moved", "/there", 0).has_value());
     for (size_t i = 0; i <= Coherence::kMaxOwed; ++i) {
       std::string p = "/many/" + std::to_string(i);
       t.Put(p);
@@ -269,7 +269,7 @@ TEST_CASE("a node that did not answer is owed what it missed, told once it answe
     }
     t.Put("/later");
     REQUIRE(t.As(2).GetMeta("/later").has_value());
-    REQUIRE(t.As(1).MoveMeta("/later", "/elsewhere").has_value());
+    REQUIRE(t.As(1).MoveMeta("/later", "/elsewhere", 0).has_value());
     t.node2_down = false;
     t.told2.clear();
     t.c0.Catchup();

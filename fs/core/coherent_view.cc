@@ -196,14 +196,14 @@ Result<Metadata> CoherentView::MoveOutMeta(const std::string& from, const std::s
   return r;
 }
 
-Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::string& to) {
+Result<Metadata> CoherentView::MoveMeta(const std::string& from, const std::string& to, int64_t ctime_ns) {
   SettleRead(from);
   SettleOwnLeased(from);
   uint64_t replaced = 0;
   auto r = Making(to, NameReservations::Intent::kRead, [&] {
     Register(to);
     replaced = LinkedNameAt(to);
-    return local_->MoveMeta(from, to);
+    return local_->MoveMeta(from, to, ctime_ns);
   });
   if (r) c_->Tell({{from, true, r->file_id, to}, {to, true, replaced, ""}}, caller_);
   return r;

@@ -157,9 +157,11 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   // A right or an entry of this node's at `to` went to its owner with the read of `dst` above (its
   // owner asks its holder for a name absent there), so nothing waits here to give up.
   auto making = MakingName(to, to_layout);
+  int64_t now = clock_->WallNs();  // the moved file's change time, as local file systems keep it
   if (from_owner == to_owner) {
-    BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to));
+    BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to, now));
   } else {
+    if (src.link != LinkRole::kName) src.ctime_ns = std::max(src.ctime_ns, now);
     BB_ASSIGN_OR_RETURN(src, MoveAcross(from_owner, to_owner, from, to, src, dst ? &*dst : nullptr));
   }
   Changed(from);

@@ -201,11 +201,13 @@ void RunCoreCases(Node& n) {
     WriteString(fs, fb, 0, "BBBBBB");
     REQUIRE(fs.Release(fb).ok());
     CHECK(fs.Rename(1, "a", 1, "b", RENAME_NOREPLACE).code() == EEXIST);
+    n.clock().Advance(1'000'000'000);
     REQUIRE(fs.Rename(1, "a", 1, "b", 0).ok());
     CHECK(fs.Lookup(1, "a").error().code() == ENOENT);
     auto nb = fs.Lookup(1, "b");
     REQUIRE(nb.has_value());
     CHECK(nb->ino == a.ino);
+    CHECK(nb->md.ctime_ns == n.clock().WallNs());  // a rename changes the file's change time
     auto g = *fs.Open(nb->ino, O_RDONLY, n.owner());
     CHECK(ReadString(fs, g, 0, 10) == "AAA");
     REQUIRE(fs.Release(g).ok());

@@ -101,6 +101,30 @@ TEST_CASE("a hard link names the same file from every node, and counts right to 
   }
 }
 
+TEST_CASE("a rename moves the file's change time, seen on every node, within one owner and across two", "[link]") {
+  Cluster c(3);
+  REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{LayoutMode::kHashed, 0.25}, kChunk}, kUser).ok());
+  constexpr int kFiles = 12;  // over 3 owners: some renames stay with one owner, most cross to another
+  std::vector<uint64_t> inos;
+  for (int i = 0; i < kFiles; ++i) inos.push_back(c.Write(1, "/ws", "a" + std::to_string(i), "x"));
+  c.clock.Advance(5'000'000'000);
+  int64_t renamed_ns = c.clock.WallNs();
+  for (int i = 0; i < kFiles; ++i) {
+    uint64_t ws = c.Walk(2, "/ws");
+    REQUIRE(c.fs(2).Rename(ws, "a" + std::to_string(i), ws, "b" + std::to_string(i), 0).ok());
+  }
+  for (int i = 0; i < kFiles; ++i) {
+    INFO(i);
+    for (uint32_t node : {0u, 1u, 2u}) {
+      auto e = c.fs(node).Lookup(c.Walk(node, "/ws"), "b" + std::to_string(i));
+      REQUIRE(e.has_value());
+      CHECK(e->md.ctime_ns == renamed_ns);
+      CHECK(e->md.mtime_ns < renamed_ns);  // the data did not change
+    }
+    CHECK(c.fs(1).GetAttr(inos[i])->md.ctime_ns == renamed_ns);  // the node that made it, by its inode
+  }
+}
+
 TEST_CASE("link refusals and a renamed-over name", "[link]") {
   Cluster c(3);
   REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{LayoutMode::kHashed, 0.25}, kChunk}, kUser).ok());

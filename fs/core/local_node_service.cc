@@ -113,7 +113,7 @@ class LocalNodeService final : public NodeService {
 
   Result<Metadata> MoveOutMeta(const std::string& from, const std::string&) override { return RemoveMeta(from); }
 
-  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to, int64_t ctime_ns) override {
     CountMeta();
     size_t a = StripeIndex(from), b = StripeIndex(to);
     std::unique_lock first(stripes_[std::min(a, b)]);
@@ -122,6 +122,10 @@ class LocalNodeService final : public NodeService {
     std::string from_key = DentryKey(from);
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(from_key));
     BB_ASSIGN_OR_RETURN(Metadata md, Decode(from, value));
+    if (ctime_ns > md.ctime_ns && md.link != LinkRole::kName) {  // a name's attributes are its record's
+      md.ctime_ns = ctime_ns;
+      value = EncodeMetadata(md);
+    }
     WriteBatch batch;
     batch.Delete(from_key);
     batch.Put(DentryKey(to), value);

@@ -191,8 +191,9 @@ class NodeService {
   };
   virtual Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) = 0;
   // Atomically moves the entry at `from` to `to` (both held by this node), replacing any entry
-  // at `to`. Returns the moved entry; ENOENT when `from` is absent.
-  virtual Result<Metadata> MoveMeta(const std::string& from, const std::string& to) = 0;
+  // at `to`; its change time becomes `ctime_ns` when that is later (a rename changes it, as on
+  // local file systems). Returns the moved entry; ENOENT when `from` is absent.
+  virtual Result<Metadata> MoveMeta(const std::string& from, const std::string& to, int64_t ctime_ns) = 0;
   // RemoveMeta of `from`, whose entry a rename has put at `to` on another node (the nodes that
   // read `from` learn where its file went).
   virtual Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) = 0;

@@ -63,8 +63,8 @@ class ForwardingNodeService : public NodeService {
   Result<Removed> RemoveFile(const std::string& path, uint64_t file_id) override {
     return inner_->RemoveFile(path, file_id);
   }
-  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
-    return inner_->MoveMeta(from, to);
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to, int64_t ctime_ns) override {
+    return inner_->MoveMeta(from, to, ctime_ns);
   }
   Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override {
     return inner_->MoveOutMeta(from, to);

@@ -48,8 +48,8 @@ class RemoteNodeService final : public NodeService {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::RemoveFile>({path, file_id}));
     return rpc::RemoveFile::DecodeReply(r.payload);
   }
-  Result<Metadata> MoveMeta(const std::string& from, const std::string& to) override {
-    return Meta<rpc::MoveMeta>({from, to});
+  Result<Metadata> MoveMeta(const std::string& from, const std::string& to, int64_t ctime_ns) override {
+    return Meta<rpc::MoveMeta>({from, to, ctime_ns});
   }
   Result<Metadata> MoveOutMeta(const std::string& from, const std::string& to) override {
     return Meta<rpc::MoveOutMeta>({from, to});

@@ -134,7 +134,22 @@ struct RemoveFile {  // path, file id -> u8 data gone, the entry removed
   static Result<NodeService::Removed> DecodeReply(std::string_view payload);
 };
 
-// Ops of two paths in, an entry out (MoveMeta, MoveOutMeta).
+struct MoveMeta {  // from, to, change time -> the entry moved
+  static constexpr NodeOp kOp = NodeOp::kMoveMeta;
+  static constexpr const char* kName = "move meta";
+  struct Request {
+    std::string from;
+    std::string to;
+    int64_t ctime_ns;
+  };
+  static void Encode(Writer& w, const Request& q) { w.Str(q.from).Str(q.to).U64(static_cast<uint64_t>(q.ctime_ns)); }
+  static Request Decode(Reader& r) { return {r.Str(), r.Str(), static_cast<int64_t>(r.U64())}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view) {
+    return FromMeta(s.MoveMeta(q.from, q.to, q.ctime_ns));
+  }
+};
+
+// Ops of two paths in, an entry out (MoveOutMeta).
 template <NodeOp Op, const char* Name, Result<Metadata> (NodeService::*Method)(const std::string&, const std::string&)>
 struct PathsToEntry {  // from, to -> the entry moved
   static constexpr NodeOp kOp = Op;
@@ -150,9 +165,7 @@ struct PathsToEntry {  // from, to -> the entry moved
   }
 };
 
-inline constexpr char kMoveMetaName[] = "move meta";
 inline constexpr char kMoveOutMetaName[] = "move out meta";
-using MoveMeta = PathsToEntry<NodeOp::kMoveMeta, kMoveMetaName, &NodeService::MoveMeta>;
 using MoveOutMeta = PathsToEntry<NodeOp::kMoveOutMeta, kMoveOutMetaName, &NodeService::MoveOutMeta>;
 
 struct ListDir {  // dir, start_after, limit -> page

@@ -90,7 +90,7 @@ void RunContract(NodeService& s) {
   u = {};
   u.size = 50;
   REQUIRE(s.UpdateMeta("/a", u).has_value());
-  REQUIRE(s.MoveMeta("/a", "/b").has_value());
+  REQUIRE(s.MoveMeta("/a", "/b", 0).has_value());
   CHECK(s.GetMeta("/a").error().code() == ENOENT);
   REQUIRE(s.PutMeta("/c", md).ok());
   for (int i = 0; i < 10; ++i) REQUIRE(s.CreateMeta("/d" + std::to_string(i), md).ok());
