@@ -86,6 +86,15 @@ os.close(fd)'
     for n in 0 1 2 3; do [ "$(on $n cat "$ws/shared" | md5)" = "$(md5 < "$tmp/shared")" ] || same=0; done
     check "mode $m: a shared file written by all nodes reads back on every node" test $same = 1
 
+    # A hole punched on node 2 across chunks of several nodes reads as zeros on node 3, whose
+    # kernel read the file before; the size stays.
+    on 3 cat "$ws/shared" > /dev/null
+    on 2 fallocate --punch-hole --offset 100000 --length 1500000 "$ws/shared"
+    python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[100000:1600000] = bytes(1500000)
+open(sys.argv[2], 'wb').write(d)" "$tmp/shared" "$tmp/punched"
+    check "mode $m: a hole punched on node 2 reads as zeros on node 3, the size kept" \
+      test "$(on 3 cat "$ws/shared" | md5)" = "$(md5 < "$tmp/punched")" -a "$(on 3 stat -c %s "$ws/shared")" = $((48 * 47008))
+
     # Close-to-open: node 1 has the file's size cached (stat) when node 0 appends to it and
     # closes; node 1's next open reads it all, within the kernel's 5-s attribute timeout.
     on 0 sh -c "head -c 1000 /dev/zero > '$ws/grow'"
