@@ -122,13 +122,10 @@ class LocalNodeService final : public NodeService {
     std::string from_key = DentryKey(from);
     BB_ASSIGN_OR_RETURN(std::string value, meta_->Get(from_key));
     BB_ASSIGN_OR_RETURN(Metadata md, Decode(from, value));
-    if (ctime_ns > md.ctime_ns && md.link != LinkRole::kName) {  // a name's attributes are its record's
-      md.ctime_ns = ctime_ns;
-      value = EncodeMetadata(md);
-    }
+    if (md.link != LinkRole::kName) md.ctime_ns = std::max(md.ctime_ns, ctime_ns);  // a name's are its record's
     WriteBatch batch;
     batch.Delete(from_key);
-    batch.Put(DentryKey(to), value);
+    batch.Put(DentryKey(to), EncodeMetadata(md));
     BB_RETURN_IF_ERROR(meta_->Write(batch, false));
     return md;
   }
