@@ -149,11 +149,9 @@ struct MoveMeta {  // from, to, change time -> the entry moved
   }
 };
 
-// Ops of two paths in, an entry out (MoveOutMeta).
-template <NodeOp Op, const char* Name, Result<Metadata> (NodeService::*Method)(const std::string&, const std::string&)>
-struct PathsToEntry {  // from, to -> the entry moved
-  static constexpr NodeOp kOp = Op;
-  static constexpr const char* kName = Name;
+struct MoveOutMeta {  // from, to -> the entry removed at `from` (a rename put it at `to` elsewhere)
+  static constexpr NodeOp kOp = NodeOp::kMoveOutMeta;
+  static constexpr const char* kName = "move out meta";
   struct Request {
     std::string from;
     std::string to;
@@ -161,12 +159,9 @@ struct PathsToEntry {  // from, to -> the entry moved
   static void Encode(Writer& w, const Request& q) { w.Str(q.from).Str(q.to); }
   static Request Decode(Reader& r) { return {r.Str(), r.Str()}; }
   static Response Serve(NodeService& s, const Request& q, std::string_view) {
-    return FromMeta((s.*Method)(q.from, q.to));
+    return FromMeta(s.MoveOutMeta(q.from, q.to));
   }
 };
-
-inline constexpr char kMoveOutMetaName[] = "move out meta";
-using MoveOutMeta = PathsToEntry<NodeOp::kMoveOutMeta, kMoveOutMetaName, &NodeService::MoveOutMeta>;
 
 struct ListDir {  // dir, start_after, limit -> page
   static constexpr NodeOp kOp = NodeOp::kListDir;
