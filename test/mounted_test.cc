@@ -363,6 +363,44 @@ TEST_CASE("holes punched and ranges zeroed read as zeros, also from pages the ke
   CHECK(ReadFile(p) == std::string(5 * kMiB, '\0'));  // and through a new open
 }
 
+TEST_CASE("extended attributes with xattrs on: set, read, listed, removed, kept across a restart", "[mounted]") {
+  MountedBb bb({"--xattrs", "on"});
+  REQUIRE_MOUNTED(bb);
+  std::string f = bb.Path("f");
+  {
+    WriteFile(f, "data");
+    CHECK(ERRNO_OF(::getxattr(f.c_str(), "user.a", nullptr, 0)) == ENODATA);
+    REQUIRE(::setxattr(f.c_str(), "user.a", "value", 5, XATTR_CREATE) == 0);
+    CHECK(ERRNO_OF(::setxattr(f.c_str(), "user.a", "v", 1, XATTR_CREATE)) == EEXIST);
+    CHECK(ERRNO_OF(::setxattr(f.c_str(), "user.none", "v", 1, XATTR_REPLACE)) == ENODATA);
+    REQUIRE(::setxattr(f.c_str(), "user.b", "", 0, 0) == 0);
+    char buf[64];
+    CHECK(::getxattr(f.c_str(), "user.a", nullptr, 0) == 5);  // the size, when asked for none
+    CHECK(ERRNO_OF(::getxattr(f.c_str(), "user.a", buf, 2)) == ERANGE);
+    REQUIRE(::getxattr(f.c_str(), "user.a", buf, sizeof buf) == 5);
+    CHECK(std::string(buf, 5) == "value");
+    CHECK(::getxattr(f.c_str(), "user.b", buf, sizeof buf) == 0);
+    ssize_t n = ::listxattr(f.c_str(), buf, sizeof buf);
+    REQUIRE(n == 14);
+    CHECK(std::string(buf, static_cast<size_t>(n)) == std::string("user.a\0user.b\0", 14));
+    REQUIRE(::removexattr(f.c_str(), "user.b") == 0);
+    CHECK(ERRNO_OF(::removexattr(f.c_str(), "user.b")) == ENODATA);
+    CHECK(ERRNO_OF(::setxattr(f.c_str(), "system.other", "x", 1, 0)) == EOPNOTSUPP);
+    CHECK(ReadFile(f) == "data");
+    // Writes go on as before (the kernel asks for security.capability first).
+    int fd = ::open(f.c_str(), O_WRONLY | O_APPEND);
+    REQUIRE(fd >= 0);
+    CHECK(::write(fd, "more", 4) == 4);
+    ::close(fd);
+  }
+  bb.Stop();
+  REQUIRE(bb.Start());
+  char buf[16];
+  REQUIRE(::getxattr(f.c_str(), "user.a", buf, sizeof buf) == 5);
+  CHECK(std::string(buf, 5) == "value");
+  CHECK(ReadFile(f) == "datamore");
+}
+
 TEST_CASE("chmod, chown, utimens and times from the real clock", "[mounted]") {
   MountedBb bb;
   REQUIRE_MOUNTED(bb);

@@ -232,6 +232,16 @@ class FileSystem {
   // group execute is set, as the kernel does on its own path. True when the mode changed.
   Result<bool> DropSetIdOnWrite(OpenFile* file);
 
+  // Extended attributes, kept in the file's entry and changed at its owner (fs/core/xattrs.cc):
+  // `user.*` for whoever the kernel lets through, `trusted.*` and `security.*` changed by root
+  // only (EPERM), others EOPNOTSUPP. SetXattr: `flags` XATTR_CREATE (EEXIST when it is there) or
+  // XATTR_REPLACE (ENODATA when it is not); E2BIG past 64 KiB, ENOSPC past 64 KiB for the file.
+  // GetXattr/RemoveXattr: ENODATA when absent. ListXattr: the names, each ended by a NUL.
+  Status SetXattr(uint64_t ino, const std::string& name, std::string_view value, int flags, const Caller& c);
+  Result<std::string> GetXattr(uint64_t ino, const std::string& name);
+  Result<std::string> ListXattr(uint64_t ino);
+  Status RemoveXattr(uint64_t ino, const std::string& name, const Caller& c);
+
   // Mknod makes regular files, FIFOs, sockets and (for root only: EPERM otherwise) device nodes
   // with `rdev`; EINVAL for other types. The three: EEXIST when the name
   // exists; ENOENT when `parent` was removed; EINVAL/ENAMETOOLONG for the name; Symlink also
@@ -493,6 +503,9 @@ class FileSystem {
   // Tells the file's owner that fallocate reserved chunks up to `end`, past its size
   // (Metadata::alloc_end), and takes it into this node's copy.
   Status NoteAllocation(OpenFile* file, uint64_t end);
+  // An extended attribute change (MetaUpdate::xattr) made at the file's owner, or to its own copy
+  // when unlinked; every node keeps a copy of a workspace's root.
+  Status ChangeXattr(uint64_t ino, MetaUpdate u);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
   Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
   // A chunk write (`write`: here or behind, not one that carries a size) that finds a store full while files unlinked

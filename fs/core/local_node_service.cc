@@ -88,10 +88,7 @@ class LocalNodeService final : public NodeService {
     if (u.if_file_id && (md.file_id != *u.if_file_id || md.link == LinkRole::kName)) {
       return Status(ESTALE, path + ": not the entry of file " + std::to_string(*u.if_file_id));
     }
-    uint64_t end = std::max({md.size, u.size.value_or(0), u.grow_to.value_or(0)});
-    if (end > kMaxFileBytes || u.append.value_or(0) > kMaxFileBytes - end) {
-      return Status(EFBIG, path + ": a size past the largest file offset");
-    }
+    BB_RETURN_IF_ERROR(CheckUpdate(u, md, path));
     ApplyUpdate(u, &md);
     BB_RETURN_IF_ERROR(meta_->Put(key, EncodeMetadata(md)));
     return md;
@@ -335,32 +332,6 @@ class LocalNodeService final : public NodeService {
 };
 
 }  // namespace
-
-void ApplyUpdate(const MetaUpdate& u, Metadata* md) {
-  if (u.mode) md->mode = *u.mode & 07777;
-  if (u.uid) md->uid = *u.uid;
-  if (u.gid) md->gid = *u.gid;
-  if (u.size) md->size = *u.size;
-  if (u.grow_to) {
-    md->size = std::max(md->size, *u.grow_to);
-    if (u.mtime_ns) md->mtime_ns = std::max(md->mtime_ns, *u.mtime_ns);
-    if (u.ctime_ns) md->ctime_ns = std::max(md->ctime_ns, *u.ctime_ns);
-  } else {
-    if (u.mtime_ns) md->mtime_ns = *u.mtime_ns;
-    if (u.ctime_ns) md->ctime_ns = *u.ctime_ns;
-  }
-  if (u.atime_ns) md->atime_ns = *u.atime_ns;
-  if (u.data_location) md->data_location = *u.data_location;
-  if (u.append) md->size += *u.append;
-  if (u.touch_ns) {
-    md->mtime_ns = std::max(md->mtime_ns, *u.touch_ns);
-    md->ctime_ns = std::max(md->ctime_ns, *u.touch_ns);
-  }
-  if (u.subdirs) md->subdirs = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->subdirs} + *u.subdirs));
-  if (u.links) md->nlink = static_cast<uint32_t>(std::max<int64_t>(0, int64_t{md->nlink} + *u.links));
-  if (u.link_role) md->link = *u.link_role;
-  if (u.alloc_to) md->alloc_end = std::max(md->alloc_end, *u.alloc_to);
-}
 
 Result<NodeService::Removed> RemoveMetaThenChunks(NodeService& s, const std::string& path, uint64_t file_id) {
   NodeService::Removed r;

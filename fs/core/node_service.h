@@ -59,6 +59,15 @@ struct MetaUpdate {
   std::optional<uint64_t> if_file_id;
   // alloc_end = max(alloc_end, alloc_to): fallocate reserved space up to here (fs/store/metadata.h).
   std::optional<uint64_t> alloc_to;
+  // An extended attribute set to `value`, or removed without one; `flags`: XATTR_CREATE (EEXIST
+  // when it is there) or XATTR_REPLACE (ENODATA when it is not).
+  struct XattrChange {
+    std::string name;
+    std::optional<std::string> value;
+    int flags = 0;
+    bool operator==(const XattrChange&) const = default;
+  };
+  std::optional<XattrChange> xattr;
   bool operator==(const MetaUpdate&) const = default;
 };
 
@@ -67,6 +76,10 @@ struct MetaUpdate {
 // `subdirs` are a directory's entry changes (fs/core/dir_changes.h); `links` and `link_role`
 // a hard link's.
 void ApplyUpdate(const MetaUpdate& u, Metadata* md);
+// What the owner refuses before it applies `u` to `md` (the entry at `path`): a size past the
+// largest offset (EFBIG), an extended attribute change its flags or limits forbid (EEXIST, ENODATA,
+// E2BIG, ENOSPC, ERANGE).
+Status CheckUpdate(const MetaUpdate& u, const Metadata& md, const std::string& path);
 
 struct DirEntry {
   std::string name;

@@ -36,6 +36,10 @@ enum class FsOp : uint8_t {
   kOpenDir,
   kReadDirPage,
   kStatFs,
+  kGetXattr,
+  kSetXattr,
+  kListXattr,
+  kRemoveXattr,
   kCount
 };
 inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::kCount);

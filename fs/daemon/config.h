@@ -28,6 +28,7 @@ struct DaemonConfig {
   uint32_t statahead = 8192;       // entries per read-ahead of a directory; 0: off
   bool small_file_streams = true;  // fs/core/create_streams.h
   bool dir_leases = true;          // fs/core/dir_leases.h
+  bool xattrs = false;             // extended attributes (fs/core/xattrs.cc)
   uint64_t reserve_bytes = 8 << 20;
   uint64_t write_behind_bytes = 64 << 20;
   uint32_t io_threads = 16;

@@ -48,6 +48,8 @@ void ReplyError(fuse_req_t req, const Status& s, const char* op) {
     case EOPNOTSUPP:
     case EPERM:
     case EMLINK:
+    case ERANGE:
+    case E2BIG:
       spdlog::debug("{}: {}", op, s.ToString());
       break;
     default:
@@ -129,7 +131,7 @@ void Init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_PARALLEL_DIROPS) conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 }
 
-fuse_lowlevel_ops MakeOps() {
+fuse_lowlevel_ops MakeOps(bool xattrs) {
   fuse_lowlevel_ops ops{};
   ops.init = Init;
   ops.lookup = Lookup;
@@ -158,9 +160,12 @@ fuse_lowlevel_ops MakeOps() {
   ops.statfs = StatFs;
   ops.create = Create;
   ops.fallocate = Fallocate;
-  // Extended attributes are not stored. The xattr ops are left out so the kernel learns that
-  // once (ENOSYS) and answers EOPNOTSUPP itself; replying ENOTSUP instead would make it ask
-  // again for security.capability on every write.
+  if (xattrs) {  // else left out: see FuseOperations
+    ops.setxattr = SetXattr;
+    ops.getxattr = GetXattr;
+    ops.listxattr = ListXattr;
+    ops.removexattr = RemoveXattr;
+  }
   // getlk/setlk/flock are left out on purpose: the kernel then handles POSIX and flock locks
   // node-locally, which is what MPI-IO expects of a node-local mount.
   return ops;
@@ -206,9 +211,10 @@ void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::
   DropFromKernel(session, fs, all);
 }
 
-const fuse_lowlevel_ops& FuseOperations() {
-  static const fuse_lowlevel_ops ops = adapter::MakeOps();
-  return ops;
+const fuse_lowlevel_ops& FuseOperations(bool xattrs) {
+  static const fuse_lowlevel_ops ops = adapter::MakeOps(false);
+  static const fuse_lowlevel_ops with_xattrs = adapter::MakeOps(true);
+  return xattrs ? with_xattrs : ops;
 }
 
 }  // namespace bb::fs

@@ -47,7 +47,10 @@ struct AdapterContext {
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.
-const fuse_lowlevel_ops& FuseOperations();
+// `xattrs`: with the extended attribute operations. Without them the kernel learns once (ENOSYS)
+// that there are none and answers EOPNOTSUPP itself, where a reply would be asked for, for
+// security.capability, before every write.
+const fuse_lowlevel_ops& FuseOperations(bool xattrs = false);
 
 // Drops what `session`'s kernel holds of each item's path (fs/core/coherence.h): its name from
 // its parent directory for an entry, the attributes and pages of the inode at the path. Paths
@@ -109,6 +112,11 @@ void Flush(fuse_req_t, fuse_ino_t, fuse_file_info*);
 void Release(fuse_req_t, fuse_ino_t, fuse_file_info*);
 void Fsync(fuse_req_t, fuse_ino_t, int, fuse_file_info*);
 void Fallocate(fuse_req_t, fuse_ino_t, int, off_t, off_t, fuse_file_info*);
+
+void SetXattr(fuse_req_t, fuse_ino_t, const char*, const char*, size_t, int);
+void GetXattr(fuse_req_t, fuse_ino_t, const char*, size_t);
+void ListXattr(fuse_req_t, fuse_ino_t, size_t);
+void RemoveXattr(fuse_req_t, fuse_ino_t, const char*);
 
 void OpenDir(fuse_req_t, fuse_ino_t, fuse_file_info*);
 void ReadDir(fuse_req_t, fuse_ino_t, size_t, off_t, fuse_file_info*);

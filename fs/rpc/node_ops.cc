@@ -14,7 +14,8 @@ std::string EncodeUpdate(const MetaUpdate& u) {
                   (u.grow_to ? kHas(4) : 0) | (u.atime_ns ? kHas(5) : 0) | (u.mtime_ns ? kHas(6) : 0) |
                   (u.ctime_ns ? kHas(7) : 0) | (u.data_location ? kHas(8) : 0) | (u.append ? kHas(9) : 0) |
                   (u.touch_ns ? kHas(10) : 0) | (u.subdirs ? kHas(11) : 0) | (u.links ? kHas(12) : 0) |
-                  (u.link_role ? kHas(13) : 0) | (u.if_file_id ? kHas(14) : 0) | (u.alloc_to ? kHas(15) : 0);
+                  (u.link_role ? kHas(13) : 0) | (u.if_file_id ? kHas(14) : 0) | (u.alloc_to ? kHas(15) : 0) |
+                  (u.xattr ? kHas(16) : 0);
   Writer w;
   w.U32(mask);
   w.U32(u.mode.value_or(0)).U32(u.uid.value_or(0)).U32(u.gid.value_or(0));
@@ -24,6 +25,10 @@ std::string EncodeUpdate(const MetaUpdate& u) {
   w.I64(u.touch_ns.value_or(0)).U32(static_cast<uint32_t>(u.subdirs.value_or(0)));
   w.U32(static_cast<uint32_t>(u.links.value_or(0))).U8(static_cast<uint8_t>(u.link_role.value_or(LinkRole::kNone)));
   w.U64(u.if_file_id.value_or(0)).U64(u.alloc_to.value_or(0));
+  if (u.xattr) {  // only with its bit: an update without one is as long as before
+    w.Str(u.xattr->name).U8(u.xattr->value ? 1 : 0).Str(u.xattr->value.value_or(""));
+    w.U32(static_cast<uint32_t>(u.xattr->flags));
+  }
   return w.Take();
 }
 
@@ -58,6 +63,15 @@ MetaUpdate DecodeUpdate(Reader& r) {
   if (mask & kHas(13) && role <= kMaxLinkRole) u.link_role = static_cast<LinkRole>(role);
   if (mask & kHas(14)) u.if_file_id = if_file_id;
   if (mask & kHas(15)) u.alloc_to = alloc_to;
+  if (mask & kHas(16)) {
+    MetaUpdate::XattrChange x;
+    x.name = r.Str();
+    bool set = r.U8() != 0;
+    std::string value = r.Str();
+    if (set) x.value = std::move(value);
+    x.flags = static_cast<int>(r.U32() & 3);  // XATTR_CREATE | XATTR_REPLACE, nothing else
+    u.xattr = std::move(x);
+  }
   return u;
 }
 

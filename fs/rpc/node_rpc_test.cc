@@ -2,6 +2,8 @@
 // the remote proxy (through an in-process twin of the transport), and garbage requests.
 #include "fs/rpc/node_rpc.h"
 
+#include <sys/xattr.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
@@ -67,6 +69,21 @@ void RunContract(NodeService& s) {
   u.alloc_to = 4096;
   CHECK(s.UpdateMeta("/a", u)->alloc_end == 1 << 20);
   CHECK(s.GetMeta("/a")->alloc_end == 1 << 20);
+  // Extended attributes: set, refused by their flags and limits, removed.
+  u = {};
+  u.xattr = MetaUpdate::XattrChange{"user.x", std::string("v\0w", 3), XATTR_CREATE};
+  REQUIRE(s.UpdateMeta("/a", u).has_value());
+  CHECK(s.GetMeta("/a")->xattrs.at("user.x") == std::string("v\0w", 3));
+  CHECK(s.UpdateMeta("/a", u).error().code() == EEXIST);
+  u.xattr = MetaUpdate::XattrChange{"user.y", "v", XATTR_REPLACE};
+  CHECK(s.UpdateMeta("/a", u).error().code() == ENODATA);
+  u.xattr = MetaUpdate::XattrChange{"user.y", std::string(kMaxXattrBytes, 'v'), 0};
+  CHECK(s.UpdateMeta("/a", u).error().code() == ENOSPC);
+  u.xattr = MetaUpdate::XattrChange{"user.x", std::nullopt, 0};
+  CHECK(s.UpdateMeta("/a", u)->xattrs.empty());
+  CHECK(s.UpdateMeta("/a", u).error().code() == ENODATA);
+  u.xattr = MetaUpdate::XattrChange{"user.kept", "through the move", 0};
+  REQUIRE(s.UpdateMeta("/a", u).has_value());
   // A hard link's fields: the count moves by deltas and never below 0, the role is set.
   u = {};
   u.links = 2;
@@ -90,8 +107,10 @@ void RunContract(NodeService& s) {
   u = {};
   u.size = 50;
   REQUIRE(s.UpdateMeta("/a", u).has_value());
-  REQUIRE(s.MoveMeta("/a", "/b", 0).has_value());
+  REQUIRE(s.MoveMeta("/a", "/b", 12345).has_value());
   CHECK(s.GetMeta("/a").error().code() == ENOENT);
+  CHECK(s.GetMeta("/b")->xattrs.at("user.kept") == "through the move");
+  CHECK(s.GetMeta("/b")->ctime_ns == 12345);
   REQUIRE(s.PutMeta("/c", md).ok());
   for (int i = 0; i < 10; ++i) REQUIRE(s.CreateMeta("/d" + std::to_string(i), md).ok());
   auto page = s.ListDir("/", "", 5);

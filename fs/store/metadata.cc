@@ -53,6 +53,28 @@ class Reader {
   bool short_ = false;
 };
 
+// A version 6 value's extended attributes: at least one, names 1-255 bytes in strictly rising
+// order, values within the limits.
+Status DecodeXattrs(Reader& r, std::map<std::string, std::string>* out) {
+  uint16_t count = r.Get<uint16_t>();
+  if (count == 0 && !r.truncated()) return Status(EIO, "metadata value of version 6 has no extended attributes");
+  for (uint16_t i = 0; i < count && !r.truncated(); ++i) {
+    uint8_t name_len = r.Get<uint8_t>();
+    std::string name(r.Bytes(name_len));
+    uint32_t value_len = r.Get<uint32_t>();
+    if (value_len > kMaxXattrValue) return Status(EIO, "metadata value has an extended attribute past 64 KiB");
+    std::string_view value = r.Bytes(value_len);
+    if (r.truncated()) break;
+    if (name.empty() || (!out->empty() && out->rbegin()->first >= name)) {
+      return Status(EIO, "metadata value has extended attribute names out of order or empty");
+    }
+    out->emplace_hint(out->end(), std::move(name), std::string(value));
+  }
+  if (XattrBytes(*out) > kMaxXattrBytes)
+    return Status(EIO, "metadata value has more than 64 KiB of extended attributes");
+  return Status::Ok();
+}
+
 // Number of components: "/" = 0, "/a/b" = 2.
 uint16_t Depth(std::string_view path) {
   if (path == "/") return 0;
@@ -81,7 +103,7 @@ std::optional<FileType> FileTypeOf(uint32_t mode) {
 std::string EncodeMetadata(const Metadata& md) {
   std::string out;
   out.reserve(64 + md.symlink_target.size());
-  PutFixed<uint8_t>(&out, kMetadataVersion);
+  PutFixed<uint8_t>(&out, md.xattrs.empty() ? kMetadataVersion : kMetadataVersionXattrs);
   PutFixed<uint8_t>(&out, static_cast<uint8_t>(md.type));
   PutFixed<uint32_t>(&out, md.mode);
   PutFixed<uint32_t>(&out, md.uid);
@@ -100,7 +122,21 @@ std::string EncodeMetadata(const Metadata& md) {
   PutFixed<uint64_t>(&out, md.alloc_end);
   PutFixed<uint16_t>(&out, static_cast<uint16_t>(md.symlink_target.size()));
   out.append(md.symlink_target);
+  if (md.xattrs.empty()) return out;
+  PutFixed<uint16_t>(&out, static_cast<uint16_t>(md.xattrs.size()));
+  for (const auto& [name, value] : md.xattrs) {
+    PutFixed<uint8_t>(&out, static_cast<uint8_t>(name.size()));
+    out.append(name);
+    PutFixed<uint32_t>(&out, static_cast<uint32_t>(value.size()));
+    out.append(value);
+  }
   return out;
+}
+
+size_t XattrBytes(const std::map<std::string, std::string>& xattrs) {
+  size_t bytes = 0;
+  for (const auto& [name, value] : xattrs) bytes += name.size() + value.size();
+  return bytes;
 }
 
 Result<Metadata> DecodeMetadata(std::string_view bytes) {
@@ -108,7 +144,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   Metadata md;
   uint8_t version = r.Get<uint8_t>();
   if (r.truncated()) return Status(EIO, "metadata value is empty");
-  if (version < 1 || version > kMetadataVersion) {
+  if (version < 1 || version > kMetadataVersionXattrs) {
     return Status(EIO, "metadata value has unknown version " + std::to_string(version));
   }
   uint8_t type = r.Get<uint8_t>();
@@ -137,6 +173,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes) {
   if (version >= 5) md.alloc_end = r.Get<uint64_t>();
   uint16_t target_len = r.Get<uint16_t>();
   md.symlink_target = std::string(r.Bytes(target_len));
+  if (version >= kMetadataVersionXattrs) BB_RETURN_IF_ERROR(DecodeXattrs(r, &md.xattrs));
   if (r.truncated()) return Status(EIO, "metadata value is truncated");
   if (r.remaining() != 0) return Status(EIO, "metadata value has trailing bytes");
   return md;

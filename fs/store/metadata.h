@@ -26,6 +26,8 @@
 //   u64 alloc_end (how far `fallocate` reserved space for the data, past the size or by a call
 //                  that failed; 0 for none; version 5 on)
 //   u16 target length | target bytes (symlink target; 0 for other types)
+//   version 6 only, for an entry with extended attributes (5 is written for one without):
+//   u16 count, then per attribute in name order: u8 name length | name | u32 value length | value
 // Versions 1 to 4 are still read (1 has no rdev, 2 no subdirs, 3 no link fields, 4 no alloc_end:
 // all 0), and
 // rewritten in the current version the next time the entry is written.
@@ -40,6 +42,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +66,12 @@ uint32_t FileTypeBits(FileType t);
 std::optional<FileType> FileTypeOf(uint32_t mode);
 
 inline constexpr uint8_t kMetadataVersion = 5;
+inline constexpr uint8_t kMetadataVersionXattrs = 6;  // written for entries with extended attributes
+// Extended attributes: a name of 1-255 bytes, a value of at most 64 KiB, and at most 64 KiB of
+// names and values together per file (ENOSPC past it, as ext4 gives when its inode is full).
+inline constexpr size_t kMaxXattrName = 255;
+inline constexpr size_t kMaxXattrValue = 65536;
+inline constexpr size_t kMaxXattrBytes = 65536;
 inline constexpr uint32_t kNoNode = 0xffffffffu;
 inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
 
@@ -94,12 +103,16 @@ struct Metadata {
   // failed halfway); removal and truncation free them too. Only grows; version 5 on.
   uint64_t alloc_end = 0;
   std::string symlink_target;
+  std::map<std::string, std::string> xattrs;  // extended attributes (name -> value); version 6
 
   bool operator==(const Metadata&) const = default;
 };
 
 // How far a regular file's chunks may reach: its size, or further where fallocate reserved space.
 inline uint64_t DataExtent(const Metadata& md) { return md.size > md.alloc_end ? md.size : md.alloc_end; }
+
+// Bytes of names and values of the extended attributes `xattrs` (held to kMaxXattrBytes).
+size_t XattrBytes(const std::map<std::string, std::string>& xattrs);
 
 std::string EncodeMetadata(const Metadata& md);
 // Returns EIO with a description of what is wrong when `bytes` is not a valid value.

@@ -41,6 +41,43 @@ TEST_CASE("metadata decoding rejects damaged values", "[store]") {
   CHECK_FALSE(DecodeMetadata(bad_type).has_value());
 }
 
+TEST_CASE("extended attributes round-trip in version 6, and an entry without them stays version 5", "[store]") {
+  Metadata md;
+  md.file_id = 7;
+  md.symlink_target = "t";
+  CHECK(EncodeMetadata(md)[0] == kMetadataVersion);
+  md.xattrs = {{"user.a", "1"},
+               {"user.b", std::string("\0x\0", 3)},
+               {"user.empty", ""},
+               {std::string(kMaxXattrName, 'n'), std::string(1000, 'v')}};
+  std::string bytes = EncodeMetadata(md);
+  CHECK(bytes[0] == kMetadataVersionXattrs);
+  auto back = DecodeMetadata(bytes);
+  REQUIRE(back.has_value());
+  CHECK(*back == md);
+  CHECK(XattrBytes(md.xattrs) == 6 + 1 + 6 + 3 + 10 + kMaxXattrName + 1000);
+
+  // Damaged: truncated, trailing bytes, no attributes, names out of order or empty.
+  CHECK(DecodeMetadata(bytes.substr(0, bytes.size() - 1)).error().code() == EIO);
+  CHECK(DecodeMetadata(bytes + "x").error().code() == EIO);
+  Metadata plain;
+  std::string none = EncodeMetadata(plain);
+  none[0] = static_cast<char>(kMetadataVersionXattrs);
+  none += std::string("\0\0", 2);  // a count of 0
+  CHECK(DecodeMetadata(none).error().message().find("no extended attributes") != std::string::npos);
+  Metadata two;
+  two.xattrs = {{"user.a", "1"}, {"user.b", "2"}};
+  std::string swapped = EncodeMetadata(two);
+  size_t a = swapped.find("user.a"), b = swapped.find("user.b");
+  REQUIRE(a != std::string::npos);
+  swapped[a + 5] = 'b';
+  swapped[b + 5] = 'a';
+  CHECK(DecodeMetadata(swapped).error().message().find("out of order") != std::string::npos);
+  Metadata big;
+  big.xattrs = {{"user.a", std::string(kMaxXattrValue, 'v')}, {"user.b", "x"}};
+  CHECK(DecodeMetadata(EncodeMetadata(big)).error().message().find("64 KiB") != std::string::npos);
+}
+
 TEST_CASE("version 1 values are still read, every type round-trips with its mode bits", "[store]") {
   // A version-1 value as an earlier build wrote it: a regular file, no rdev field.
   Metadata md;

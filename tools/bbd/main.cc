@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   std::vector<char*> fuse_argv;
   for (auto& a : arg_storage) fuse_argv.push_back(a.data());
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(fuse_argv.size()), fuse_argv.data());
-  fuse_session* se = fuse_session_new(&args, &FuseOperations(), sizeof(fuse_lowlevel_ops), &ctx);
+  fuse_session* se = fuse_session_new(&args, &FuseOperations(cfg.xattrs), sizeof(fuse_lowlevel_ops), &ctx);
   if (se == nullptr) return Fail(launcher, Status(EIO, "cannot create the FUSE session"));
   ctx.session = se;
   if (fuse_set_signal_handlers(se) != 0) {

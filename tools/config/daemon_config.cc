@@ -154,6 +154,11 @@ const DaemonField kFields[] = {
      "own node; anyone else's access to the directory asks for the lease back first (see \"Consistency\" below); "
      "`off` = each new name is reserved by a lookup at its node",
      "`on`", true, OnOff<&DaemonConfig::dir_leases>},
+    {"xattrs",
+     "extended attributes (`user.*`; `trusted.*` and `security.*` set by root), kept with each file's entry, "
+     "at most 64 KiB per file; `off` = `ENOTSUP`. Costs a request for `security.capability` before every "
+     "`write()`, which the kernel asks of file systems that keep attributes",
+     "`off`", true, OnOff<&DaemonConfig::xattrs>},
     {"reserve",
      "free space kept on the backing store so metadata can always be written; as much again (9 MiB at least) is held "
      "in `meta.spare`, given back when the disk fills anyway",

@@ -1,0 +1,91 @@
+// Extended attributes: kept in the file's entry (Metadata::xattrs), so they move with its renames,
+// go with its removal and reach other nodes as its attributes do; changed at its owner, which
+// checks the flags and limits (CheckUpdate).
+#include <sys/xattr.h>
+
+#include <string_view>
+
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+
+namespace bb::fs {
+namespace {
+
+// The namespaces kept. ACLs (`system.posix_acl_*`) are not: the kernel would have to enforce them.
+Status CheckName(const std::string& name, const Caller* changer) {
+  if (name.empty() || name.size() > kMaxXattrName) {
+    return Status(ERANGE, "extended attribute name of " + std::to_string(name.size()) + " bytes");
+  }
+  std::string_view n(name);
+  if (n.starts_with("user.")) return Status::Ok();
+  if (n.starts_with("trusted.") || n.starts_with("security.")) {
+    if (changer == nullptr || changer->uid == 0) return Status::Ok();
+    return Status(EPERM, "only root changes extended attribute " + name);
+  }
+  return Status(EOPNOTSUPP, "extended attributes like " + name + " are not kept");
+}
+
+}  // namespace
+
+Status FileSystem::SetXattr(uint64_t ino, const std::string& name, std::string_view value, int flags, const Caller& c) {
+  Count(FsOp::kSetXattr);
+  if (flags & ~(XATTR_CREATE | XATTR_REPLACE)) return Status(EINVAL, "setxattr flags " + std::to_string(flags));
+  BB_RETURN_IF_ERROR(CheckName(name, &c));
+  if (value.size() > kMaxXattrValue) return Status(E2BIG, "extended attribute value past 64 KiB");
+  MetaUpdate u;
+  u.xattr = MetaUpdate::XattrChange{name, std::string(value), flags};
+  return ChangeXattr(ino, std::move(u));
+}
+
+Status FileSystem::RemoveXattr(uint64_t ino, const std::string& name, const Caller& c) {
+  Count(FsOp::kRemoveXattr);
+  BB_RETURN_IF_ERROR(CheckName(name, &c));
+  MetaUpdate u;
+  u.xattr = MetaUpdate::XattrChange{name, std::nullopt, 0};
+  return ChangeXattr(ino, std::move(u));
+}
+
+Result<std::string> FileSystem::GetXattr(uint64_t ino, const std::string& name) {
+  Count(FsOp::kGetXattr);
+  BB_RETURN_IF_ERROR(CheckName(name, nullptr));
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  auto it = md.xattrs.find(name);
+  if (it == md.xattrs.end()) return Status(ENODATA, "no extended attribute " + name);
+  return it->second;
+}
+
+Result<std::string> FileSystem::ListXattr(uint64_t ino) {
+  Count(FsOp::kListXattr);
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  BB_ASSIGN_OR_RETURN(Metadata md, FreshMeta(inode));
+  std::string names;
+  for (const auto& [name, value] : md.xattrs) names.append(name).push_back('\0');
+  return names;
+}
+
+Status FileSystem::ChangeXattr(uint64_t ino, MetaUpdate u) {
+  BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
+  auto [path, unlinked] = NameOf(*inode);
+  u.ctime_ns = clock_->WallNs();
+  if (unlinked) {  // the open file's own copy is the only one left
+    std::lock_guard lock(inode->mu);
+    BB_RETURN_IF_ERROR(CheckUpdate(u, inode->meta, path));
+    ApplyUpdate(u, &inode->meta);
+    return Status::Ok();
+  }
+  if (router_->Resolve(path).replicated) {  // every node keeps a copy: the others first
+    for (NodeId n : AllNodes(*router_)) {
+      if (n != self_) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
+    }
+  }
+  const MetaAsk ask = AskMeta(/*change=*/true);
+  auto changed = UpdateAttributes(inode, path, u);
+  std::lock_guard lock(inode->mu);
+  if (!changed) return ChangeUnanswered(*inode, changed.error());
+  bool told = true;  // its answer is not what makes the copy here fresh
+  TakeMeta(*inode, *changed, ask, &told);
+  return Status::Ok();
+}
+
+}  // namespace bb::fs
