@@ -235,7 +235,7 @@ class FileSystem {
   // Extended attributes, kept in the file's entry and changed at its owner (fs/core/xattrs.cc):
   // `user.*` for whoever the kernel lets through, `trusted.*` and `security.*` changed by root
   // only (EPERM), others EOPNOTSUPP. SetXattr: `flags` XATTR_CREATE (EEXIST when it is there) or
-  // XATTR_REPLACE (ENODATA when it is not); E2BIG past 64 KiB, ENOSPC past 64 KiB for the file.
+  // XATTR_REPLACE (ENODATA when it is not); E2BIG past 64 KiB, ENOSPC past 128 KiB for the file.
   // GetXattr/RemoveXattr: ENODATA when absent. ListXattr: the names, each ended by a NUL.
   Status SetXattr(uint64_t ino, const std::string& name, std::string_view value, int flags, const Caller& c);
   Result<std::string> GetXattr(uint64_t ino, const std::string& name);

@@ -57,7 +57,7 @@ Status CheckUpdate(const MetaUpdate& u, const Metadata& md, const std::string& p
     if (x.value->size() > kMaxXattrValue) return Status(E2BIG, path + ": extended attribute value past 64 KiB");
     size_t bytes = XattrBytes(md.xattrs) - (held == md.xattrs.end() ? 0 : held->first.size() + held->second.size());
     if (bytes + x.name.size() + x.value->size() > kMaxXattrBytes) {
-      return Status(ENOSPC, path + ": more than 64 KiB of extended attributes");
+      return Status(ENOSPC, path + ": more than 128 KiB of extended attributes");
     }
   }
   return Status::Ok();

@@ -71,7 +71,7 @@ Status DecodeXattrs(Reader& r, std::map<std::string, std::string>* out) {
     out->emplace_hint(out->end(), std::move(name), std::string(value));
   }
   if (XattrBytes(*out) > kMaxXattrBytes)
-    return Status(EIO, "metadata value has more than 64 KiB of extended attributes");
+    return Status(EIO, "metadata value has more than 128 KiB of extended attributes");
   return Status::Ok();
 }
 

@@ -67,11 +67,12 @@ std::optional<FileType> FileTypeOf(uint32_t mode);
 
 inline constexpr uint8_t kMetadataVersion = 5;
 inline constexpr uint8_t kMetadataVersionXattrs = 6;  // written for entries with extended attributes
-// Extended attributes: a name of 1-255 bytes, a value of at most 64 KiB, and at most 64 KiB of
-// names and values together per file (ENOSPC past it, as ext4 gives when its inode is full).
+// Extended attributes: a name of 1-255 bytes, a value of at most 64 KiB (the kernel's
+// XATTR_SIZE_MAX), and at most 128 KiB of names and values together per file (ENOSPC past it, as
+// ext4 gives when its inode is full), so that an entry stays far below an RPC's 1 MiB.
 inline constexpr size_t kMaxXattrName = 255;
 inline constexpr size_t kMaxXattrValue = 65536;
-inline constexpr size_t kMaxXattrBytes = 65536;
+inline constexpr size_t kMaxXattrBytes = 131072;
 inline constexpr uint32_t kNoNode = 0xffffffffu;
 inline constexpr uint64_t kRootFileId = 1;  // also the FUSE root inode number
 

@@ -74,8 +74,10 @@ TEST_CASE("extended attributes round-trip in version 6, and an entry without the
   swapped[b + 5] = 'a';
   CHECK(DecodeMetadata(swapped).error().message().find("out of order") != std::string::npos);
   Metadata big;
-  big.xattrs = {{"user.a", std::string(kMaxXattrValue, 'v')}, {"user.b", "x"}};
-  CHECK(DecodeMetadata(EncodeMetadata(big)).error().message().find("64 KiB") != std::string::npos);
+  big.xattrs = {{"user.a", std::string(kMaxXattrValue + 1, 'v')}};
+  CHECK(DecodeMetadata(EncodeMetadata(big)).error().message().find("past 64 KiB") != std::string::npos);
+  big.xattrs = {{"user.a", std::string(kMaxXattrValue, 'v')}, {"user.b", std::string(kMaxXattrValue, 'v')}};
+  CHECK(DecodeMetadata(EncodeMetadata(big)).error().message().find("128 KiB") != std::string::npos);
 }
 
 TEST_CASE("version 1 values are still read, every type round-trips with its mode bits", "[store]") {

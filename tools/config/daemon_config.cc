@@ -156,7 +156,8 @@ const DaemonField kFields[] = {
      "`on`", true, OnOff<&DaemonConfig::dir_leases>},
     {"xattrs",
      "extended attributes (`user.*`; `trusted.*` and `security.*` set by root), kept with each file's entry, "
-     "at most 64 KiB per file; `off` = `ENOTSUP`. Costs a request for `security.capability` before every "
+     "at most 64 KiB per value and 128 KiB per file; `off` = `ENOTSUP`. Costs a request for `security.capability` "
+     "before every "
      "`write()`, which the kernel asks of file systems that keep attributes",
      "`off`", true, OnOff<&DaemonConfig::xattrs>},
     {"reserve",
