@@ -20,7 +20,7 @@ meta_to() { stat "$1" '" ".join(str(t["meta_requests"]) for t in s["to"])'; }
 # The kernel caches attributes and entries for 5 s (a site's choice; a cluster's default is 0),
 # so the coherence checks below see what a cached size or entry would hide.
 "$bbctl" emulate up --nodes 4 --link-rate 1gbit --mtu 9000 --root "$root" --mount "$mnt" -- --rpc-timeout 3000 \
-  --cache-timeout 5 >/dev/null
+  --cache-timeout 5 --xattrs on >/dev/null
 check "node links have the MTU asked for" sh -c "ip -n bbnode3 link show eth0 | grep -q 'mtu 9000 '"
 
 # Bad mode files are rejected, naming the field and the line, and change nothing.
@@ -85,6 +85,14 @@ os.close(fd)'
     same=1
     for n in 0 1 2 3; do [ "$(on $n cat "$ws/shared" | md5)" = "$(md5 < "$tmp/shared")" ] || same=0; done
     check "mode $m: a shared file written by all nodes reads back on every node" test $same = 1
+
+    # Extended attributes set on node 1 are read on node 3, also after node 2 renamed the file.
+    on 1 python3 -c "import os, sys; os.setxattr(sys.argv[1], 'user.tag', b'mode $m')" "$ws/shared" || true
+    on 2 mv "$ws/shared" "$ws/shared.renamed"
+    tag=$(on 3 python3 -c "import os, sys; print(os.getxattr(sys.argv[1], 'user.tag').decode())" "$ws/shared.renamed") || true
+    on 2 mv "$ws/shared.renamed" "$ws/shared"
+    check "mode $m: an extended attribute set on node 1 is read on node 3 after node 2's rename ($tag)" \
+      test "$tag" = "mode $m"
 
     # A hole punched on node 2 across chunks of several nodes reads as zeros on node 3, whose
     # kernel read the file before; the size stays.
