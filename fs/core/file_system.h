@@ -233,14 +233,15 @@ class FileSystem {
   Result<bool> DropSetIdOnWrite(OpenFile* file);
 
   // Extended attributes, kept in the file's entry and changed at its owner (fs/core/xattrs.cc):
-  // `user.*` for whoever the kernel lets through, `trusted.*` and `security.*` changed by root
-  // only (EPERM), others EOPNOTSUPP. SetXattr: `flags` XATTR_CREATE (EEXIST when it is there) or
-  // XATTR_REPLACE (ENODATA when it is not); E2BIG past 64 KiB, ENOSPC past 128 KiB for the file.
+  // `user.*`, `trusted.*` and `security.*` for whoever the kernel lets through (it checks the
+  // permissions and capabilities each needs), others EOPNOTSUPP. SetXattr: `flags` XATTR_CREATE
+  // (EEXIST when it is there) or XATTR_REPLACE (ENODATA when it is not); E2BIG past 64 KiB,
+  // ENOSPC past 128 KiB for the file.
   // GetXattr/RemoveXattr: ENODATA when absent. ListXattr: the names, each ended by a NUL.
-  Status SetXattr(uint64_t ino, const std::string& name, std::string_view value, int flags, const Caller& c);
+  Status SetXattr(uint64_t ino, const std::string& name, std::string_view value, int flags);
   Result<std::string> GetXattr(uint64_t ino, const std::string& name);
   Result<std::string> ListXattr(uint64_t ino);
-  Status RemoveXattr(uint64_t ino, const std::string& name, const Caller& c);
+  Status RemoveXattr(uint64_t ino, const std::string& name);
 
   // Mknod makes regular files, FIFOs, sockets and (for root only: EPERM otherwise) device nodes
   // with `rdev`; EINVAL for other types. The three: EEXIST when the name

@@ -23,7 +23,7 @@ void ReplyBytes(fuse_req_t req, const std::string& bytes, size_t size) {
 
 void SetXattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size, int flags) {
   Admit(req, kMeta, 1, [req, ino, name = std::string(name), value = std::string(value, size), flags] {
-    Status s = Ctx(req).fs->SetXattr(ino, name, value, flags, CallerOf(req));
+    Status s = Ctx(req).fs->SetXattr(ino, name, value, flags);
     if (!s.ok()) return ReplyError(req, s, "setxattr");
     fuse_reply_err(req, 0);
   });
@@ -47,7 +47,7 @@ void ListXattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
 
 void RemoveXattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
   Admit(req, kMeta, 1, [req, ino, name = std::string(name)] {
-    Status s = Ctx(req).fs->RemoveXattr(ino, name, CallerOf(req));
+    Status s = Ctx(req).fs->RemoveXattr(ino, name);
     if (!s.ok()) return ReplyError(req, s, "removexattr");
     fuse_reply_err(req, 0);
   });

@@ -155,7 +155,7 @@ const DaemonField kFields[] = {
      "`off` = each new name is reserved by a lookup at its node",
      "`on`", true, OnOff<&DaemonConfig::dir_leases>},
     {"xattrs",
-     "extended attributes (`user.*`; `trusted.*` and `security.*` set by root), kept with each file's entry, "
+     "extended attributes (`user.*`, `trusted.*`, `security.*`, as the kernel allows), kept with each file's entry, "
      "at most 64 KiB per value and 128 KiB per file; `off` = `ENOTSUP`. Costs a request for `security.capability` "
      "before every "
      "`write()`, which the kernel asks of file systems that keep attributes",
