@@ -298,27 +298,32 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
     inode->size = *req.size;
     inode->size_dirty = false;
   }
-  if (!unlinked && router_->Resolve(path).replicated) {
+  return ChangeEntry(inode, path, unlinked, u);
+}
+
+Result<Entry> FileSystem::ChangeEntry(const std::shared_ptr<Inode>& inode, const std::string& path, bool unlinked,
+                                      const MetaUpdate& u) {
+  if (unlinked) {  // the open file's own copy is the only one left
+    std::lock_guard lock(inode->mu);
+    BB_RETURN_IF_ERROR(CheckUpdate(u, inode->meta, path));
+    ApplyUpdate(u, &inode->meta);
+    return Entry{inode->ino, inode->meta, inode->node_private.load(std::memory_order_relaxed)};
+  }
+  if (router_->Resolve(path).replicated) {
     // Every node keeps a copy: change them all, the local one last.
     for (NodeId n : AllNodes(*router_)) {
       if (n != self_) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
     }
   }
-  if (!unlinked) {
-    const MetaAsk ask = AskMeta(/*change=*/true);
-    auto changed = UpdateAttributes(inode, path, u);
-    std::lock_guard lock(inode->mu);
-    if (!changed) return ChangeUnanswered(*inode, changed.error());
-    md = std::move(*changed);
-    bool told = true;  // its answer is not what makes the copy here fresh
-    TakeMeta(*inode, md, ask, &told);
-    if (inode->size_dirty) md.size = std::max(md.size, inode->size);
-    return Entry{ino, md, inode->node_private.load(std::memory_order_relaxed)};
-  }
-  // Unlinked: the open file's own copy is the only one left.
+  const MetaAsk ask = AskMeta(/*change=*/true);
+  auto changed = UpdateAttributes(inode, path, u);
   std::lock_guard lock(inode->mu);
-  ApplyUpdate(u, &inode->meta);
-  return Entry{ino, inode->meta, inode->node_private.load(std::memory_order_relaxed)};
+  if (!changed) return ChangeUnanswered(*inode, changed.error());
+  Metadata md = std::move(*changed);
+  bool told = true;  // its answer is not what makes the copy here fresh
+  TakeMeta(*inode, md, ask, &told);
+  if (inode->size_dirty) md.size = std::max(md.size, inode->size);
+  return Entry{inode->ino, md, inode->node_private.load(std::memory_order_relaxed)};
 }
 
 Result<Entry> FileSystem::CreateEntry(uint64_t parent, const std::string& name, Metadata md) {

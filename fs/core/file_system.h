@@ -504,9 +504,13 @@ class FileSystem {
   // Tells the file's owner that fallocate reserved chunks up to `end`, past its size
   // (Metadata::alloc_end), and takes it into this node's copy.
   Status NoteAllocation(OpenFile* file, uint64_t end);
-  // An extended attribute change (MetaUpdate::xattr) made at the file's owner, or to its own copy
-  // when unlinked; every node keeps a copy of a workspace's root.
+  // An extended attribute change (MetaUpdate::xattr), made by ChangeEntry.
   Status ChangeXattr(uint64_t ino, MetaUpdate u);
+  // Applies `u` to the entry of `inode` at `path`: at its owner (every node's copy for a
+  // replicated root, the local one last), or to its own copy when `unlinked`, after the owner's
+  // checks (CheckUpdate). Returns the entry after, with this node's unpublished size.
+  Result<Entry> ChangeEntry(const std::shared_ptr<Inode>& inode, const std::string& path, bool unlinked,
+                            const MetaUpdate& u);
   // `data_gone`: its owner removed its chunks with the entry (NodeService::RemoveFile).
   Status DropEntryData(const Metadata& md, const std::string& path, bool data_gone = false);
   // A chunk write (`write`: here or behind, not one that carries a size) that finds a store full while files unlinked

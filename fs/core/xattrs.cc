@@ -68,24 +68,7 @@ Status FileSystem::ChangeXattr(uint64_t ino, MetaUpdate u) {
   BB_ASSIGN_OR_RETURN(auto inode, FindInode(ino));
   auto [path, unlinked] = NameOf(*inode);
   u.ctime_ns = clock_->WallNs();
-  if (unlinked) {  // the open file's own copy is the only one left
-    std::lock_guard lock(inode->mu);
-    BB_RETURN_IF_ERROR(CheckUpdate(u, inode->meta, path));
-    ApplyUpdate(u, &inode->meta);
-    return Status::Ok();
-  }
-  if (router_->Resolve(path).replicated) {  // every node keeps a copy: the others first
-    for (NodeId n : AllNodes(*router_)) {
-      if (n != self_) BB_RETURN_IF_ERROR(nodes_(n)->UpdateMeta(path, u).status());
-    }
-  }
-  const MetaAsk ask = AskMeta(/*change=*/true);
-  auto changed = UpdateAttributes(inode, path, u);
-  std::lock_guard lock(inode->mu);
-  if (!changed) return ChangeUnanswered(*inode, changed.error());
-  bool told = true;  // its answer is not what makes the copy here fresh
-  TakeMeta(*inode, *changed, ask, &told);
-  return Status::Ok();
+  return ChangeEntry(inode, path, unlinked, u).status();
 }
 
 }  // namespace bb::fs
