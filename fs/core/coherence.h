@@ -321,6 +321,10 @@ class CoherentView final : public NodeService {
                     std::span<const char> data) override {
     return local_->WriteChunk(file_id, chunk_size, index, offset, data);
   }
+  Status WriteChunkRanges(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                          std::span<const ChunkRange> ranges) override {
+    return local_->WriteChunkRanges(file_id, chunk_size, index, ranges);
+  }
   // The update (or the entry made) through this view: it registers and tells as UpdateMeta does,
   // and settles as MakeEntries does.
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,

@@ -169,6 +169,11 @@ class LocalNodeService final : public NodeService {
     CountData(0, data.size());
     return chunks_->Write(file_id, chunk_size, index, offset, data);
   }
+  Status WriteChunkRanges(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                          std::span<const ChunkRange> ranges) override {
+    for (const ChunkRange& r : ranges) BB_RETURN_IF_ERROR(WriteChunk(file_id, chunk_size, index, r.offset, r.data));
+    return Status::Ok();
+  }
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                       uint64_t offset, std::span<const char> data,
                                                       const std::string& path, const MetaUpdate& update,

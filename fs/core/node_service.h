@@ -166,6 +166,12 @@ struct DirLease {
   bool operator==(const DirLease&) const = default;
 };
 
+// One range of a chunk's bytes to write: WriteChunkRanges.
+struct ChunkRange {
+  uint64_t offset = 0;  // within the chunk
+  std::span<const char> data;
+};
+
 struct SpaceStats {
   uint64_t block_size = 4096;
   uint64_t total_blocks = 0;
@@ -246,6 +252,11 @@ class NodeService {
   // Chunk data, as in ChunkStore: `chunk_size` is the file's (Metadata::chunk_size).
   virtual Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
                             std::span<const char> data) = 0;
+  // WriteChunk of every range, in order, in one request (the pieces of one chunk that writes
+  // behind gathered while it was on its way, write_behind.h). Stops at the first error; ranges
+  // before it may have been written (writing them all again is harmless).
+  virtual Status WriteChunkRanges(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                  std::span<const ChunkRange> ranges) = 0;
   // WriteChunk, then UpdateMeta(path, update) — in one request to a node that holds both the
   // chunk and the entry (a small file's data and its size). REQUIRES: update.if_file_id. Returns
   // the entry after the update, or nullopt when the data was written but the entry not updated

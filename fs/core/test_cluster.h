@@ -88,6 +88,10 @@ class ForwardingNodeService : public NodeService {
                     std::span<const char> data) override {
     return inner_->WriteChunk(file_id, chunk_size, index, offset, data);
   }
+  Status WriteChunkRanges(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                          std::span<const ChunkRange> ranges) override {
+    return inner_->WriteChunkRanges(file_id, chunk_size, index, ranges);
+  }
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                       uint64_t offset, std::span<const char> data,
                                                       const std::string& path, const MetaUpdate& update,

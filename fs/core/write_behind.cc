@@ -98,11 +98,11 @@ void WriteBehind::Post(const std::shared_ptr<Inode>& inode, NodeService* node, u
                        uint64_t index, Extents extents, uint64_t bytes) {
   auto shared = std::make_shared<Extents>(std::move(extents));
   fan_out_->Post([this, inode, node, file_id, chunk_size, index, bytes, shared] {
-    Status s;
-    for (const auto& [offset, data] : *shared) {
-      s = WriteChunk([&] { return node->WriteChunk(file_id, chunk_size, index, offset, {data.data(), data.size()}); });
-      if (!s.ok()) break;
-    }
+    // One request for every range gathered (ranks' records interleaved in one chunk do not touch).
+    std::vector<ChunkRange> ranges;
+    ranges.reserve(shared->size());
+    for (const auto& [offset, data] : *shared) ranges.push_back({offset, {data.data(), data.size()}});
+    Status s = WriteChunk([&] { return node->WriteChunkRanges(file_id, chunk_size, index, ranges); });
     shared->clear();
     Finished(inode, index, file_id, bytes, s);
   });

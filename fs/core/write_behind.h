@@ -6,7 +6,8 @@
 // their way at once (writers wait for room). Per file, one write per chunk is on its way at a
 // time, so writes of the same chunk arrive in order. Writes of a chunk that come while one is
 // on its way do not wait for it: they gather (Extents: adjacent and overlapping ranges merge,
-// the later bytes winning) and go together when it is done — small writes into one chunk (an
+// the later bytes winning) and go together, in one request however many ranges they make
+// (NodeService::WriteChunkRanges), when it is done — small writes into one chunk (an
 // interleaved shared file, IO500's ior-hard) cost one round trip per gathering instead of one
 // each, and their writers no longer wait for each other's round trips. The file's state
 // (Inode::behind, under Inode::mu) names the chunks on their way or gathering and keeps the first
@@ -109,7 +110,7 @@ class WriteBehind {
   static void WaitChunksLocked(Inode& inode, uint64_t first, uint64_t last, std::unique_lock<std::mutex>& lock);
 
  private:
-  // Sends `extents` of chunk `index` on a helper thread (one call per range).
+  // Sends `extents` of chunk `index` on a helper thread, in one call (NodeService::WriteChunkRanges).
   void Post(const std::shared_ptr<Inode>& inode, NodeService* node, uint64_t file_id, uint64_t chunk_size,
             uint64_t index, Extents extents, uint64_t bytes);
   // The write of chunk `index` is done: what gathered meanwhile goes next, or the chunk is free.

@@ -78,15 +78,51 @@ class GatedChunks : public testing::ForwardingChunkStore {
   std::atomic<int> writes_{0};
 };
 
-// Two in-process nodes (test_cluster.h); node 1's chunk store is a GatedChunks.
+// Counts the chunk write requests a node's service gets (a request of several ranges is one).
+class CountedWrites : public testing::ForwardingNodeService {
+ public:
+  using ForwardingNodeService::ForwardingNodeService;
+  int requests() const { return requests_; }
+  Status WriteChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset,
+                    std::span<const char> data) override {
+    requests_++;
+    return ForwardingNodeService::WriteChunk(file_id, chunk_size, index, offset, data);
+  }
+  Status WriteChunkRanges(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                          std::span<const ChunkRange> ranges) override {
+    requests_++;
+    return ForwardingNodeService::WriteChunkRanges(file_id, chunk_size, index, ranges);
+  }
+  Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                                                      uint64_t offset, std::span<const char> data,
+                                                      const std::string& path, const MetaUpdate& update,
+                                                      const std::optional<Metadata>& make) override {
+    requests_++;
+    return ForwardingNodeService::WriteChunkAndUpdate(file_id, chunk_size, index, offset, data, path, update, make);
+  }
+
+ private:
+  std::atomic<int> requests_{0};
+};
+
+// Two in-process nodes (test_cluster.h); node 1's chunk store is a GatedChunks, its service a
+// CountedWrites.
 struct TwoNodes {
   explicit TwoNodes(uint64_t behind_bytes = 64 << 20)
-      : cluster(2, Options(behind_bytes), [this](uint32_t node) -> std::unique_ptr<ChunkStore> {
-          if (node == 0) return NewMemoryChunkStore();
-          auto gated = std::make_unique<GatedChunks>(NewMemoryChunkStore());
-          gate = gated.get();
-          return gated;
-        }) {}
+      : cluster(
+            2, Options(behind_bytes),
+            [this](uint32_t node) -> std::unique_ptr<ChunkStore> {
+              if (node == 0) return NewMemoryChunkStore();
+              auto gated = std::make_unique<GatedChunks>(NewMemoryChunkStore());
+              gate = gated.get();
+              return gated;
+            },
+            [this](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+              if (node != 1) return s;
+              auto counted = std::make_unique<CountedWrites>(std::move(s));
+              requests = counted.get();
+              return counted;
+            }) {}
   ~TwoNodes() { gate->Open(); }
 
   static FileSystemOptions Options(uint64_t behind_bytes) {
@@ -105,7 +141,8 @@ struct TwoNodes {
 
   std::string ReadAll(int node, const std::string& name) { return cluster.Read(node, "/", name).value(); }
 
-  GatedChunks* gate = nullptr;  // before the cluster, which sets it while it is built
+  GatedChunks* gate = nullptr;  // before the cluster, which sets them while it is built
+  CountedWrites* requests = nullptr;
   Cluster cluster;
 };
 
@@ -312,21 +349,24 @@ TEST_CASE("extents merge what overlaps or touches, the later bytes winning", "[c
   }
 }
 
-TEST_CASE("small writes of a chunk on its way gather, and go together after it", "[core]") {
-  TwoNodes c;
-  OpenFile* f = c.Create("f");
-  // A chunk of node 1 (placement is by file id: find one).
-  std::string first(100, 'a');
-  uint64_t chunk = 0;
-  for (;; ++chunk) {
+// A chunk of `f` that node 1 holds (placement is by file id: found by writing `first` to each).
+uint64_t ChunkOfNode1(TwoNodes& c, OpenFile* f, const std::string& first) {
+  for (uint64_t chunk = 0;; ++chunk) {
     c.gate->Shut();
     int before = c.gate->writes();
     REQUIRE(c.fs(0).Write(f, chunk * kChunk, {first.data(), first.size()}).has_value());
     c.gate->Open();
     REQUIRE(c.fs(0).Flush(f).ok());
-    if (c.gate->writes() > before) break;  // it went to node 1
+    if (c.gate->writes() > before) return chunk;  // it went to node 1
     REQUIRE(chunk < kChunks);
   }
+}
+
+TEST_CASE("small writes of a chunk on its way gather, and go together after it", "[core]") {
+  TwoNodes c;
+  OpenFile* f = c.Create("f");
+  std::string first(100, 'a');
+  uint64_t chunk = ChunkOfNode1(c, f, first);
   c.gate->Shut();
   REQUIRE(c.fs(0).Write(f, chunk * kChunk, {first.data(), first.size()}).has_value());  // on its way, held
   int before = c.gate->writes();
@@ -352,6 +392,34 @@ TEST_CASE("small writes of a chunk on its way gather, and go together after it",
   REQUIRE(c.fs(0).Release(f).ok());
   std::string back = c.ReadAll(1, "f");
   CHECK(back.substr(chunk * kChunk, expect.size()) == expect);
+}
+
+TEST_CASE("writes gathered behind one on its way go in one request, though their ranges do not touch", "[core]") {
+  TwoNodes c;
+  OpenFile* f = c.Create("f");
+  std::string first(100, 'a');
+  uint64_t chunk = ChunkOfNode1(c, f, first);
+  int requests = c.requests->requests(), writes = c.gate->writes();
+  c.gate->Shut();
+  REQUIRE(c.fs(0).Write(f, chunk * kChunk, {first.data(), first.size()}).has_value());  // on its way, held
+  // 15 writes of 100 bytes into 14 slots with a gap of 100 after each, in two interleaved runs,
+  // the last slot written twice (the later bytes win).
+  std::string expect(first);
+  expect.resize(200 + 13 * 200 + 100);
+  const int slots[] = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 13};
+  for (int i = 0; i < 15; ++i) {
+    int slot = slots[i];
+    std::string piece(100, static_cast<char>('b' + i));
+    std::memcpy(expect.data() + 200 + slot * 200, piece.data(), 100);
+    REQUIRE(c.fs(0).Write(f, chunk * kChunk + 200 + slot * 200, {piece.data(), piece.size()}).has_value());
+  }
+  c.gate->Open();
+  REQUIRE(c.fs(0).Flush(f).ok());
+  // The held write, then one request of 14 ranges, each written to the store.
+  CHECK(c.requests->requests() - requests == 2);
+  CHECK(c.gate->writes() - writes == 1 + 14);
+  REQUIRE(c.fs(0).Release(f).ok());
+  CHECK(c.ReadAll(1, "f").substr(chunk * kChunk, expect.size()) == expect);
 }
 
 // Node 1's answer to the next UpdateMeta (or GetMeta) waits, its work at node 1 done, until

@@ -67,6 +67,22 @@ class RemoteNodeService final : public NodeService {
                     std::span<const char> data) override {
     return Call<rpc::WriteChunk>({file_id, chunk_size, index, offset}, data).status();
   }
+  // Groups of at most kMaxRanges ranges, each group's data copied into one bulk part.
+  Status WriteChunkRanges(uint64_t file_id, uint64_t chunk_size, uint64_t index,
+                          std::span<const ChunkRange> ranges) override {
+    if (ranges.size() == 1) return WriteChunk(file_id, chunk_size, index, ranges[0].offset, ranges[0].data);
+    for (size_t first = 0; first < ranges.size(); first += rpc::WriteChunkRanges::kMaxRanges) {
+      auto group = ranges.subspan(first, std::min<size_t>(ranges.size() - first, rpc::WriteChunkRanges::kMaxRanges));
+      rpc::WriteChunkRanges::Request q{file_id, chunk_size, index, {}};
+      std::string bulk;
+      for (const ChunkRange& r : group) {
+        q.ranges.emplace_back(r.offset, r.data.size());
+        bulk.append(r.data.data(), r.data.size());
+      }
+      BB_RETURN_IF_ERROR(Call<rpc::WriteChunkRanges>(q, bulk).status());
+    }
+    return Status::Ok();
+  }
   Result<std::optional<Metadata>> WriteChunkAndUpdate(uint64_t file_id, uint64_t chunk_size, uint64_t index,
                                                       uint64_t offset, std::span<const char> data,
                                                       const std::string& path, const MetaUpdate& u,

@@ -191,6 +191,41 @@ Result<std::optional<Metadata>> WriteChunkAndUpdate::DecodeReply(std::string_vie
   return std::optional<Metadata>(std::move(md));
 }
 
+void WriteChunkRanges::Encode(Writer& w, const Request& q) {
+  w.U64(q.file_id).U64(q.chunk_size).U64(q.index).U32(static_cast<uint32_t>(q.ranges.size()));
+  for (const auto& [offset, length] : q.ranges) w.U64(offset).U64(length);
+}
+
+WriteChunkRanges::Request WriteChunkRanges::Decode(Reader& r) {
+  Request q{r.U64(), r.U64(), r.U64(), {}};
+  uint32_t n = r.U32();
+  if (n > kMaxRanges || r.remaining() < uint64_t{n} * 16) {  // a count the request cannot hold
+    r.Fail();
+    return q;
+  }
+  q.ranges.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t offset = r.U64();
+    q.ranges.emplace_back(offset, r.U64());
+  }
+  return q;
+}
+
+Response WriteChunkRanges::Serve(NodeService& s, const Request& q, std::string_view bulk) {
+  if (q.ranges.empty()) return Refuse("write ranges: no range");
+  std::vector<ChunkRange> ranges;
+  ranges.reserve(q.ranges.size());
+  uint64_t at = 0;
+  for (const auto& [offset, length] : q.ranges) {
+    if (!InChunk(q.chunk_size, offset, length)) return Refuse("write ranges: range beyond its chunk");
+    if (length > bulk.size() - at) return Refuse("write ranges: ranges longer than the data");
+    ranges.push_back({offset, {bulk.data() + at, length}});
+    at += length;
+  }
+  if (at != bulk.size()) return Refuse("write ranges: data longer than the ranges");
+  return FromStatus(s.WriteChunkRanges(q.file_id, q.chunk_size, q.index, ranges));
+}
+
 Response ReadChunk::Serve(NodeService& s, const Request& q, std::string_view) {
   if (q.length > kMaxLength || !InChunk(q.chunk_size, q.offset, q.length)) return Refuse("read: range out of bounds");
   Response resp;

@@ -271,6 +271,22 @@ struct WriteChunk {  // file, chunk size, index, offset; the data as bulk -> sta
   }
 };
 
+// File, chunk size, index, u32 count, then per range its offset and length; the ranges' data one
+// after another as bulk -> status. At most kMaxRanges ranges, each within the chunk, their
+// lengths adding up to the bulk's.
+struct WriteChunkRanges {
+  static constexpr NodeOp kOp = NodeOp::kWriteChunkRanges;
+  static constexpr const char* kName = "write chunk ranges";
+  static constexpr uint32_t kMaxRanges = 1024;
+  struct Request {
+    uint64_t file_id, chunk_size, index;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // offset, length
+  };
+  static void Encode(Writer& w, const Request& q);
+  static Request Decode(Reader& r);
+  static Response Serve(NodeService& s, const Request& q, std::string_view bulk);
+};
+
 // As WriteChunk, plus path, update and the entry to make ("" for none) -> status, the entry after
 // (if updated or made).
 struct WriteChunkAndUpdate {

@@ -55,6 +55,7 @@ enum class NodeOp : uint16_t {
   kHandOverDir,
   kMoveOutMeta,
   kZeroChunk,
+  kWriteChunkRanges,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

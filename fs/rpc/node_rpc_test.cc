@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -263,6 +264,25 @@ void RunContract(NodeService& s) {
   REQUIRE(s.ZeroChunk(77, kChunk, 5, 0, 4096, true).ok());  // and reserved: 4096 zeros appear
   CHECK(*s.ReadChunk(77, kChunk, 5, 0, {buf.data(), buf.size()}) == 4096);
   CHECK_FALSE(s.ZeroChunk(77, kChunk, 2, kChunk - 10, 20, false).ok());
+  // Ranges of one chunk in one request, in order (a later one wins where they overlap); more
+  // ranges than one request takes go in several.
+  std::string a(10, 'a'), b(20, 'b'), c(5, 'c');
+  std::vector<ChunkRange> ranges = {{100, a}, {4000, b}, {105, c}};
+  REQUIRE(s.WriteChunkRanges(78, kChunk, 1, ranges).ok());
+  REQUIRE(*s.ReadChunk(78, kChunk, 1, 0, {buf.data(), buf.size()}) == 4020);
+  CHECK(buf.substr(0, 100) == std::string(100, '\0'));
+  CHECK(buf.substr(100, 10) == "aaaaaccccc");
+  CHECK(buf.substr(4000, 20) == b);
+  std::string digits = "0123456789";
+  std::vector<ChunkRange> many;
+  for (uint64_t i = 0; i < 1500; ++i) many.push_back({2 * i, {digits.data() + i % 10, 1}});
+  REQUIRE(s.WriteChunkRanges(78, kChunk, 2, many).ok());
+  REQUIRE(*s.ReadChunk(78, kChunk, 2, 0, {buf.data(), buf.size()}) == 2999);
+  bool every = true;
+  for (uint64_t i = 0; i < 1500; ++i) every = every && buf[2 * i] == digits[i % 10] && (i == 0 || buf[2 * i - 1] == 0);
+  CHECK(every);
+  CHECK_FALSE(s.WriteChunkRanges(78, kChunk, 3, std::vector<ChunkRange>{{0, a}, {kChunk - 5, b}}).ok());
+  REQUIRE(s.RemoveChunks(78).ok());
   REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());
   CHECK(s.Sync(77).ok());
   REQUIRE(s.RemoveChunks(77).ok());
@@ -366,6 +386,29 @@ TEST_CASE("chunk requests with a chunk size no file has, or a range beyond it, g
   CHECK(chunks->Read(9, 4096, 0, 0, {buf.data(), buf.size()}).value() == 2);
   CHECK(buf.substr(0, 2) == "ok");
   std::string read = transport::Writer().U64(9).U64(4096).U64(0).U64(4000).U64(200).Take();
+  // Ranges: none, more than a request takes, a count the payload cannot hold, lengths that do not
+  // add up to the data, a range beyond its chunk: refused whole, nothing written.
+  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+  auto ranges = [&](const Ranges& rs, const std::string& data, uint32_t count) {
+    transport::Writer w;
+    w.U64(10).U64(4096).U64(0).U32(count);
+    for (auto [offset, length] : rs) w.U64(offset).U64(length);
+    return ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kWriteChunkRanges), w.Take(), data);
+  };
+  auto refused = [&](const Ranges& rs, const std::string& data, const char* why, std::optional<uint32_t> count = {}) {
+    auto r = ranges(rs, data, count.value_or(static_cast<uint32_t>(rs.size())));
+    CHECK(r.status == EPROTO);
+    CHECK_THAT(r.payload, Catch::Contains(why));
+  };
+  refused({}, "", "no range");
+  refused(Ranges(1025, {0, 1}), std::string(1025, 'x'), "write chunk ranges");
+  refused({{0, 1}}, "x", "write chunk ranges", 3);
+  refused({{0, 2}, {10, 2}}, "xyz", "longer than the data");
+  refused({{0, 2}, {10, 2}}, "wxyz!", "data longer than the ranges");
+  refused({{0, 2}, {4095, 2}}, "wxyz", "beyond its chunk");
+  CHECK(chunks->Read(10, 4096, 0, 0, {buf.data(), buf.size()}).value() == 0);
+  CHECK(ranges({{0, 2}, {10, 2}}, "wxyz", 2).status == 0);
+  CHECK(chunks->Read(10, 4096, 0, 0, {buf.data(), buf.size()}).value() == 12);
   CHECK(ServeNodeRequest(*local, static_cast<uint16_t>(NodeOp::kReadChunk), read, "").status == EPROTO);
 }
 
@@ -469,7 +512,7 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
         NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
         NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile,    NodeOp::kLeaseDir,
-        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta,    NodeOp::kZeroChunk}) {
+        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta,    NodeOp::kZeroChunk,     NodeOp::kWriteChunkRanges}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there

@@ -61,8 +61,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kHandOverDir, kOwn, Serve<rpc::HandOverDir>},
     {NodeOp::kMoveOutMeta, kHandlers, Serve<rpc::MoveOutMeta>},
     {NodeOp::kZeroChunk, kHandlers, Serve<rpc::ZeroChunk>},
+    {NodeOp::kWriteChunkRanges, kHandlers, Serve<rpc::WriteChunkRanges>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kZeroChunk), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kWriteChunkRanges), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;
