@@ -103,6 +103,24 @@ open(sys.argv[2], 'wb').write(d)" "$tmp/shared" "$tmp/punched"
     check "mode $m: a hole punched on node 2 reads as zeros on node 3, the size kept" \
       test "$(on 3 cat "$ws/shared" | md5)" = "$(md5 < "$tmp/punched")" -a "$(on 3 stat -c %s "$ws/shared")" = $((48 * 47008))
 
+    # A record lock held by a process on node 1 holds on node 2: a try is refused, and a wait
+    # lasts until that process exits.
+    on 1 python3 -c "import fcntl, sys, time
+f = open(sys.argv[1], 'r+'); fcntl.lockf(f, fcntl.LOCK_EX, 100, 0); open(sys.argv[2], 'w').close(); time.sleep(2)" \
+      "$ws/shared" "$tmp/held$m" &
+    holder=$!
+    for _ in $(seq 200); do [ -e "$tmp/held$m" ] && break; sleep 0.05; done
+    tried=$(on 2 python3 -c "import fcntl, sys
+f = open(sys.argv[1], 'r+')
+try: fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB, 10, 50); print('taken')
+except OSError: print('refused')" "$ws/shared")
+    waited=$(on 2 python3 -c "import fcntl, sys, time
+f = open(sys.argv[1], 'r+'); t = time.time(); fcntl.lockf(f, fcntl.LOCK_EX, 10, 50)
+print('after' if time.time() - t > 0.5 else 'at once')" "$ws/shared")
+    wait $holder
+    check "mode $m: a lock held on node 1 refuses node 2's try ($tried) and its wait ends after the holder ($waited)" \
+      test "$tried $waited" = "refused after"
+
     # Close-to-open: node 1 has the file's size cached (stat) when node 0 appends to it and
     # closes; node 1's next open reads it all, within the kernel's 5-s attribute timeout.
     on 0 sh -c "head -c 1000 /dev/zero > '$ws/grow'"

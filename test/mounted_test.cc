@@ -1,6 +1,7 @@
 // Mounted tests: a real bbd, a real FUSE mount, real syscalls. Need root and /dev/fuse.
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <random>
 #include <set>
 
@@ -551,6 +553,89 @@ TEST_CASE("an open, unlinked file keeps working until the last close", "[mounted
     if (left) ::usleep(10000);
   }
   CHECK(left == 0);
+}
+
+void NoOp(int) {}
+
+TEST_CASE("record locks: conflicts refused and named, closes drop them, F_SETLKW waits and a signal ends it",
+          "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("locked");
+  WriteFile(p, "0123456789");
+  int a = ::open(p.c_str(), O_RDWR), b = ::open(p.c_str(), O_RDWR);
+  REQUIRE(a >= 0);
+  REQUIRE(b >= 0);
+  auto lock = [](short type, off_t start, off_t len) {
+    struct flock l {};
+    l.l_type = type;
+    l.l_whence = SEEK_SET;
+    l.l_start = start;
+    l.l_len = len;
+    return l;
+  };
+  // OFD locks: each open file description is an owner of its own.
+  struct flock w = lock(F_WRLCK, 0, 5);
+  REQUIRE(::fcntl(a, F_OFD_SETLK, &w) == 0);
+  struct flock r = lock(F_RDLCK, 2, 1);
+  CHECK(ERRNO_OF(::fcntl(b, F_OFD_SETLK, &r)) == EAGAIN);
+  struct flock q = r;
+  REQUIRE(::fcntl(b, F_OFD_GETLK, &q) == 0);
+  CHECK(q.l_type == F_WRLCK);
+  CHECK(q.l_start == 0);
+  CHECK(q.l_len == 5);
+  r.l_start = 5;
+  CHECK(::fcntl(b, F_OFD_SETLK, &r) == 0);  // past a's range
+  // F_OFD_SETLKW waits until a's description is closed.
+  auto waiter = std::async(std::launch::async, [&] {
+    struct flock x = lock(F_WRLCK, 0, 5);
+    return ::fcntl(b, F_OFD_SETLKW, &x);
+  });
+  CHECK(waiter.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
+  REQUIRE(::close(a) == 0);
+  REQUIRE(waiter.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(waiter.get() == 0);
+
+  // POSIX locks of another process: named with its pid, gone when it exits.
+  int ready[2], done[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(done) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int fd = ::open(p.c_str(), O_RDWR);
+    struct flock all = lock(F_WRLCK, 20, 0);
+    char c = ::fcntl(fd, F_SETLK, &all) == 0 ? 'y' : 'n';
+    (void)!::write(ready[1], &c, 1);
+    (void)!::read(done[0], &c, 1);
+    ::_exit(0);
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  REQUIRE(c == 'y');
+  int d = ::open(p.c_str(), O_RDWR);
+  REQUIRE(d >= 0);
+  struct flock t = lock(F_WRLCK, 100, 1);
+  REQUIRE(::fcntl(d, F_GETLK, &t) == 0);
+  CHECK(t.l_type == F_WRLCK);
+  CHECK(t.l_pid == child);
+  CHECK(t.l_len == 0);  // to the end of the file
+  t = lock(F_WRLCK, 100, 1);
+  int err = ERRNO_OF(::fcntl(d, F_SETLK, &t));
+  CHECK((err == EAGAIN || err == EACCES));
+  // A signal ends a wait with EINTR.
+  struct sigaction on {
+  }, before{};
+  on.sa_handler = NoOp;
+  REQUIRE(::sigaction(SIGALRM, &on, &before) == 0);
+  ::alarm(1);
+  CHECK(ERRNO_OF(::fcntl(d, F_SETLKW, &t)) == EINTR);
+  ::sigaction(SIGALRM, &before, nullptr);
+  REQUIRE(::write(done[1], "x", 1) == 1);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(::fcntl(d, F_SETLKW, &t) == 0);  // the child's exit closed its file
+  for (int fd : {b, d, ready[0], ready[1], done[0], done[1]}) ::close(fd);
 }
 
 TEST_CASE("rename of files and directories", "[mounted]") {

@@ -349,6 +349,12 @@ class CoherentView final : public NodeService {
     return local_->TruncateChunks(file_id, size, chunk_size);
   }
   Status RemoveChunks(uint64_t file_id) override { return local_->RemoveChunks(file_id); }
+  // A caller holds and drops its own locks only.
+  Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) override {
+    RangeLock as_caller = want;
+    as_caller.owner.node = caller_;
+    return local_->Lock(file_id, as_caller, test);
+  }
   Status Sync(uint64_t file_id) override { return local_->Sync(file_id); }
   Result<SpaceStats> StatSpace() override { return local_->StatSpace(); }
   Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {

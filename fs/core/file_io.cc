@@ -273,9 +273,11 @@ Status FileSystem::Fsync(OpenFile* file) {
 Status FileSystem::Release(OpenFile* file) {
   Count(FsOp::kRelease);
   std::unique_ptr<OpenFile> owned(file);
+  Status unlocked = ReleaseOpenLocks(file);
   Status behind = WriteBehind::Wait(*file->inode, true);
   Status published = PublishSize(file->inode);
   if (!behind.ok()) published = behind;
+  if (published.ok()) published = unlocked;
   Inode& inode = *file->inode;
   bool free_data = false;
   {

@@ -295,6 +295,22 @@ class FileSystem {
   // node that holds them.
   Status Flush(OpenFile* file);
   Status Fsync(OpenFile* file);
+
+  // Record locks (fcntl F_GETLK, F_SETLK; range_locks.h), for the whole cluster: each file's are
+  // held by one node (LockNode), in memory. `want.owner.id` is the kernel's lock owner; the node
+  // is this one. TestLock: the lock `want` conflicts with (its pid 0 when it is held on another
+  // node). SetLock: sets `want` (or unlocks its range) unless another owner's lock conflicts,
+  // which then comes back (the caller's EAGAIN, or a wait for F_SETLKW); nothing changed.
+  // ReleaseLocks: drops every lock `owner` holds on the file (its process closed a descriptor of
+  // it, as POSIX asks); no request when no lock of the file was ever set on this node.
+  Result<std::optional<RangeLock>> TestLock(OpenFile* file, RangeLock want);
+  Result<std::optional<RangeLock>> SetLock(OpenFile* file, RangeLock want);
+  Status ReleaseLocks(OpenFile* file, uint64_t owner);
+  // At the release of `file`: ReleaseLocks of every owner that set a lock through it.
+  Status ReleaseOpenLocks(OpenFile* file);
+  // The node that holds the locks of the file: this one for a node-private file, else one by
+  // its file id (every node finds the same one, whatever its layout and wherever its entry).
+  NodeId LockNode(const OpenFile* file) const;
   // Publishes what is pending and frees `file` (also on failure). The last close of an
   // unlinked file frees its data.
   Status Release(OpenFile* file);

@@ -50,6 +50,8 @@ struct Inode {
   int64_t fresh_until_ns = 0;
   std::set<NodeId> written_nodes;  // nodes holding chunks written since the last fsync
   BehindState behind;              // writes of this file on their way to other nodes (write_behind.h)
+  // A record lock of the file was set from this node (since then, closes unlock at its lock node).
+  std::atomic<bool> locked{false};
 };
 
 struct OpenFile {
@@ -71,6 +73,10 @@ struct OpenFile {
   bool write_through = false;
   std::atomic<uint32_t> writes{0};
   std::atomic<bool> large{false};
+  // The kernel's lock owners that set record locks through this open file (under Inode::mu):
+  // their locks go at its release. An OFD lock's owner is the open file itself, and the kernel
+  // sends no unlock of it when the file is closed.
+  std::vector<uint64_t> lock_owners;
 };
 
 struct DirHandle {

@@ -199,6 +199,9 @@ class LocalNodeService final : public NodeService {
     return chunks_->Truncate(file_id, size, chunk_size);
   }
   Status RemoveChunks(uint64_t file_id) override { return chunks_->Remove(file_id); }
+  Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) override {
+    return locks_.Lock(file_id, want, test);
+  }
 
   Status Sync(uint64_t file_id) override {
     BB_RETURN_IF_ERROR(chunks_->Sync(file_id));
@@ -334,6 +337,7 @@ class LocalNodeService final : public NodeService {
   const LocalNodeOptions options_;
   SpaceGuard guard_;                          // metadata writes: the lower half of the reserve
   std::array<std::mutex, kStripes> stripes_;  // each serializes read-modify-write of its paths
+  LockTables locks_;
 };
 
 }  // namespace

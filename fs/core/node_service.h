@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
+#include "fs/core/range_locks.h"
 #include "fs/core/stats.h"
 #include "fs/core/workspace.h"
 #include "fs/store/chunk_store.h"
@@ -278,6 +279,11 @@ class NodeService {
   virtual Status ZeroChunk(uint64_t file_id, uint64_t chunk_size, uint64_t index, uint64_t offset, uint64_t length,
                            bool allocate) = 0;
   virtual Status TruncateChunks(uint64_t file_id, uint64_t size, uint64_t chunk_size) = 0;
+  // Record locks of file `file_id` (fcntl; range_locks.h), which this node holds for the
+  // cluster, in memory. `test`: the lock `want` conflicts with (F_GETLK). Else sets `want` (or
+  // unlocks its range) unless another owner's lock conflicts: that lock comes back, and nothing
+  // changed. A view as a caller (CoherentView) takes the owner's node to be the caller.
+  virtual Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) = 0;
   virtual Status RemoveChunks(uint64_t file_id) = 0;
   // Makes this node's chunks of the file and all of its metadata writes durable.
   virtual Status Sync(uint64_t file_id) = 0;

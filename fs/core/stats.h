@@ -40,6 +40,8 @@ enum class FsOp : uint8_t {
   kSetXattr,
   kListXattr,
   kRemoveXattr,
+  kGetLk,
+  kSetLk,
   kCount
 };
 inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::kCount);

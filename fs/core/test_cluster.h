@@ -114,6 +114,9 @@ class ForwardingNodeService : public NodeService {
     return inner_->TruncateChunks(file_id, size, chunk_size);
   }
   Status RemoveChunks(uint64_t file_id) override { return inner_->RemoveChunks(file_id); }
+  Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) override {
+    return inner_->Lock(file_id, want, test);
+  }
   Status Sync(uint64_t file_id) override { return inner_->Sync(file_id); }
   Result<SpaceStats> StatSpace() override { return inner_->StatSpace(); }
   Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {

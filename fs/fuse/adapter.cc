@@ -166,8 +166,10 @@ fuse_lowlevel_ops MakeOps(bool xattrs) {
     ops.listxattr = ListXattr;
     ops.removexattr = RemoveXattr;
   }
-  // getlk/setlk/flock are left out on purpose: the kernel then handles POSIX and flock locks
-  // node-locally, which is what MPI-IO expects of a node-local mount.
+  // Record locks hold across the cluster (adapter_locks.cc); flock is left out, so the kernel
+  // keeps flock locks on each node.
+  ops.getlk = GetLk;
+  ops.setlk = SetLk;
   return ops;
 }
 

@@ -16,6 +16,7 @@
 #include "fs/core/coherence.h"
 #include "fs/core/file_system.h"
 #include "fs/core/stats.h"
+#include "fs/fuse/lock_waits.h"
 #include "qos/channel_cache.h"
 #include "qos/stage.h"
 
@@ -44,6 +45,7 @@ struct AdapterContext {
   fuse_session* session = nullptr;
   NodeStats* stats = nullptr;   // counts error replies by errno when set
   KernelCallsInFlight calls{};  // this node's calls that hold a lock in the kernel
+  LockWaits lock_waits{};       // F_SETLKW requests blocked by another owner's lock
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.
@@ -117,6 +119,9 @@ void SetXattr(fuse_req_t, fuse_ino_t, const char*, const char*, size_t, int);
 void GetXattr(fuse_req_t, fuse_ino_t, const char*, size_t);
 void ListXattr(fuse_req_t, fuse_ino_t, size_t);
 void RemoveXattr(fuse_req_t, fuse_ino_t, const char*);
+
+void GetLk(fuse_req_t, fuse_ino_t, fuse_file_info*, struct flock*);
+void SetLk(fuse_req_t, fuse_ino_t, fuse_file_info*, struct flock*, int);
 
 void OpenDir(fuse_req_t, fuse_ino_t, fuse_file_info*);
 void ReadDir(fuse_req_t, fuse_ino_t, size_t, off_t, fuse_file_info*);

@@ -111,6 +111,10 @@ class RemoteNodeService final : public NodeService {
     return Call<rpc::TruncateChunks>({file_id, size, chunk_size}).status();
   }
   Status RemoveChunks(uint64_t file_id) override { return Call<rpc::RemoveChunks>({file_id}).status(); }
+  Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::Lock>({file_id, want, test}));
+    return rpc::Lock::DecodeReply(r.payload);
+  }
   Status Sync(uint64_t file_id) override { return Call<rpc::SyncFile>({file_id}).status(); }
   Result<SpaceStats> StatSpace() override {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::StatSpace>({}));

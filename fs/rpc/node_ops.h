@@ -357,6 +357,24 @@ struct ZeroChunk {  // file, chunk size, index, offset, length, allocate -> stat
   }
 };
 
+// ---- record locks ----
+
+// File, the lock (owner's node and id, type, start, end, pid), test -> u8 conflict, then the
+// conflicting lock when 1.
+struct Lock {
+  static constexpr NodeOp kOp = NodeOp::kLock;
+  static constexpr const char* kName = "lock";
+  struct Request {
+    uint64_t file_id;
+    RangeLock want;
+    bool test;
+  };
+  static void Encode(Writer& w, const Request& q);
+  static Request Decode(Reader& r);
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<std::optional<RangeLock>> DecodeReply(std::string_view payload);
+};
+
 struct TruncateChunks {  // file, size, chunk size -> status
   static constexpr NodeOp kOp = NodeOp::kTruncateChunks;
   static constexpr const char* kName = "truncate chunks";

@@ -56,6 +56,7 @@ enum class NodeOp : uint16_t {
   kMoveOutMeta,
   kZeroChunk,
   kWriteChunkRanges,
+  kLock,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

@@ -283,6 +283,20 @@ void RunContract(NodeService& s) {
   CHECK(every);
   CHECK_FALSE(s.WriteChunkRanges(78, kChunk, 3, std::vector<ChunkRange>{{0, a}, {kChunk - 5, b}}).ok());
   REQUIRE(s.RemoveChunks(78).ok());
+  // Record locks: another owner's conflicting lock is told (and refused), an unlock frees it.
+  RangeLock w{{0, 5}, LockType::kWrite, 0, 99, 42};
+  REQUIRE_FALSE(s.Lock(300, w, false).value());
+  RangeLock r{{0, 6}, LockType::kRead, 50, kLockToEnd, 43};
+  CHECK(s.Lock(300, r, true).value() == w);
+  CHECK(s.Lock(300, r, false).value() == w);
+  CHECK_FALSE(s.Lock(301, r, false).value());  // another file
+  RangeLock all = w;
+  all.type = LockType::kUnlock;
+  all.end = kLockToEnd;
+  REQUIRE_FALSE(s.Lock(300, all, false).value());
+  CHECK_FALSE(s.Lock(300, r, true).value());
+  REQUIRE_FALSE(s.Lock(300, r, false).value());
+  CHECK(s.Lock(300, w, true).value() == r);
   REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());
   CHECK(s.Sync(77).ok());
   REQUIRE(s.RemoveChunks(77).ok());
@@ -499,6 +513,42 @@ TEST_CASE("a page with attributes stops at its byte bound, and a malformed one i
   CHECK(ServeNodeRequest(*local, op, transport::Writer().Str("/").Str("").U32(0).Take(), "").status == EPROTO);
 }
 
+TEST_CASE("a caller's locks are its own: its node is the one it proved, and malformed locks are refused", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  ManualClock clock;
+  Coherence coherence(NodeView{3, 0}, 1'000'000'000, &clock, nullptr);
+  CoherentView as1(local.get(), &coherence, 1), as2(local.get(), &coherence, 2);
+  // Node 1 names node 2 as the owner; the lock is node 1's all the same.
+  RangeLock claimed{{2, 5}, LockType::kWrite, 0, kLockToEnd, 1};
+  REQUIRE_FALSE(as1.Lock(7, claimed, false).value());
+  auto seen = as2.Lock(7, claimed, true).value();
+  REQUIRE(seen);
+  CHECK(seen->owner == LockOwner{1, 5});
+  // Node 2 cannot unlock it by naming node 1.
+  RangeLock unlock{{1, 5}, LockType::kUnlock, 0, kLockToEnd, 1};
+  REQUIRE_FALSE(as2.Lock(7, unlock, false).value());
+  CHECK(as2.Lock(7, claimed, true).value());
+  REQUIRE_FALSE(as1.Lock(7, unlock, false).value());
+  CHECK_FALSE(as2.Lock(7, claimed, true).value());
+
+  auto op = static_cast<uint16_t>(NodeOp::kLock);
+  auto request = [](uint8_t type, uint64_t start, uint64_t end, uint8_t test) {
+    return transport::Writer().U64(7).U32(1).U64(5).U8(type).U64(start).U64(end).U32(1).U8(test).Take();
+  };
+  CHECK(ServeNodeRequest(*local, op, request(1, 0, 10, 0), "").status == 0);
+  for (const std::string& bad : {request(3, 0, 10, 0), request(1, 11, 10, 0), request(1, 0, kLockToEnd + 1, 0),
+                                 request(1, 0, 10, 2), request(2, 0, 10, 1), request(1, 0, 10, 0) + "x"}) {
+    CHECK(ServeNodeRequest(*local, op, bad, "").status == EPROTO);
+  }
+  CHECK(local->Lock(7, RangeLock{{1, 9}, LockType::kRead, 0, 0, 1}, true).value());  // the one good lock
+  for (const std::string& bad : {std::string("\x02"), std::string("\x01"), transport::Writer().U8(0).U8(0).Take(),
+                                 transport::Writer().U8(1).U32(1).U64(1).U8(2).U64(0).U64(1).U32(0).Take()}) {
+    CHECK_FALSE(rpc::Lock::DecodeReply(bad).has_value());
+  }
+}
+
 TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc]") {
   auto on = [](auto op) { return ServedOnOf(static_cast<uint16_t>(op)); };
   auto inline_for = [&](NodeOp op) { return on(op) == transport::ServedOn::kDrivingThread; };
@@ -512,7 +562,8 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kStatSpace,     NodeOp::kPutWorkspace,   NodeOp::kDropWorkspace, NodeOp::kPurgeTree,
         NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
         NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile,    NodeOp::kLeaseDir,
-        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta,    NodeOp::kZeroChunk,     NodeOp::kWriteChunkRanges}) {
+        NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta,    NodeOp::kZeroChunk,     NodeOp::kWriteChunkRanges,
+        NodeOp::kLock}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there

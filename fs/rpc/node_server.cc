@@ -62,8 +62,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kMoveOutMeta, kHandlers, Serve<rpc::MoveOutMeta>},
     {NodeOp::kZeroChunk, kHandlers, Serve<rpc::ZeroChunk>},
     {NodeOp::kWriteChunkRanges, kHandlers, Serve<rpc::WriteChunkRanges>},
+    {NodeOp::kLock, kHandlers, Serve<rpc::Lock>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kWriteChunkRanges), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kLock), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;

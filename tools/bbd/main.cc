@@ -222,7 +222,8 @@ int main(int argc, char** argv) {
   fuse_loop_cfg_set_idle_threads(loop, UINT_MAX);
   int rc = fuse_session_loop_mt(se, loop);
   fuse_loop_cfg_destroy(loop);
-  (*daemon)->StopQos();  // answers what waits for QoS tokens while the session is there
+  (*daemon)->StopQos();   // answers what waits for QoS tokens while the session is there
+  ctx.lock_waits.Stop();  // and the lock requests that wait for other owners' locks
   // No more invalidations into the session. The notifier may be waiting in the kernel for a
   // directory or page lock that a process holds while its request waits, unread now, in the
   // session: then abort the connection, which answers that request and frees the notifier.

@@ -1,0 +1,74 @@
+// Record locks of open files, for the cluster: the node a file's locks live on answers every
+// node's requests for them (NodeService::Lock), so a lock set on one node holds against a process
+// on any other. A blocked F_SETLKW is the caller's to try again (the FUSE adapter does, without
+// holding a worker thread).
+#include <algorithm>
+
+#include "fs/base/hash.h"
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+
+namespace bb::fs {
+namespace {
+
+uint64_t FileIdOf(const OpenFile* file) {
+  std::lock_guard lock(file->inode->mu);
+  return file->inode->meta.file_id;
+}
+
+}  // namespace
+
+NodeId FileSystem::LockNode(const OpenFile* file) const {
+  if (file->node_private) return self_;
+  return static_cast<NodeId>(Mix64(FileIdOf(file) ^ 0x6c6f636bULL) % router_->view().nodes);
+}
+
+Result<std::optional<RangeLock>> FileSystem::TestLock(OpenFile* file, RangeLock want) {
+  Count(FsOp::kGetLk);
+  want.owner.node = self_;
+  NodeId at = LockNode(file);
+  BB_ASSIGN_OR_RETURN(auto other, nodes_(at)->Lock(FileIdOf(file), want, true));
+  if (other && other->owner.node != self_) other->pid = 0;  // no process of this node
+  return other;
+}
+
+Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock want) {
+  Count(FsOp::kSetLk);
+  want.owner.node = self_;
+  if (want.type == LockType::kUnlock) {
+    if (!file->inode->locked.load()) return std::optional<RangeLock>();  // nothing was locked from here
+  } else {
+    file->inode->locked.store(true);  // before the lock exists: a close meanwhile must unlock
+    std::lock_guard lock(file->inode->mu);
+    if (std::find(file->lock_owners.begin(), file->lock_owners.end(), want.owner.id) == file->lock_owners.end()) {
+      file->lock_owners.push_back(want.owner.id);
+    }
+  }
+  NodeId at = LockNode(file);
+  BB_ASSIGN_OR_RETURN(auto other, nodes_(at)->Lock(FileIdOf(file), want, false));
+  if (other && other->owner.node != self_) other->pid = 0;
+  return other;
+}
+
+Status FileSystem::ReleaseLocks(OpenFile* file, uint64_t owner) {
+  if (!file->inode->locked.load()) return Status::Ok();
+  RangeLock all{{self_, owner}, LockType::kUnlock, 0, kLockToEnd, 0};
+  NodeId at = LockNode(file);
+  return nodes_(at)->Lock(FileIdOf(file), all, false).status();
+}
+
+Status FileSystem::ReleaseOpenLocks(OpenFile* file) {
+  std::vector<uint64_t> owners;
+  {
+    std::lock_guard lock(file->inode->mu);
+    owners.swap(file->lock_owners);
+  }
+  Status first;
+  for (uint64_t owner : owners) {
+    Status s = ReleaseLocks(file, owner);
+    if (first.ok()) first = s;
+  }
+  return first;
+}
+
+}  // namespace bb::fs

@@ -1,0 +1,137 @@
+// Record locks on three in-process nodes: a lock set on one node holds against every other node,
+// whichever node keeps the file's locks; a close drops its process's locks; a node-private file's
+// locks stay on its node.
+#include <fcntl.h>
+
+#include <catch2/catch.hpp>
+
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+#include "fs/core/test_cluster.h"
+
+namespace bb::fs {
+namespace {
+
+using testing::Cluster;
+using testing::kChunk;
+using testing::kUser;
+
+struct ThreeNodes {
+  explicit ThreeNodes(LayoutMode mode = LayoutMode::kHashed) : c(3, Cluster::Coherent()) {
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{mode, 0.25}, kChunk}, kUser).ok());
+  }
+  OpenFile* Open(uint32_t node, const std::string& name) {
+    auto e = c.fs(node).Lookup(c.Walk(node, "/ws"), name);
+    REQUIRE(e.has_value());
+    auto f = c.fs(node).Open(e->ino, O_RDWR, kUser);
+    REQUIRE(f.has_value());
+    return *f;
+  }
+  Cluster c;
+};
+
+RangeLock Want(uint64_t owner, LockType type, uint64_t start, uint64_t end = kLockToEnd) {
+  return {{0, owner}, type, start, end, 100 + static_cast<uint32_t>(owner)};
+}
+
+TEST_CASE("a record lock set on one node holds on every other, and a close drops its owner's", "[locks]") {
+  ThreeNodes t;
+  for (int k = 0; k < 6; ++k) t.c.Write(0, "/ws", "f" + std::to_string(k), "data");
+  std::set<NodeId> lock_nodes;
+  for (int k = 0; k < 6; ++k) {
+    std::string name = "f" + std::to_string(k);
+    INFO(name);
+    OpenFile* f0 = t.Open(0, name);
+    OpenFile* f1 = t.Open(1, name);
+    OpenFile* f2 = t.Open(2, name);
+    NodeId at = t.c.fs(0).LockNode(f0);
+    lock_nodes.insert(at);
+    CHECK(t.c.fs(1).LockNode(f1) == at);  // every node finds the same one
+    CHECK(t.c.fs(2).LockNode(f2) == at);
+    // Node 1 writes-locks bytes 0..99; node 2 may not, node 0 may read past them.
+    REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kWrite, 0, 99)).value());
+    auto other = t.c.fs(2).SetLock(f2, Want(7, LockType::kRead, 50, 60)).value();
+    REQUIRE(other);
+    CHECK(other->owner.node == 1);
+    CHECK(other->pid == 0);                                                           // a process of another node
+    CHECK(t.c.fs(1).TestLock(f1, Want(8, LockType::kWrite, 0)).value()->pid == 107);  // one of its own
+    CHECK_FALSE(t.c.fs(0).SetLock(f0, Want(7, LockType::kRead, 100)).value());
+    CHECK(t.c.fs(2).TestLock(f2, Want(9, LockType::kWrite, 200, 200)).value()->owner.node == 0);
+    // Node 1's process closes a descriptor: its locks go, node 0's stay.
+    REQUIRE(t.c.fs(1).ReleaseLocks(f1, 7).ok());
+    CHECK_FALSE(t.c.fs(2).SetLock(f2, Want(7, LockType::kWrite, 0, 99)).value());
+    CHECK(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value()->owner.node == 0);
+    REQUIRE_FALSE(t.c.fs(0).SetLock(f0, Want(7, LockType::kUnlock, 0)).value());
+    REQUIRE(t.c.fs(2).ReleaseLocks(f2, 7).ok());
+    CHECK_FALSE(t.c.fs(1).TestLock(f1, Want(3, LockType::kWrite, 0)).value());
+    for (auto [n, f] : {std::pair{0, f0}, {1, f1}, {2, f2}}) REQUIRE(t.c.fs(n).Release(f).ok());
+  }
+  CHECK(lock_nodes.size() > 1);  // spread over the nodes
+}
+
+TEST_CASE("a close sends no lock request for a file never locked on its node", "[locks]") {
+  ThreeNodes t;
+  t.c.Write(0, "/ws", "f", "data");
+  OpenFile* f1 = t.Open(1, "f");
+  OpenFile* f2 = t.Open(2, "f");
+  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kWrite, 0)).value());
+  CHECK_FALSE(f2->inode->locked.load());
+  // Node 2's unlock of a lock it never set changes nothing (and asks nobody).
+  REQUIRE(t.c.fs(2).ReleaseLocks(f2, 7).ok());
+  REQUIRE_FALSE(t.c.fs(2).SetLock(f2, Want(7, LockType::kUnlock, 0)).value());
+  CHECK(t.c.fs(2).TestLock(f2, Want(7, LockType::kRead, 0)).value()->owner.node == 1);
+  REQUIRE(t.c.fs(1).Release(f1).ok());
+  REQUIRE(t.c.fs(2).Release(f2).ok());
+}
+
+TEST_CASE("the locks set through an open file go at its release (an OFD lock's owner is the file)", "[locks]") {
+  ThreeNodes t;
+  t.c.Write(0, "/ws", "f", "data");
+  OpenFile* a = t.Open(1, "f");
+  OpenFile* b = t.Open(1, "f");
+  OpenFile* other = t.Open(2, "f");
+  REQUIRE_FALSE(t.c.fs(1).SetLock(a, Want(55, LockType::kWrite, 0, 9)).value());
+  REQUIRE_FALSE(t.c.fs(1).SetLock(b, Want(66, LockType::kWrite, 10, 19)).value());
+  REQUIRE(t.c.fs(1).Release(a).ok());
+  CHECK_FALSE(t.c.fs(2).TestLock(other, Want(1, LockType::kWrite, 0, 9)).value());
+  CHECK(t.c.fs(2).TestLock(other, Want(1, LockType::kWrite, 0)).value()->start == 10);  // b's stays
+  REQUIRE(t.c.fs(1).Release(b).ok());
+  CHECK_FALSE(t.c.fs(2).TestLock(other, Want(1, LockType::kWrite, 0)).value());
+  REQUIRE(t.c.fs(2).Release(other).ok());
+}
+
+TEST_CASE("a node whose daemon starts again drops the locks it held at other nodes", "[locks]") {
+  ThreeNodes t;
+  std::string name;
+  OpenFile* f1 = nullptr;
+  for (int k = 0; f1 == nullptr; ++k) {  // a file whose locks another node keeps
+    name = "f" + std::to_string(k);
+    t.c.Write(0, "/ws", name, "data");
+    OpenFile* f = t.Open(1, name);
+    if (t.c.fs(1).LockNode(f) != 1) {
+      f1 = f;
+    } else {
+      REQUIRE(t.c.fs(1).Release(f).ok());
+    }
+  }
+  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kWrite, 0)).value());
+  OpenFile* f2 = t.Open(2, name);
+  CHECK(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
+  t.c.Assemble(1);  // node 1's daemon died holding it, and starts again
+  REQUIRE(t.c.fs(1).Init(kUser).ok());
+  CHECK_FALSE(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
+  REQUIRE(t.c.fs(2).Release(f2).ok());
+}
+
+TEST_CASE("a node-private file's locks are kept on its node", "[locks]") {
+  ThreeNodes t(LayoutMode::kNodeLocal);
+  t.c.Write(2, "/ws", "mine", "data");
+  OpenFile* f = t.Open(2, "mine");
+  CHECK(t.c.fs(2).LockNode(f) == 2);
+  REQUIRE_FALSE(t.c.fs(2).SetLock(f, Want(1, LockType::kWrite, 0)).value());
+  CHECK(t.c.fs(2).TestLock(f, Want(2, LockType::kWrite, 0)).value()->pid == 101);
+  REQUIRE(t.c.fs(2).Release(f).ok());
+}
+
+}  // namespace
+}  // namespace bb::fs

@@ -1,0 +1,99 @@
+#include "fs/core/range_locks.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace bb::fs {
+namespace {
+
+bool Overlap(const RangeLock& a, const RangeLock& b) { return a.start <= b.end && b.start <= a.end; }
+
+// Whether `a` and `b` overlap or touch (b starts right after a ends, or the other way round).
+bool Meet(const RangeLock& a, const RangeLock& b) {
+  return Overlap(a, b) || (a.end != kLockToEnd && a.end + 1 == b.start) ||
+         (b.end != kLockToEnd && b.end + 1 == a.start);
+}
+
+}  // namespace
+
+std::optional<RangeLock> RangeLocks::Conflict(const RangeLock& want) const {
+  if (want.type == LockType::kUnlock) return std::nullopt;
+  for (const RangeLock& held : locks_) {
+    if (held.owner == want.owner || !Overlap(held, want)) continue;
+    if (held.type == LockType::kWrite || want.type == LockType::kWrite) return held;
+  }
+  return std::nullopt;
+}
+
+std::optional<RangeLock> RangeLocks::Set(const RangeLock& want) {
+  if (auto other = Conflict(want)) return other;
+  // What the owner held over the range goes; the parts of it outside the range stay.
+  std::vector<RangeLock> kept;
+  kept.reserve(locks_.size() + 1);
+  for (const RangeLock& held : locks_) {
+    if (!(held.owner == want.owner) || !Overlap(held, want)) {
+      kept.push_back(held);
+      continue;
+    }
+    if (held.start < want.start) {
+      RangeLock left = held;
+      left.end = want.start - 1;
+      kept.push_back(left);
+    }
+    if (held.end > want.end) {
+      RangeLock right = held;
+      right.start = want.end + 1;
+      kept.push_back(right);
+    }
+  }
+  if (want.type != LockType::kUnlock) {
+    // One lock with the owner's locks of its type that touch it.
+    RangeLock merged = want;
+    std::erase_if(kept, [&](const RangeLock& held) {
+      if (!(held.owner == want.owner) || held.type != want.type || !Meet(held, merged)) return false;
+      merged.start = std::min(merged.start, held.start);
+      merged.end = std::max(merged.end, held.end);
+      return true;
+    });
+    kept.push_back(merged);
+  }
+  locks_ = std::move(kept);
+  return std::nullopt;
+}
+
+void RangeLocks::Release(const LockOwner& owner, bool node_wide) {
+  std::erase_if(locks_,
+                [&](const RangeLock& held) { return node_wide ? held.owner.node == owner.node : held.owner == owner; });
+}
+
+std::optional<RangeLock> LockTables::Lock(uint64_t file_id, const RangeLock& want, bool test) {
+  if (file_id == kAllFiles) {
+    if (!test && want.type == LockType::kUnlock) ReleaseNode(want.owner.node);
+    return std::nullopt;
+  }
+  std::lock_guard lock(mu_);
+  auto it = files_.find(file_id);
+  if (test) return it == files_.end() ? std::nullopt : it->second.Conflict(want);
+  if (it == files_.end()) {
+    if (want.type == LockType::kUnlock) return std::nullopt;
+    it = files_.emplace(file_id, RangeLocks()).first;
+  }
+  auto other = it->second.Set(want);
+  if (it->second.empty()) files_.erase(it);
+  return other;
+}
+
+void LockTables::ReleaseNode(uint32_t node) {
+  std::lock_guard lock(mu_);
+  for (auto it = files_.begin(); it != files_.end();) {
+    it->second.Release(LockOwner{node, 0}, true);
+    it = it->second.empty() ? files_.erase(it) : std::next(it);
+  }
+}
+
+size_t LockTables::files() const {
+  std::lock_guard lock(mu_);
+  return files_.size();
+}
+
+}  // namespace bb::fs

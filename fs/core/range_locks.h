@@ -1,0 +1,84 @@
+// POSIX record locks (fcntl F_SETLK, F_SETLKW, F_GETLK) of one file, as the kernel keeps them for
+// a local file system, for the node that holds the file's locks for the whole cluster
+// (FileSystem::SetLock; NodeService::Lock).
+//
+// An owner is a node and the kernel's lock owner there (one per process's table of open files,
+// or per open file description for OFD locks). Two locks conflict when their owners differ, their
+// ranges overlap and at least one of them is a write lock. An owner's own locks never conflict:
+// a lock over a range it holds replaces what it held there (a read lock turns into a write lock
+// and back), and an unlock of part of a range splits it. An owner's locks of one type that
+// overlap or touch are kept as one.
+//
+// Thread-safety: none (the holder guards each table).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace bb::fs {
+
+// The end of a range that runs to the end of the file, however far it grows (the kernel's
+// OFFSET_MAX).
+inline constexpr uint64_t kLockToEnd = INT64_MAX;
+
+enum class LockType : uint8_t { kRead = 0, kWrite = 1, kUnlock = 2 };
+
+// The file id of no file: an unlock of it drops every lock of the owner's node, of every file
+// (LockTables::Lock; a node does so at every node when its daemon starts).
+inline constexpr uint64_t kAllFiles = 0;
+
+struct LockOwner {
+  uint32_t node = 0;
+  uint64_t id = 0;  // the kernel's lock owner on that node
+  bool operator==(const LockOwner&) const = default;
+};
+
+struct RangeLock {
+  LockOwner owner;
+  LockType type = LockType::kRead;
+  uint64_t start = 0;
+  uint64_t end = kLockToEnd;  // inclusive
+  uint32_t pid = 0;           // of the process that set it, on the owner's node
+  bool operator==(const RangeLock&) const = default;
+};
+
+class RangeLocks {
+ public:
+  // The first lock of another owner that `want` (a read or write lock) conflicts with; nullopt
+  // when there is none (F_GETLK).
+  std::optional<RangeLock> Conflict(const RangeLock& want) const;
+  // Sets `want` (a read or write lock, or an unlock of its range) unless another owner's lock
+  // conflicts with it: then returns that lock and changes nothing (F_SETLK's EAGAIN).
+  std::optional<RangeLock> Set(const RangeLock& want);
+  // Drops every lock of `owner` (its process closed the file); of every owner on `node` when
+  // `node_wide`.
+  void Release(const LockOwner& owner, bool node_wide = false);
+
+  bool empty() const { return locks_.empty(); }
+  // Every lock, in no particular order.
+  const std::vector<RangeLock>& locks() const { return locks_; }
+
+ private:
+  std::vector<RangeLock> locks_;
+};
+
+// The locks a node holds for the cluster, one RangeLocks per file (NodeService::Lock), in memory.
+// Thread-safe.
+class LockTables {
+ public:
+  // `test`: the lock `want` conflicts with (F_GETLK); else RangeLocks::Set. An unlock of
+  // kAllFiles: ReleaseNode(want.owner.node).
+  std::optional<RangeLock> Lock(uint64_t file_id, const RangeLock& want, bool test);
+  // Drops every lock of every owner on `node`, of every file.
+  void ReleaseNode(uint32_t node);
+  size_t files() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, RangeLocks> files_;  // guarded by mu_; no empty tables
+};
+
+}  // namespace bb::fs

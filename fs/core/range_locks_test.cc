@@ -1,0 +1,111 @@
+#include "fs/core/range_locks.h"
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <random>
+
+namespace bb::fs {
+namespace {
+
+const LockOwner kA{0, 1}, kB{1, 1}, kC{1, 2};
+
+RangeLock Lock(LockOwner o, LockType t, uint64_t start, uint64_t end = kLockToEnd) { return {o, t, start, end, 7}; }
+
+TEST_CASE("read locks share a range, a write lock has it alone, an owner never conflicts with itself", "[core]") {
+  RangeLocks l;
+  CHECK_FALSE(l.Set(Lock(kA, LockType::kRead, 0, 99)));
+  CHECK_FALSE(l.Set(Lock(kB, LockType::kRead, 50, 149)));
+  auto c = l.Set(Lock(kC, LockType::kWrite, 99, 99));
+  REQUIRE(c);
+  CHECK(c->owner == kA);
+  CHECK_FALSE(l.Conflict(Lock(kC, LockType::kWrite, 150)));  // past both
+  CHECK_FALSE(l.Conflict(Lock(kC, LockType::kRead, 0)));     // reads share
+  // kA turns its read lock into a write lock where kB reads: refused, nothing changed.
+  CHECK(l.Set(Lock(kA, LockType::kWrite, 0, 60))->owner == kB);
+  CHECK(l.locks().size() == 2);
+  CHECK_FALSE(l.Set(Lock(kA, LockType::kWrite, 0, 49)));  // where only kA reads: fine
+  CHECK(l.Conflict(Lock(kB, LockType::kRead, 10, 10))->type == LockType::kWrite);
+  // Locks that only touch do not conflict.
+  CHECK_FALSE(l.Conflict(Lock(kC, LockType::kWrite, 150, 200)));
+}
+
+TEST_CASE("an unlock of part of a range splits it, and an owner's touching locks of a type are one", "[core]") {
+  RangeLocks l;
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kWrite, 0, 9)));
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kWrite, 20, 29)));
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kWrite, 10, 19)));
+  REQUIRE(l.locks().size() == 1);
+  CHECK(l.locks()[0].start == 0);
+  CHECK(l.locks()[0].end == 29);
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kUnlock, 5, 24)));
+  REQUIRE(l.locks().size() == 2);
+  CHECK_FALSE(l.Conflict(Lock(kB, LockType::kWrite, 5, 24)));
+  CHECK(l.Conflict(Lock(kB, LockType::kWrite, 4, 4)));
+  CHECK(l.Conflict(Lock(kB, LockType::kWrite, 25, 25)));
+  // A lock to the end of the file, then an unlock of everything.
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kRead, 100)));
+  CHECK(l.Conflict(Lock(kB, LockType::kWrite, uint64_t{1} << 40, uint64_t{1} << 40)));
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kUnlock, 0)));
+  CHECK(l.empty());
+}
+
+TEST_CASE("a release drops one owner's locks, or every owner's on a node", "[core]") {
+  RangeLocks l;
+  REQUIRE_FALSE(l.Set(Lock(kA, LockType::kRead, 0)));
+  REQUIRE_FALSE(l.Set(Lock(kB, LockType::kRead, 0)));
+  REQUIRE_FALSE(l.Set(Lock(kC, LockType::kRead, 0)));
+  l.Release(kB);
+  CHECK(l.locks().size() == 2);
+  l.Release(LockOwner{1, 0}, true);
+  REQUIRE(l.locks().size() == 1);
+  CHECK(l.locks()[0].owner == kA);
+}
+
+// Random locks of 3 owners over bytes 0..63 against a byte-by-byte model, whose byte 64 stands for
+// every byte past 63.
+TEST_CASE("random locks and unlocks match a byte-by-byte model", "[core]") {
+  constexpr int kBytes = 65;
+  const LockOwner owners[] = {kA, kB, kC};
+  enum State : uint8_t { kNone, kReadHeld, kWriteHeld };
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    RangeLocks l;
+    std::array<std::array<State, kBytes>, 3> model{};
+    for (int step = 0; step < 60; ++step) {
+      int o = static_cast<int>(rng() % 3);
+      auto type = static_cast<LockType>(rng() % 3);
+      uint64_t start = rng() % 64, end = rng() % 8 == 0 ? kLockToEnd : start + rng() % (64 - start);
+      RangeLock want = Lock(owners[o], type, start, end);
+      uint64_t last = std::min<uint64_t>(end, kBytes - 1);
+      bool conflict = false;
+      for (int p = 0; p < 3; ++p) {
+        for (uint64_t b = start; p != o && b <= last; ++b) {
+          conflict |= model[p][b] == kWriteHeld || (model[p][b] == kReadHeld && type == LockType::kWrite);
+        }
+      }
+      conflict &= type != LockType::kUnlock;
+      auto got = l.Set(want);
+      REQUIRE(got.has_value() == conflict);
+      if (got) {
+        CHECK_FALSE(got->owner == owners[o]);
+        CHECK((got->type == LockType::kWrite || type == LockType::kWrite));
+        continue;
+      }
+      State s = type == LockType::kRead ? kReadHeld : type == LockType::kWrite ? kWriteHeld : kNone;
+      for (uint64_t b = start; b <= last; ++b) model[o][b] = s;
+      // The table, byte by byte, is the model; an owner's locks never overlap.
+      std::array<std::array<State, kBytes>, 3> seen{};
+      for (const RangeLock& h : l.locks()) {
+        int p = h.owner == kA ? 0 : h.owner == kB ? 1 : 2;
+        for (uint64_t b = h.start; b <= std::min<uint64_t>(h.end, kBytes - 1); ++b) {
+          REQUIRE(seen[p][b] == kNone);
+          seen[p][b] = h.type == LockType::kRead ? kReadHeld : kWriteHeld;
+        }
+      }
+      REQUIRE(seen == model);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bb::fs

@@ -1,0 +1,79 @@
+// Record locks (fcntl F_GETLK, F_SETLK, F_SETLKW), for the whole cluster (FileSystem::SetLock).
+// flock(2) stays with each node's kernel (no flock operation: FUSE_CAP_FLOCK_LOCKS is not asked
+// for).
+#include <fcntl.h>
+
+#include "fs/fuse/adapter.h"
+
+namespace bb::fs::adapter {
+namespace {
+
+constexpr auto kMeta = qos::Class::kMetadata;
+
+// The kernel's lock (its owner, libfuse's struct flock) as a RangeLock.
+Result<RangeLock> ToRange(const fuse_file_info* fi, const struct flock* l) {
+  RangeLock r;
+  r.owner.id = fi->lock_owner;
+  r.pid = static_cast<uint32_t>(l->l_pid);
+  switch (l->l_type) {
+    case F_RDLCK:
+      r.type = LockType::kRead;
+      break;
+    case F_WRLCK:
+      r.type = LockType::kWrite;
+      break;
+    case F_UNLCK:
+      r.type = LockType::kUnlock;
+      break;
+    default:
+      return Status(EINVAL, "lock type " + std::to_string(l->l_type));
+  }
+  if (l->l_start < 0 || l->l_len < 0) return Status(EINVAL, "lock range");
+  r.start = static_cast<uint64_t>(l->l_start);
+  r.end = l->l_len == 0 ? kLockToEnd : r.start + static_cast<uint64_t>(l->l_len) - 1;
+  if (r.end < r.start || r.end > kLockToEnd) return Status(EINVAL, "lock range");
+  return r;
+}
+
+}  // namespace
+
+void GetLk(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, struct flock* lock) {
+  auto want = ToRange(fi, lock);
+  if (!want) return ReplyError(req, want.error(), "getlk");
+  Admit(req, kMeta, 1, [req, file = FileHandle(fi), want = *want] {
+    auto other = Ctx(req).fs->TestLock(file, want);
+    if (!other) return ReplyError(req, other.error(), "getlk");
+    struct flock out {};
+    out.l_whence = SEEK_SET;
+    out.l_type = F_UNLCK;
+    if (*other) {
+      const RangeLock& o = **other;
+      out.l_type = o.type == LockType::kWrite ? F_WRLCK : F_RDLCK;
+      out.l_start = static_cast<off_t>(o.start);
+      out.l_len = o.end == kLockToEnd ? 0 : static_cast<off_t>(o.end - o.start + 1);
+      out.l_pid = static_cast<pid_t>(o.pid);
+    }
+    fuse_reply_lock(req, &out);
+  });
+}
+
+void SetLk(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, struct flock* lock, int sleep) {
+  auto want = ToRange(fi, lock);
+  if (!want) return ReplyError(req, want.error(), "setlk");
+  Admit(req, kMeta, 1, [req, file = FileHandle(fi), want = *want, sleep] {
+    FileSystem* fs = Ctx(req).fs;
+    auto other = fs->SetLock(file, want);
+    if (!other) return ReplyError(req, other.error(), "setlk");
+    if (!*other || !sleep) {
+      fuse_reply_err(req, *other ? EAGAIN : 0);
+      return;
+    }
+    // F_SETLKW: tried again off this thread until set (or interrupted).
+    Ctx(req).lock_waits.Add(req, [fs, file, want]() -> Result<bool> {
+      BB_ASSIGN_OR_RETURN(auto blocked, fs->SetLock(file, want));
+      return !blocked.has_value();
+    });
+  });
+}
+
+}  // namespace bb::fs::adapter

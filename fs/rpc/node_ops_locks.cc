@@ -1,0 +1,63 @@
+// The messages of record locks (node_ops.h: Lock; fs/core/range_locks.h).
+#include "fs/rpc/node_ops.h"
+
+namespace bb::fs::rpc {
+namespace {
+
+void EncodeLock(Writer& w, const RangeLock& l) {
+  w.U32(l.owner.node).U64(l.owner.id).U8(static_cast<uint8_t>(l.type)).U64(l.start).U64(l.end).U32(l.pid);
+}
+
+// Fails `r` on a lock no kernel could ask for: an unknown type, or a range that ends before it
+// starts or past the end of any file.
+RangeLock DecodeLock(Reader& r) {
+  RangeLock l;
+  l.owner.node = r.U32();
+  l.owner.id = r.U64();
+  uint8_t type = r.U8();
+  l.start = r.U64();
+  l.end = r.U64();
+  l.pid = r.U32();
+  if (type > static_cast<uint8_t>(LockType::kUnlock) || l.start > l.end || l.end > kLockToEnd) r.Fail();
+  l.type = static_cast<LockType>(type);
+  return l;
+}
+
+}  // namespace
+
+void Lock::Encode(Writer& w, const Request& q) {
+  w.U64(q.file_id);
+  EncodeLock(w, q.want);
+  w.U8(q.test ? 1 : 0);
+}
+
+Lock::Request Lock::Decode(Reader& r) {
+  Request q{r.U64(), DecodeLock(r), false};
+  uint8_t test = r.U8();
+  if (test > 1) r.Fail();
+  q.test = test == 1;
+  return q;
+}
+
+Response Lock::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (q.test && q.want.type == LockType::kUnlock) return Refuse("lock: a test of an unlock");
+  auto other = s.Lock(q.file_id, q.want, q.test);
+  if (!other) return Error(other.error());
+  Writer w;
+  if (!*other) return Ok(w.U8(0).Take());
+  w.U8(1);
+  EncodeLock(w, **other);
+  return Ok(w.Take());
+}
+
+Result<std::optional<RangeLock>> Lock::DecodeReply(std::string_view payload) {
+  Reader r(payload);
+  uint8_t held = r.U8();
+  std::optional<RangeLock> other;
+  if (held == 1) other = DecodeLock(r);
+  BB_RETURN_IF_ERROR(r.Finish("lock reply"));
+  if (held > 1 || (other && other->type == LockType::kUnlock)) return Status(EPROTO, "lock reply of unknown kind");
+  return other;
+}
+
+}  // namespace bb::fs::rpc
