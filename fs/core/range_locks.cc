@@ -66,20 +66,29 @@ void RangeLocks::Release(const LockOwner& owner, bool node_wide) {
                 [&](const RangeLock& held) { return node_wide ? held.owner.node == owner.node : held.owner == owner; });
 }
 
-std::optional<RangeLock> LockTables::Lock(uint64_t file_id, const RangeLock& want, bool test) {
+Result<std::optional<RangeLock>> LockTables::Lock(uint64_t file_id, const RangeLock& want, bool test) {
+  using Answer = std::optional<RangeLock>;
   if (file_id == kAllFiles) {
     if (!test && want.type == LockType::kUnlock) ReleaseNode(want.owner.node);
-    return std::nullopt;
+    return Answer();
   }
   std::lock_guard lock(mu_);
   auto it = files_.find(file_id);
-  if (test) return it == files_.end() ? std::nullopt : it->second.Conflict(want);
+  if (test) return it == files_.end() ? Answer() : it->second.Conflict(want);
   if (it == files_.end()) {
-    if (want.type == LockType::kUnlock) return std::nullopt;
+    if (want.type == LockType::kUnlock) return Answer();
+    if (files_.size() >= kMaxFiles) return Status(ENOLCK, "locks of " + std::to_string(kMaxFiles) + " files held");
     it = files_.emplace(file_id, RangeLocks()).first;
   }
-  auto other = it->second.Set(want);
-  if (it->second.empty()) files_.erase(it);
+  RangeLocks& file = it->second;
+  // A set or an unlock of part of a lock may split it in two: at the bound, only an unlock of the
+  // whole file (a close) goes on.
+  bool whole_unlock = want.type == LockType::kUnlock && want.start == 0 && want.end == kLockToEnd;
+  if (file.locks().size() >= kMaxPerFile && !whole_unlock) {
+    return Status(ENOLCK, "file " + std::to_string(file_id) + " has " + std::to_string(kMaxPerFile) + " locks");
+  }
+  Answer other = file.Set(want);
+  if (file.empty()) files_.erase(it);
   return other;
 }
 

@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fs/base/status.h"
+
 namespace bb::fs {
 
 // The end of a range that runs to the end of the file, however far it grows (the kernel's
@@ -65,13 +67,17 @@ class RangeLocks {
   std::vector<RangeLock> locks_;
 };
 
-// The locks a node holds for the cluster, one RangeLocks per file (NodeService::Lock), in memory.
-// Thread-safe.
+// The locks a node holds for the cluster, one RangeLocks per file (NodeService::Lock), in memory,
+// at most kMaxPerFile locks of a file and kMaxFiles files with locks (ENOLCK past them, as a
+// kernel out of lock memory answers). Thread-safe.
 class LockTables {
  public:
+  static constexpr size_t kMaxPerFile = 4096;
+  static constexpr size_t kMaxFiles = 1 << 18;
+
   // `test`: the lock `want` conflicts with (F_GETLK); else RangeLocks::Set. An unlock of
   // kAllFiles: ReleaseNode(want.owner.node).
-  std::optional<RangeLock> Lock(uint64_t file_id, const RangeLock& want, bool test);
+  Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test);
   // Drops every lock of every owner on `node`, of every file.
   void ReleaseNode(uint32_t node);
   size_t files() const;

@@ -61,6 +61,21 @@ TEST_CASE("a release drops one owner's locks, or every owner's on a node", "[cor
   CHECK(l.locks()[0].owner == kA);
 }
 
+TEST_CASE("a node keeps at most kMaxPerFile locks of a file; a close's unlock always goes", "[core]") {
+  LockTables t;
+  for (uint64_t i = 0; i < LockTables::kMaxPerFile; ++i) {
+    REQUIRE_FALSE(t.Lock(9, Lock(kA, LockType::kRead, 2 * i, 2 * i), false).value());
+  }
+  CHECK(t.Lock(9, Lock(kB, LockType::kRead, 1, 1), false).error().code() == ENOLCK);
+  CHECK(t.Lock(9, Lock(kA, LockType::kUnlock, 0, 0), false).error().code() == ENOLCK);
+  CHECK(t.Lock(9, Lock(kB, LockType::kWrite, 0, 0), true).value()->owner == kA);  // tests go on
+  REQUIRE_FALSE(t.Lock(9, Lock(kA, LockType::kUnlock, 0), false).value());
+  CHECK(t.files() == 0);
+  REQUIRE_FALSE(t.Lock(9, Lock(kB, LockType::kRead, 1, 1), false).value());
+  REQUIRE_FALSE(t.Lock(kAllFiles, Lock(LockOwner{1, 0}, LockType::kUnlock, 0), false).value());  // node 1's go
+  CHECK(t.files() == 0);
+}
+
 // Random locks of 3 owners over bytes 0..63 against a byte-by-byte model, whose byte 64 stands for
 // every byte past 63.
 TEST_CASE("random locks and unlocks match a byte-by-byte model", "[core]") {
