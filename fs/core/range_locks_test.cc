@@ -61,7 +61,7 @@ TEST_CASE("a release drops one owner's locks, or every owner's on a node", "[cor
   CHECK(l.locks()[0].owner == kA);
 }
 
-TEST_CASE("a node keeps at most kMaxPerFile locks of a file; a close's unlock always goes", "[core]") {
+TEST_CASE("a node keeps at most kMaxPerFile locks of a file, and a close always unlocks", "[core]") {
   LockTables t;
   for (uint64_t i = 0; i < LockTables::kMaxPerFile; ++i) {
     REQUIRE_FALSE(t.Lock(9, Lock(kA, LockType::kRead, 2 * i, 2 * i), false).value());
