@@ -1,12 +1,13 @@
 // Record locks of open files, for the cluster: the node a file's locks live on answers every
 // node's requests for them (NodeService::Lock), so a lock set on one node holds against a process
-// on any other. A blocked F_SETLKW is the caller's to try again (the FUSE adapter does, without
-// holding a worker thread).
+// on any other. An unlock publishes the file's writes first (unlock-to-lock consistency). A blocked F_SETLKW is the
+// caller's to try again (the FUSE adapter does, without holding a worker thread).
 #include <algorithm>
 
 #include "fs/base/hash.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
+#include "fs/core/write_behind.h"
 
 namespace bb::fs {
 namespace {
@@ -37,6 +38,12 @@ Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock w
   want.owner.node = self_;
   if (want.type == LockType::kUnlock) {
     if (!file->inode->locked.load()) return std::optional<RangeLock>();  // nothing was locked from here
+    // What was written under the lock reaches its nodes, and its size and times its owner, before
+    // the lock goes: the next holder, on any node, reads it (as NFS does at an unlock). Publishing
+    // drops the file's pages and attributes from the kernels that read it. On failure the lock
+    // stays (a close drops it).
+    (void)WriteBehind::Wait(*file->inode, false);  // its error comes back at the next write or flush
+    BB_RETURN_IF_ERROR(PublishSize(file->inode));
   } else {
     file->inode->locked.store(true);  // before the lock exists: a close meanwhile must unlock
     std::lock_guard lock(file->inode->mu);

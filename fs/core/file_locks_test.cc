@@ -123,6 +123,30 @@ TEST_CASE("a node whose daemon starts again drops the locks it held at other nod
   REQUIRE(t.c.fs(2).Release(f2).ok());
 }
 
+TEST_CASE("what was written under a lock is read by the next holder on another node", "[locks]") {
+  ThreeNodes t;
+  t.c.Write(0, "/ws", "f", "start");
+  OpenFile* f1 = t.Open(1, "f");
+  OpenFile* f2 = t.Open(2, "f");
+  std::string before(5, '\0');
+  REQUIRE(t.c.fs(2).Read(f2, 0, {before.data(), before.size()}).value() == 5);  // node 2 has it cached
+  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kWrite, 0)).value());
+  // The first write publishes its size at once, the second (within the publish interval: the
+  // test clock stands still) not.
+  REQUIRE(t.c.fs(1).Write(f1, 0, {"wwwwwww", 7}).has_value());
+  std::string data(5 * kChunk + 123, 'w');  // chunks of several nodes, written behind
+  REQUIRE(t.c.fs(1).Write(f1, 0, {data.data(), data.size()}).has_value());
+  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kUnlock, 0)).value());
+  REQUIRE_FALSE(t.c.fs(2).SetLock(f2, Want(7, LockType::kRead, 0)).value());
+  std::string got(data.size() + 10, '\0');
+  auto n = t.c.fs(2).Read(f2, 0, {got.data(), got.size()});
+  REQUIRE(n.has_value());
+  CHECK(*n == data.size());
+  CHECK(got.substr(0, data.size()) == data);
+  REQUIRE(t.c.fs(1).Release(f1).ok());
+  REQUIRE(t.c.fs(2).Release(f2).ok());
+}
+
 TEST_CASE("a node-private file's locks are kept on its node", "[locks]") {
   ThreeNodes t(LayoutMode::kNodeLocal);
   t.c.Write(2, "/ws", "mine", "data");

@@ -300,7 +300,9 @@ class FileSystem {
   // held by one node (LockNode), in memory. `want.owner.id` is the kernel's lock owner; the node
   // is this one. TestLock: the lock `want` conflicts with (its pid 0 when it is held on another
   // node). SetLock: sets `want` (or unlocks its range) unless another owner's lock conflicts,
-  // which then comes back (the caller's EAGAIN, or a wait for F_SETLKW); nothing changed.
+  // which then comes back (the caller's EAGAIN, or a wait for F_SETLKW); nothing changed. An
+  // unlock first waits for the file's writes behind and publishes its size (as Flush): what was
+  // written under a lock is read by whoever takes it next, on any node.
   // ReleaseLocks: drops every lock `owner` holds on the file (its process closed a descriptor of
   // it, as POSIX asks); no request when no lock of the file was ever set on this node.
   Result<std::optional<RangeLock>> TestLock(OpenFile* file, RangeLock want);

@@ -113,9 +113,10 @@ void Write(fuse_req_t req, fuse_ino_t ino, const char* data, size_t size, off_t 
 
 void Flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   Admit(req, kMeta, 1, [req, file = FileHandle(fi), owner = fi->lock_owner] {
-    // A close: its process's record locks on the file go (POSIX), whichever descriptor it closed.
-    Status unlocked = Ctx(req).fs->ReleaseLocks(file, owner);
+    // A close: its process's record locks on the file go (POSIX), whichever descriptor it closed,
+    // once what it wrote is published.
     Status s = Ctx(req).fs->Flush(file);
+    Status unlocked = Ctx(req).fs->ReleaseLocks(file, owner);
     if (s.ok()) s = unlocked;
     if (!s.ok()) return ReplyError(req, s, "flush");
     fuse_reply_err(req, 0);
