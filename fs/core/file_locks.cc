@@ -19,23 +19,28 @@ uint64_t FileIdOf(const OpenFile* file) {
 
 }  // namespace
 
-NodeId FileSystem::LockNode(const OpenFile* file) const {
+NodeId FileSystem::LockNode(const OpenFile* file) const { return LockNodeOf(file, FileIdOf(file)); }
+
+NodeId FileSystem::LockNodeOf(const OpenFile* file, uint64_t file_id) const {
   if (file->node_private) return self_;
-  return static_cast<NodeId>(Mix64(FileIdOf(file) ^ 0x6c6f636bULL) % router_->view().nodes);
+  return static_cast<NodeId>(Mix64(file_id ^ 0x6c6f636bULL) % router_->view().nodes);
 }
 
-Result<std::optional<RangeLock>> FileSystem::TestLock(OpenFile* file, RangeLock want) {
-  Count(FsOp::kGetLk);
+Result<std::optional<RangeLock>> FileSystem::AskLockNode(OpenFile* file, RangeLock want, bool test) {
   want.owner.node = self_;
-  NodeId at = LockNode(file);
-  BB_ASSIGN_OR_RETURN(auto other, nodes_(at)->Lock(FileIdOf(file), want, true));
+  uint64_t id = FileIdOf(file);
+  BB_ASSIGN_OR_RETURN(auto other, nodes_(LockNodeOf(file, id))->Lock(id, want, test));
   if (other && other->owner.node != self_) other->pid = 0;  // no process of this node
   return other;
 }
 
+Result<std::optional<RangeLock>> FileSystem::TestLock(OpenFile* file, RangeLock want) {
+  Count(FsOp::kGetLk);
+  return AskLockNode(file, want, true);
+}
+
 Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock want) {
   Count(FsOp::kSetLk);
-  want.owner.node = self_;
   if (want.type == LockType::kUnlock) {
     if (!file->inode->locked.load()) return std::optional<RangeLock>();  // nothing was locked from here
     // What was written under the lock reaches its nodes, and its size and times its owner, before
@@ -51,17 +56,12 @@ Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock w
       file->lock_owners.push_back(want.owner.id);
     }
   }
-  NodeId at = LockNode(file);
-  BB_ASSIGN_OR_RETURN(auto other, nodes_(at)->Lock(FileIdOf(file), want, false));
-  if (other && other->owner.node != self_) other->pid = 0;
-  return other;
+  return AskLockNode(file, want, false);
 }
 
 Status FileSystem::ReleaseLocks(OpenFile* file, uint64_t owner) {
   if (!file->inode->locked.load()) return Status::Ok();
-  RangeLock all{{self_, owner}, LockType::kUnlock, 0, kLockToEnd, 0};
-  NodeId at = LockNode(file);
-  return nodes_(at)->Lock(FileIdOf(file), all, false).status();
+  return AskLockNode(file, RangeLock{{self_, owner}, LockType::kUnlock, 0, kLockToEnd, 0}, false).status();
 }
 
 Status FileSystem::ReleaseOpenLocks(OpenFile* file) {

@@ -523,6 +523,10 @@ class FileSystem {
   // (Metadata::alloc_end), and takes it into this node's copy.
   Status NoteAllocation(OpenFile* file, uint64_t end);
   // An extended attribute change (MetaUpdate::xattr), made by ChangeEntry.
+  // LockNode for a file id read once; and one Lock request there as this node (the pid of a
+  // lock held elsewhere answered as 0).
+  NodeId LockNodeOf(const OpenFile* file, uint64_t file_id) const;
+  Result<std::optional<RangeLock>> AskLockNode(OpenFile* file, RangeLock want, bool test);
   Status ChangeXattr(uint64_t ino, MetaUpdate u);
   // Applies `u` to the entry of `inode` at `path`: at its owner (every node's copy for a
   // replicated root, the local one last), or to its own copy when `unlinked`, after the owner's
