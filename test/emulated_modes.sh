@@ -237,6 +237,39 @@ for m in 1 2 3 4; do
   check "mode $m: a path of PATH_MAX - 1 bytes below the workspace is made, renamed and removed ($out)" test "$out" = ok
 done
 
+# A directory holding a tree is renamed by rename(2) itself (not mv, which copies when it must)
+# on node 2 while node 3 has a file deep in it open; every node then finds the tree at its new
+# name, with what node 3 wrote after the rename (mode 1: all on node 1, its namespace its own).
+make_tree='
+import os, sys
+os.makedirs(sys.argv[1] + "/t/a/b")
+for i in range(40): open("%s/t/f%d" % (sys.argv[1], i), "w").write("file %d\n" % i)
+open(sys.argv[1] + "/t/a/b/deep", "w").write("deep\n")
+'
+for m in 1 2 3 4; do
+  ws=$mnt/m$m; mover=2; writer=3; readers="0 1 2 3"
+  [ $m = 1 ] && { mover=1; writer=1; readers=1; }
+  on 1 python3 -c "$make_tree" "$ws"
+  want=$(on $writer sh -c "cd '$ws/t' && find . | sort | md5sum")
+  on $writer python3 -c "import sys, time
+f = open(sys.argv[1], 'a'); open(sys.argv[2], 'w').close(); time.sleep(1); f.write('more\n'); f.close()" \
+    "$ws/t/a/b/deep" "$tmp/tree$m" &
+  holder=$!
+  for _ in $(seq 200); do [ -e "$tmp/tree$m" ] && break; sleep 0.05; done
+  moved=$(on $mover python3 -c "import os, sys; os.rename(sys.argv[1] + '/t', sys.argv[1] + '/t2'); print('ok')" "$ws" 2>&1) || true
+  wait $holder
+  seen=ok
+  for n in $readers; do
+    [ "$(on $n sh -c "cd '$ws/t2' && find . | sort | md5sum")" = "$want" ] || seen="node $n lists another tree"
+    [ "$(on $n cat "$ws/t2/a/b/deep")" = "$(printf 'deep\nmore')" ] || seen="node $n reads another deep file"
+    [ "$(on $n cat "$ws/t2/f7")" = "file 7" ] || seen="node $n reads another f7"
+    on $n test -e "$ws/t" && seen="node $n still finds the old name"
+  done
+  check "mode $m: a directory tree renamed on node $mover ($moved) is found whole at its new name on every node ($seen)" \
+    test "$moved $seen" = "ok ok"
+  on 1 rm -r "$ws/t2"
+done
+
 # One file's data and size against a model (test/file_oracle.py, in the manner of fsx): writes,
 # reads, truncates, fallocate and mapped I/O on node 2, in 64 KiB chunks so that they cross
 # chunks; the other nodes then read the file the model holds (mode 1: node 2 alone sees it).

@@ -658,11 +658,23 @@ TEST_CASE("rename of files and directories", "[mounted]") {
   REQUIRE(::rename(bb.Path("d").c_str(), bb.Path("e").c_str()) == 0);    // empty directory
   REQUIRE(::rename(bb.Path("c").c_str(), bb.Path("e/c").c_str()) == 0);  // across directories
   CHECK(ReadFile(bb.Path("e/c")) == "C");
-  CHECK(ERRNO_OF(::rename(bb.Path("e").c_str(), bb.Path("f").c_str())) == EXDEV);
   CHECK(ERRNO_OF(::rename(bb.Path("b").c_str(), bb.Path("e").c_str())) == EISDIR);
-  // mv falls back to copying for the non-empty directory
-  CHECK(Sh("mv " + bb.Path("e") + " " + bb.Path("f")) == 0);
+  // A directory holding a tree moves with it; the kernel's names below follow.
+  REQUIRE(::mkdir(bb.Path("e/sub").c_str(), 0755) == 0);
+  WriteFile(bb.Path("e/sub/deep"), "D");
+  struct stat deep;
+  REQUIRE(::stat(bb.Path("e/sub/deep").c_str(), &deep) == 0);
+  REQUIRE(::rename(bb.Path("e").c_str(), bb.Path("f").c_str()) == 0);
+  CHECK(ERRNO_OF(::access(bb.Path("e").c_str(), F_OK)) == ENOENT);
   CHECK(ReadFile(bb.Path("f/c")) == "C");
+  CHECK(ReadFile(bb.Path("f/sub/deep")) == "D");
+  struct stat moved;
+  REQUIRE(::stat(bb.Path("f/sub/deep").c_str(), &moved) == 0);
+  CHECK(moved.st_ino == deep.st_ino);
+  REQUIRE(::stat(bb.Path("f").c_str(), &moved) == 0);
+  CHECK(moved.st_nlink == 3);
+  CHECK(Sh("mv " + bb.Path("f") + " " + bb.Path("g") + " && ls -R " + bb.Path("g") + " | grep -q deep") == 0);
+  CHECK(ReadFile(bb.Path("g/sub/deep")) == "D");
 }
 
 TEST_CASE("readdir of a directory with 100,000 entries", "[mounted][large]") {

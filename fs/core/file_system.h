@@ -472,10 +472,23 @@ class FileSystem {
   // it answers (an open file reads its own data; its writes, published at `path`, fail: README),
   // and `path` no longer leads to it.
   Metadata Detached(const std::shared_ptr<Inode>& inode, const std::string& path);
-  // Rename's move between two owners: `src` put at `to`, then taken from `from`; when that
-  // fails, `to` is put back as it was (`dst`, or no entry).
+  // Rename's move between two owners: `src` put at `to` (`fresh`: made there, EEXIST where an
+  // entry is), then taken from `from`; when that fails, `to` is put back as it was (`dst`, or no
+  // entry).
   Result<Metadata> MoveAcross(NodeService* from_owner, NodeService* to_owner, const std::string& from,
-                              const std::string& to, const Metadata& src, const Metadata* dst);
+                              const std::string& to, const Metadata& src, const Metadata* dst, bool fresh = false);
+  // Rename of directory `from`, which holds entries, to `to` (no entry, or an empty directory),
+  // its change time at least `ctime_ns`: its entry is put at `to`, every entry below moves
+  // (MoveEntriesBelow), then `from` goes. Returns the moved directory's entry.
+  Result<Metadata> MoveTree(const PathLayout& layout, const std::string& from, const std::string& to, int64_t ctime_ns);
+  // Moves every entry of directory `from` (and below) to the same name in `to`, whose entry `put`
+  // is, listing `from` until it is empty (EBUSY when entries keep being made in it).
+  Status MoveEntriesBelow(const PathLayout& layout, const std::string& from, const std::string& to,
+                          const Metadata& put);
+  // Moves entry `from` (with what is below it) to `to`, where no entry may be (EBUSY); returns its
+  // type, none when `from` was removed meanwhile.
+  Result<std::optional<FileType>> MoveEntryBelow(const PathLayout& layout, const std::string& from,
+                                                 const std::string& to);
   // After this node moved `src` from `from` to `to`: its inode follows.
   void FollowRename(const Metadata& src, const std::string& from, const std::string& to);
   // This node is about to make `path` at its owner itself (not on a right: a create or a link to

@@ -148,57 +148,33 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
       if (!empty) return Status(ENOTEMPTY, to);
     }
   }
-  // After the errors POSIX gives for the target, so that those come first.
+  // A directory that holds entries moves with them, one entry at a time (MoveTree).
+  bool tree = false;
   if (src_dir) {
     BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(from_layout, from));
-    if (!empty) return Status(EXDEV, "renaming a non-empty directory is not supported: " + from);
+    tree = !empty;
   }
   bool dst_dir = dst && dst->type == FileType::kDirectory;
   // A right or an entry of this node's at `to` went to its owner with the read of `dst` above (its
   // owner asks its holder for a name absent there), so nothing waits here to give up.
   auto making = MakingName(to, to_layout);
   int64_t now = clock_->WallNs();  // the moved file's change time, as local file systems keep it
-  if (from_owner == to_owner) {
+  if (tree) {
+    BB_ASSIGN_OR_RETURN(src, MoveTree(from_layout, from, to, now));
+  } else if (from_owner == to_owner) {
     BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to, now));
   } else {
     if (src.link != LinkRole::kName) src.ctime_ns = std::max(src.ctime_ns, now);
     BB_ASSIGN_OR_RETURN(src, MoveAcross(from_owner, to_owner, from, to, src, dst ? &*dst : nullptr));
   }
-  Changed(from);
-  Changed(to);
+  Changed(from, tree);
+  Changed(to, tree);
   FollowRename(src, from, to);
   NoteDirChange(from, src_dir ? -1 : 0);
   NoteDirChange(to, (src_dir ? 1 : 0) - (dst_dir ? 1 : 0));
   if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
   if (dst) return dst->link == LinkRole::kName ? DropName(to, *dst) : DropEntryData(*dst, to);
   return Status::Ok();
-}
-
-Result<Metadata> FileSystem::MoveAcross(NodeService* from_owner, NodeService* to_owner, const std::string& from,
-                                        const std::string& to, const Metadata& src, const Metadata* dst) {
-  // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
-  BB_RETURN_IF_ERROR(to_owner->PutMeta(to, src));
-  auto moved = from_owner->MoveOutMeta(from, to);
-  if (moved) return moved;
-  // Where the file is now decides. Still at `from` (its store refused, full or failing): `to` is
-  // put back as it was, or the one file would keep two names, each counted as its only one. Gone
-  // from there (the answer was lost): moved. Not known (its owner unreachable): both names stay,
-  // the file never at neither.
-  auto left = from_owner->GetMeta(from);
-  if (!left && left.error().code() == ENOENT) return src;
-  if (!left || left->file_id != src.file_id) return moved.error();
-  Status undo = dst ? to_owner->PutMeta(to, *dst) : to_owner->RemoveMeta(to).status();
-  Changed(to);
-  return undo.ok() ? moved.error() : moved.error().Annotate("and " + to + " could not be put back");
-}
-
-void FileSystem::FollowRename(const Metadata& src, const std::string& from, const std::string& to) {
-  std::lock_guard lock(table_mu_);
-  // A linked file's inode keeps its record's path; one this node knew by the moved name only
-  // (linked elsewhere since) takes it now, so that nothing later made at `from` is read as it.
-  if (src.link == LinkRole::kName) return FollowLocked(src.file_id, from, RecordPathOf(from, src.file_id));
-  auto it = inodes_.find(src.file_id);
-  if (it != inodes_.end()) SetPathLocked(*it->second, to);
 }
 
 // ---- workspaces ----

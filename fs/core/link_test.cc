@@ -14,15 +14,8 @@ namespace {
 
 using testing::Cluster;
 using testing::kChunk;
+using testing::kModes;
 using testing::kUser;
-
-constexpr struct {
-  LayoutMode mode;
-  const char* name;
-} kModes[] = {{LayoutMode::kNodeLocal, "mode 1"},
-              {LayoutMode::kCentralizedMeta, "mode 2"},
-              {LayoutMode::kHashed, "mode 3"},
-              {LayoutMode::kHybrid, "mode 4"}};
 
 uint32_t Nlink(const Entry& e) {
   if (e.unlinked) return 0;

@@ -15,10 +15,9 @@ namespace {
 
 using testing::Cluster;
 using testing::kChunk;
+using testing::kModes;
 using testing::kUser;
 
-constexpr LayoutMode kModes[] = {LayoutMode::kNodeLocal, LayoutMode::kCentralizedMeta, LayoutMode::kHashed,
-                                 LayoutMode::kHybrid};
 constexpr uint32_t kGroup = 500;  // the shared directory's group; the callers' own is 1000
 
 // Makes `n` files in directory `dir` on node `i` as `who`, each looked up first as the kernel
@@ -39,8 +38,9 @@ std::vector<uint32_t> MakeFiles(Cluster& c, uint32_t i, uint64_t dir, int n, con
 TEST_CASE("a set-group-ID directory passes its group on to what is made in it, and the bit to directories",
           "[ownership]") {
   const Caller stream{1000, 1000, 42};  // from its second file on, a stream of small files
-  for (LayoutMode mode : kModes) {
-    INFO("mode " << static_cast<int>(mode));
+  for (const auto& m : kModes) {
+    const LayoutMode mode = m.mode;
+    INFO(m.name);
     FileSystemOptions o = Cluster::Defaults();
     o.attr_cache_ns = 5'000'000'000;  // owners keep callbacks: stream names are reserved
     Cluster c(4, o);

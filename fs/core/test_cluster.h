@@ -17,6 +17,15 @@
 
 namespace bb::fs::testing {
 
+// The four layout modes with the names tests report them by.
+constexpr struct {
+  LayoutMode mode;
+  const char* name;
+} kModes[] = {{LayoutMode::kNodeLocal, "mode 1"},
+              {LayoutMode::kCentralizedMeta, "mode 2"},
+              {LayoutMode::kHashed, "mode 3"},
+              {LayoutMode::kHybrid, "mode 4"}};
+
 constexpr uint32_t kChunk = 4096;
 
 // A chunk store that passes every call to another one; tests derive from it and override only
@@ -252,6 +261,21 @@ struct Cluster {
       pos = next + 1;
     }
     return ino;
+  }
+
+  // The names directory `ino` lists on node i, "." and ".." left out.
+  std::vector<std::string> List(uint32_t i, uint64_t ino) {
+    auto d = fs(i).OpenDir(ino);
+    REQUIRE(d.has_value());
+    std::vector<std::string> names;
+    for (uint64_t k = 2;; ++k) {
+      auto e = fs(i).DirEntryAt(*d, k);
+      REQUIRE(e.has_value());
+      if (!e->has_value()) break;
+      names.push_back((*e)->name);
+    }
+    fs(i).ReleaseDir(*d);
+    return names;
   }
 
   uint64_t MetaTo(uint32_t from, uint32_t to) { return stats(from).to(to).meta_requests.load(); }

@@ -1,0 +1,136 @@
+// Rename's moves of entries between names: one entry within one owner or across two, and a
+// directory with everything below it (MoveTree).
+#include <algorithm>
+#include <optional>
+
+#include "fs/core/file_system.h"
+#include "fs/core/inode.h"
+#include "fs/core/path.h"
+
+namespace bb::fs {
+namespace {
+
+constexpr uint32_t kTreePage = 1024;  // entries listed at a time while a tree moves
+// Full listings of one directory that still found entries: past them, names keep being made in
+// it faster than they move (EBUSY; nothing is lost, both names keep what each holds).
+constexpr int kTreePasses = 16;
+
+}  // namespace
+
+Result<Metadata> FileSystem::MoveAcross(NodeService* from_owner, NodeService* to_owner, const std::string& from,
+                                        const std::string& to, const Metadata& src, const Metadata* dst, bool fresh) {
+  // Not atomic across nodes: the entry exists at both names for a moment, never at neither.
+  BB_RETURN_IF_ERROR(fresh ? to_owner->CreateMeta(to, src) : to_owner->PutMeta(to, src));
+  auto moved = from_owner->MoveOutMeta(from, to);
+  if (moved) return moved;
+  // Where the file is now decides. Still at `from` (its store refused, full or failing): `to` is
+  // put back as it was, or the one file would keep two names, each counted as its only one. Gone
+  // from there (the answer was lost): moved. Not known (its owner unreachable): both names stay,
+  // the file never at neither.
+  auto left = from_owner->GetMeta(from);
+  if (!left && left.error().code() == ENOENT) return src;
+  if (!left || left->file_id != src.file_id) return moved.error();
+  Status undo = dst ? to_owner->PutMeta(to, *dst) : to_owner->RemoveMeta(to).status();
+  Changed(to);
+  return undo.ok() ? moved.error() : moved.error().Annotate("and " + to + " could not be put back");
+}
+
+void FileSystem::FollowRename(const Metadata& src, const std::string& from, const std::string& to) {
+  std::lock_guard lock(table_mu_);
+  // A linked file's inode keeps its record's path; one this node knew by the moved name only
+  // (linked elsewhere since) takes it now, so that nothing later made at `from` is read as it.
+  if (src.link == LinkRole::kName) return FollowLocked(src.file_id, from, RecordPathOf(from, src.file_id));
+  auto it = inodes_.find(src.file_id);
+  if (it != inodes_.end()) SetPathLocked(*it->second, to);
+}
+
+// Entries are keyed by path, so every entry below `from` moves to its path below `to`: the
+// directory's entry is put at `to` first and taken from `from` last, and each entry below is
+// made at its new path before it goes from its old one. While it runs, and after a failure, an
+// entry is under one name or the other (or both, as one entry's move across owners), never
+// under neither.
+Result<Metadata> FileSystem::MoveTree(const PathLayout& layout, const std::string& from, const std::string& to,
+                                      int64_t ctime_ns) {
+  // This node's counts and times of directories below reach their entries before those move,
+  // and the directory is read after them.
+  SendDirChanges();
+  NodeService* from_owner = MetaOwner(layout, from);
+  BB_ASSIGN_OR_RETURN(Metadata dir, from_owner->GetMeta(from));
+  dir.ctime_ns = std::max(dir.ctime_ns, ctime_ns);
+  BB_RETURN_IF_ERROR(MetaOwner(layout, to)->PutMeta(to, dir));  // over an empty directory, if any
+  BB_RETURN_IF_ERROR(MoveEntriesBelow(layout, from, to, dir));
+  auto gone = from_owner->MoveOutMeta(from, to);
+  if (!gone && gone.error().code() != ENOENT) return gone.error();
+  return dir;
+}
+
+Status FileSystem::MoveEntriesBelow(const PathLayout& layout, const std::string& from, const std::string& to,
+                                    const Metadata& put) {
+  int64_t subdirs = 0;  // directories moved into `to`
+  for (int pass = 0;; ++pass) {
+    bool found = false;
+    for (NodeId n : layout.DirNodes()) {
+      // What moved is gone from `from`: each listing starts at what is left.
+      for (;;) {
+        BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(from, "", kTreePage));
+        bool moved = false;
+        for (const DirEntry& e : page.entries) {
+          BB_ASSIGN_OR_RETURN(std::string at, JoinPath(from, e.name));
+          BB_ASSIGN_OR_RETURN(std::string dest, JoinPath(to, e.name));
+          BB_ASSIGN_OR_RETURN(std::optional<FileType> one, MoveEntryBelow(layout, at, dest));
+          moved = moved || one.has_value();
+          subdirs += one == FileType::kDirectory;
+        }
+        if (page.entries.empty()) break;
+        found = true;
+        // Listed but found by none of their owners: listing again would find them again.
+        if (!moved) return Status(EIO, "entries listed in " + from + " were not found to move");
+        if (page.end) break;
+      }
+    }
+    if (!found) break;
+    if (pass + 1 >= kTreePasses) return Status(EBUSY, "entries keep being made in " + from + " while it moves");
+  }
+  // A count another node had not sent yet went to `from`, or was dropped with it: `to` counts
+  // what it holds (changes sent to it meanwhile stay counted).
+  if (subdirs != int64_t{put.subdirs}) {
+    MetaUpdate u;
+    u.subdirs = static_cast<int32_t>(subdirs - int64_t{put.subdirs});
+    (void)MetaOwner(layout, to)->UpdateMeta(to, u);
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<FileType>> FileSystem::MoveEntryBelow(const PathLayout& layout, const std::string& from,
+                                                           const std::string& to) {
+  NodeService* from_owner = MetaOwner(layout, from);
+  NodeService* to_owner = MetaOwner(layout, to);
+  auto md = from_owner->GetMeta(from);
+  if (!md) {
+    if (md.error().code() == ENOENT) return std::optional<FileType>();  // removed meanwhile
+    return md.error();
+  }
+  // Made at its new path only where no entry is: one made there meanwhile is never replaced.
+  auto made_meanwhile = [&](Status s) {
+    return s.code() == EEXIST ? Status(EBUSY, to + " was made while its directory moved there") : s;
+  };
+  Metadata moved = *md;
+  if (md->type == FileType::kDirectory) {
+    Status put = to_owner->CreateMeta(to, *md);
+    if (!put.ok()) return made_meanwhile(put);
+    BB_RETURN_IF_ERROR(MoveEntriesBelow(layout, from, to, *md));
+    auto gone = from_owner->MoveOutMeta(from, to);
+    if (!gone && gone.error().code() != ENOENT) return gone.error();
+  } else {
+    auto across = MoveAcross(from_owner, to_owner, from, to, *md, nullptr, /*fresh=*/true);
+    if (!across) return made_meanwhile(across.error());
+    moved = std::move(*across);
+  }
+  FollowRename(moved, from, to);
+  if (profiles_.active() && moved.type != FileType::kDirectory) {
+    profiles_.Renamed(layout.domain, from, to, moved.file_id, clock_->WallNs());
+  }
+  return std::optional<FileType>(moved.type);
+}
+
+}  // namespace bb::fs
