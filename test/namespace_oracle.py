@@ -6,8 +6,8 @@ against a model of what the namespace holds: creates (often a run of small files
 another by one process, which makes it a stream: its names are reserved, or its directory leased,
 and its files made on its own node), writes, truncates, chmods, reads, stats, listings, unlinks,
 hard links, symlinks (whose targets never exist), mkdir, rmdir and renames of files and
-directories, with their errors (EEXIST, ENOENT, ENOTDIR, EISDIR, ENOTEMPTY, EINVAL, and EXDEV for
-a non-empty directory, a deliberate limit). A node keeps working for a few operations before
+directories (a directory with everything below it), with their errors (EEXIST, ENOENT, ENOTDIR,
+EISDIR, ENOTEMPTY, EINVAL). A node keeps working for a few operations before
 another takes over, so leases are taken and asked back. Names come from small pools so that
 operations collide. Every node keeps one worker process for the whole run, so its kernel caches
 what it saw earlier: an entry, a negative entry or attributes not dropped when another node
@@ -300,9 +300,6 @@ def rename(model, src, dst):
             return [{"errno": "EISDIR"}]
         if d[0] == "d" and model.children(dst):
             return [{"errno": "ENOTEMPTY"}, {"errno": "EEXIST"}]
-    # A deliberate limit (README), after the target's errors: mv copies.
-    if s[0] == "d" and model.children(src):
-        return [{"errno": "EXDEV"}]
     if d is not None:
         model.drop_name(dst)
     moved = {p: e for p, e in model.entries.items() if p == src or p.startswith(src + "/")}
@@ -521,6 +518,10 @@ class Run:
             return
         if seen != {"errno": "ENOSPC"}:
             self.report(f"{where} answered {json.dumps(seen)}")
+        if op == "rename":
+            s, _ = model.lookup(cmd["src"])
+            if s is not None and s[0] == "d" and model.children(cmd["src"]):
+                self.split_tree(model, pre, node, cmd["src"], cmd["dst"], where)
         if op in ("write", "append", "truncate"):
             e, err = model.lookup(cmd["path"])
             if e is not None and e[0] == "f":
@@ -529,6 +530,27 @@ class Run:
                     self.report(f"{where}: then the file reads as {now}")
                 else:
                     model.objects[e[1]][0] = bytes.fromhex(now["hex"])
+
+    def split_tree(self, model, pre, node, src, dst, where):
+        """A directory's rename refused halfway leaves each entry below it under the old name or
+        the new one (a directory may be at both, each holding part): the model takes where each
+        is, and an entry at neither is wrong, as is a file at both."""
+        def at(path):
+            return "errno" not in self.ask_settled(node, prefixed({"op": "stat", "path": path}, pre))
+        for path in sorted(p for p in model.entries if p == src or p.startswith(src + "/")):
+            new = dst + path[len(src):]
+            e = model.entries[path]
+            old_there, new_there = at(path), at(new)
+            if not old_there and not new_there:
+                self.report(f"{where}: {path!r} is under neither name")
+            elif old_there and new_there and e[0] != "d":
+                self.report(f"{where}: {path!r} is under both names")
+            if new_there:
+                if path == src and dst in model.entries:
+                    model.drop_name(dst)  # the empty directory it replaced
+                model.entries[new] = e
+                if not old_there:
+                    del model.entries[path]
 
     def check_end(self, models, private=False):
         """Every node lists every directory of the models and reads every file and symlink (with

@@ -2,7 +2,9 @@
 // directory with everything below it (MoveTree).
 #include <algorithm>
 #include <optional>
+#include <vector>
 
+#include "fs/core/fan_out.h"
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
 #include "fs/core/path.h"
@@ -23,13 +25,17 @@ Result<Metadata> FileSystem::MoveAcross(NodeService* from_owner, NodeService* to
   BB_RETURN_IF_ERROR(fresh ? to_owner->CreateMeta(to, src) : to_owner->PutMeta(to, src));
   auto moved = from_owner->MoveOutMeta(from, to);
   if (moved) return moved;
-  // Where the file is now decides. Still at `from` (its store refused, full or failing): `to` is
-  // put back as it was, or the one file would keep two names, each counted as its only one. Gone
-  // from there (the answer was lost): moved. Not known (its owner unreachable): both names stay,
-  // the file never at neither.
-  auto left = from_owner->GetMeta(from);
-  if (!left && left.error().code() == ENOENT) return src;
-  if (!left || left->file_id != src.file_id) return moved.error();
+  // Not there (its owner's answer): another node removed or moved it since it was read, and that
+  // stands; `to` is put back as it was, or the file would live on at `to` (without its data, or
+  // under two names). Otherwise where the file is now decides. Still at `from` (its store
+  // refused, full or failing): `to` is put back, or the one file would keep two names, each
+  // counted as its only one. Gone from there (the answer was lost): moved. Not known (its owner
+  // unreachable): both names stay, the file never at neither.
+  if (moved.error().code() != ENOENT) {
+    auto left = from_owner->GetMeta(from);
+    if (!left && left.error().code() == ENOENT) return src;
+    if (!left || left->file_id != src.file_id) return moved.error();
+  }
   Status undo = dst ? to_owner->PutMeta(to, *dst) : to_owner->RemoveMeta(to).status();
   Changed(to);
   return undo.ok() ? moved.error() : moved.error().Annotate("and " + to + " could not be put back");
@@ -67,24 +73,37 @@ Result<Metadata> FileSystem::MoveTree(const PathLayout& layout, const std::strin
 Status FileSystem::MoveEntriesBelow(const PathLayout& layout, const std::string& from, const std::string& to,
                                     const Metadata& put) {
   int64_t subdirs = 0;  // directories moved into `to`
+  int idle = 0;         // pages in a row of which nothing moved
   for (int pass = 0;; ++pass) {
     bool found = false;
     for (NodeId n : layout.DirNodes()) {
       // What moved is gone from `from`: each listing starts at what is left.
       for (;;) {
         BB_ASSIGN_OR_RETURN(DirPage page, ListService(n)->ListDir(from, "", kTreePage));
+        // The entries of a page move at the same time (each is independent of the others).
+        std::vector<std::optional<FileType>> done(page.entries.size());
+        std::vector<FanOut::Task> tasks;
+        tasks.reserve(page.entries.size());
+        for (size_t i = 0; i < page.entries.size(); ++i) {
+          tasks.push_back([&, i]() -> Status {
+            BB_ASSIGN_OR_RETURN(std::string at, JoinPath(from, page.entries[i].name));
+            BB_ASSIGN_OR_RETURN(std::string dest, JoinPath(to, page.entries[i].name));
+            BB_ASSIGN_OR_RETURN(done[i], MoveEntryBelow(layout, at, dest));
+            return Status::Ok();
+          });
+        }
+        BB_RETURN_IF_ERROR(fan_out_->Run(tasks));
         bool moved = false;
-        for (const DirEntry& e : page.entries) {
-          BB_ASSIGN_OR_RETURN(std::string at, JoinPath(from, e.name));
-          BB_ASSIGN_OR_RETURN(std::string dest, JoinPath(to, e.name));
-          BB_ASSIGN_OR_RETURN(std::optional<FileType> one, MoveEntryBelow(layout, at, dest));
-          moved = moved || one.has_value();
-          subdirs += one == FileType::kDirectory;
+        for (const std::optional<FileType>& d : done) {
+          moved = moved || d.has_value();
+          subdirs += d == FileType::kDirectory;
         }
         if (page.entries.empty()) break;
         found = true;
-        // Listed but found by none of their owners: listing again would find them again.
-        if (!moved) return Status(EIO, "entries listed in " + from + " were not found to move");
+        // Listed but found by none of their owners, again and again (not removed meanwhile):
+        // listing once more would find them once more.
+        idle = moved ? 0 : idle + 1;
+        if (idle > 2) return Status(EIO, "entries listed in " + from + " were not found to move");
         if (page.end) break;
       }
     }
@@ -123,6 +142,7 @@ Result<std::optional<FileType>> FileSystem::MoveEntryBelow(const PathLayout& lay
     if (!gone && gone.error().code() != ENOENT) return gone.error();
   } else {
     auto across = MoveAcross(from_owner, to_owner, from, to, *md, nullptr, /*fresh=*/true);
+    if (!across && across.error().code() == ENOENT) return std::optional<FileType>();  // removed meanwhile
     if (!across) return made_meanwhile(across.error());
     moved = std::move(*across);
   }

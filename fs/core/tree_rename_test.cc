@@ -285,5 +285,56 @@ TEST_CASE("a directory renamed while a stream's files in it wait on their node m
   CHECK(c.fs(1).DeferredCounters().lost == 0);
 }
 
+// Removes `path` itself just before a removal of it arrives, as another node's unlink between a
+// rename's read of the entry and its removal would.
+class RemovesFirst : public testing::ForwardingNodeService {
+ public:
+  using ForwardingNodeService::ForwardingNodeService;
+  Result<Metadata> RemoveMeta(const std::string& path) override {
+    if (path == removed_first) {
+      removed_first.clear();
+      (void)ForwardingNodeService::RemoveMeta(path);
+    }
+    return ForwardingNodeService::RemoveMeta(path);
+  }
+  std::string removed_first;
+};
+
+TEST_CASE("an entry removed by another node while it moves stays removed, at neither name", "[rename]") {
+  for (const auto& m : kModes) {
+    INFO(m.name);
+    std::vector<RemovesFirst*> stores(3, nullptr);
+    Cluster c(3, Cluster::Coherent(), nullptr,
+              [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+                auto r = std::make_unique<RemovesFirst>(std::move(s));
+                stores[node] = r.get();
+                return r;
+              });
+    REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
+    MakeTree(c, 0);
+    Seen before = Below(c, 0, "/ws/d");
+    const uint64_t ws = c.Walk(0, "/ws");
+    // A file of the tree.
+    for (RemovesFirst* s : stores) s->removed_first = "/ws/d/f5";
+    REQUIRE(c.fs(0).Rename(ws, "d", ws, "e", 0).ok());
+    before.what.erase("/f5");
+    CHECK(Dump(Below(c, 0, "/ws/e").what) == Dump(before.what));
+    CHECK(c.fs(0).Lookup(c.Walk(0, "/ws/e"), "f5").error().code() == ENOENT);
+    // A file renamed on its own between two owners (one metadata node in modes 1 and 2: none).
+    std::string to;
+    for (int k = 0; k < 32 && to.empty(); ++k) {
+      std::string name = "moved" + std::to_string(k);
+      if (c.OwnerOf(0, "/ws/" + name) != c.OwnerOf(0, "/ws/alone")) to = name;
+    }
+    if (to.empty()) continue;
+    c.Write(0, "/ws", "alone", "x");
+    for (RemovesFirst* s : stores) s->removed_first = "/ws/alone";
+    CHECK(c.fs(0).Rename(ws, "alone", ws, to, 0).code() == ENOENT);
+    for (RemovesFirst* s : stores) s->removed_first.clear();
+    CHECK(c.fs(0).Lookup(ws, to).error().code() == ENOENT);
+    CHECK(c.fs(0).Lookup(ws, "alone").error().code() == ENOENT);
+  }
+}
+
 }  // namespace
 }  // namespace bb::fs
