@@ -367,6 +367,11 @@ class FileSystem {
   // again (call before the kernel is told, so that what it asks next is fresh), and an inode
   // known by a name that went on naming its file elsewhere (Invalidation::file_id) follows it.
   void Invalidated(const std::vector<Invalidation>& items);
+  // How this node's own kernel is told to drop names it holds (Coherence::ToKernel: after the
+  // call that tells it was answered, when that call holds the kernel's locks): after a change
+  // that failed halfway, which the kernel does not apply. Set before the first request; unset:
+  // nothing is told (no kernel).
+  void SetOwnKernel(std::function<void(const std::vector<Invalidation>&)> tell) { own_kernel_ = std::move(tell); }
   // Files open here keep the callbacks of their names at their owners, however long they stay
   // open (a registration lapses after its hold): each whose attributes are within half the
   // timeout of going stale is read again, so that a rename or removal elsewhere is told here.
@@ -481,6 +486,9 @@ class FileSystem {
   // its change time at least `ctime_ns`: its entry is put at `to`, every entry below moves
   // (MoveEntriesBelow), then `from` goes. Returns the moved directory's entry.
   Result<Metadata> MoveTree(const PathLayout& layout, const std::string& from, const std::string& to, int64_t ctime_ns);
+  // MoveTree but for what a failure tells this node's kernel.
+  Result<Metadata> MoveTreeEntries(const PathLayout& layout, const std::string& from, const std::string& to,
+                                   int64_t ctime_ns);
   // Moves every entry of directory `from` (and below) to the same name in `to`, whose entry `put`
   // is, listing `from` until it is empty (EBUSY when entries keep being made in it).
   Status MoveEntriesBelow(const PathLayout& layout, const std::string& from, const std::string& to,
@@ -649,6 +657,7 @@ class FileSystem {
   // Last: their destructors send what is pending, through everything above.
   std::unique_ptr<ChunkRemovals> removals_;
   std::unique_ptr<DirChanges> dir_changes_;
+  std::function<void(const std::vector<Invalidation>&)> own_kernel_;  // SetOwnKernel
   std::unique_ptr<DeferredCreates> deferred_;
   std::unique_ptr<IntervalFlusher> renewer_;  // RenewOpenCallbacks; stopped first
 };

@@ -57,6 +57,19 @@ void FileSystem::FollowRename(const Metadata& src, const std::string& from, cons
 // under neither.
 Result<Metadata> FileSystem::MoveTree(const PathLayout& layout, const std::string& from, const std::string& to,
                                       int64_t ctime_ns) {
+  auto moved = MoveTreeEntries(layout, from, to, ctime_ns);
+  if (!moved) {
+    // Part of the tree may be under each name now, which this node's kernel does not know (the
+    // other nodes were told entry by entry): it drops both names and what it holds below them.
+    Changed(from, true);
+    Changed(to, true);
+    if (own_kernel_) own_kernel_({{from, true}, {to, true}});
+  }
+  return moved;
+}
+
+Result<Metadata> FileSystem::MoveTreeEntries(const PathLayout& layout, const std::string& from, const std::string& to,
+                                             int64_t ctime_ns) {
   // This node's counts and times of directories below reach their entries before those move,
   // and the directory is read after them.
   SendDirChanges();

@@ -168,8 +168,13 @@ TEST_CASE("a tree rename refused halfway leaves every entry under one name or th
     MakeTree(c, 0);
     const Seen before = Below(c, 0, "/ws/d");
     uint64_t ws = c.Walk(0, "/ws");
+    std::vector<Invalidation> own;  // what node 0 tells its own kernel
+    c.fs(0).SetOwnKernel(
+        [&](const std::vector<Invalidation>& items) { own.insert(own.end(), items.begin(), items.end()); });
     for (RefusingMakes* s : stores) s->allowed = 3;  // three entries below, then the stores are full
     CHECK(c.fs(0).Rename(ws, "d", ws, "e", 0).code() == ENOSPC);
+    // Its kernel drops both names (it still holds the whole tree at the old one).
+    CHECK(own == std::vector<Invalidation>{{"/ws/d", true}, {"/ws/e", true}});
     for (RefusingMakes* s : stores) s->allowed = 1 << 30;
     // Both names hold a part; together, all of it, each entry once.
     Seen d = Below(c, 0, "/ws/d"), e = Below(c, 0, "/ws/e");

@@ -202,6 +202,9 @@ int main(int argc, char** argv) {
     return Fail(launcher, Status(EIO, "cannot mount on " + cfg.mount + " (is /dev/fuse available?)"));
   }
   bb::fs::FileSystem* fs = &(*daemon)->fs();
+  fs->SetOwnKernel([coherence = (*daemon)->coherence()](const std::vector<bb::fs::Invalidation>& items) {
+    coherence->ToKernel(items);
+  });
   (*daemon)->coherence()->SetKernel(bb::fs::KernelHooks{
       [fs](const std::vector<bb::fs::Invalidation>& items) { fs->Invalidated(items); },
       [se, fs](const std::vector<bb::fs::Invalidation>& items) { bb::fs::InvalidateInKernel(se, *fs, items); },
