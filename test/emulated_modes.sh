@@ -121,6 +121,21 @@ print('after' if time.time() - t > 0.5 else 'at once')" "$ws/shared")
     check "mode $m: a lock held on node 1 refuses node 2's try ($tried) and its wait ends after the holder ($waited)" \
       test "$tried $waited" = "refused after"
 
+    # The same with flock(2), as a job script's flock(1) takes it: held by a process on node 1,
+    # refused to node 2's `flock -n` and waited for by its `flock`.
+    on 1 python3 -c "import fcntl, sys, time
+f = open(sys.argv[1], 'r+'); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], 'w').close(); time.sleep(2)" \
+      "$ws/shared" "$tmp/flocked$m" &
+    holder=$!
+    for _ in $(seq 200); do [ -e "$tmp/flocked$m" ] && break; sleep 0.05; done
+    tried=$(on 2 flock -n -E 75 "$ws/shared" true && echo taken || { [ $? = 75 ] && echo refused; }) || true
+    t0=$(date +%s%N)
+    on 2 flock "$ws/shared" true
+    waited=$(( ($(date +%s%N) - t0) / 1000000 ))
+    wait $holder
+    check "mode $m: flock held on node 1 refuses node 2's flock -n ($tried) and its flock waits for the holder (${waited} ms)" \
+      test "$tried" = refused -a "$waited" -gt 500
+
     # Close-to-open: node 1 has the file's size cached (stat) when node 0 appends to it and
     # closes; node 1's next open reads it all, within the kernel's 5-s attribute timeout.
     on 0 sh -c "head -c 1000 /dev/zero > '$ws/grow'"

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -636,6 +637,51 @@ TEST_CASE("record locks: conflicts refused and named, closes drop them, F_SETLKW
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(::fcntl(d, F_SETLKW, &t) == 0);  // the child's exit closed its file
   for (int fd : {b, d, ready[0], ready[1], done[0], done[1]}) ::close(fd);
+}
+
+TEST_CASE(
+    "flock: another open file's lock refuses LOCK_NB, a wait lasts until the holder's last close, a signal ends it",
+    "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("flocked");
+  WriteFile(p, "x");
+  int a = ::open(p.c_str(), O_RDWR), b = ::open(p.c_str(), O_RDWR), c = ::open(p.c_str(), O_RDONLY);
+  REQUIRE(a >= 0);
+  REQUIRE(b >= 0);
+  REQUIRE(c >= 0);
+  REQUIRE(::flock(a, LOCK_EX) == 0);
+  CHECK(ERRNO_OF(::flock(b, LOCK_SH | LOCK_NB)) == EWOULDBLOCK);
+  // A record lock of the file is another kind: neither stops the other.
+  struct flock w {};
+  w.l_type = F_WRLCK;
+  w.l_whence = SEEK_SET;
+  CHECK(::fcntl(b, F_OFD_SETLK, &w) == 0);
+  // A signal ends a wait with EINTR.
+  struct sigaction on {
+  }, before{};
+  on.sa_handler = NoOp;
+  REQUIRE(::sigaction(SIGALRM, &on, &before) == 0);
+  ::alarm(1);
+  CHECK(ERRNO_OF(::flock(b, LOCK_EX)) == EINTR);
+  ::sigaction(SIGALRM, &before, nullptr);
+  // A wait lasts until the holder's open file description is closed by its last descriptor.
+  int a2 = ::dup(a);
+  REQUIRE(a2 >= 0);
+  auto waiter = std::async(std::launch::async, [&] { return ::flock(b, LOCK_EX); });
+  CHECK(waiter.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
+  REQUIRE(::close(a) == 0);
+  CHECK(waiter.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
+  REQUIRE(::close(a2) == 0);
+  REQUIRE(waiter.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(waiter.get() == 0);
+  // LOCK_EX turns into LOCK_SH, which another shares; an unlock lets the other have it alone.
+  REQUIRE(::flock(b, LOCK_SH) == 0);
+  CHECK(::flock(c, LOCK_SH | LOCK_NB) == 0);
+  CHECK(ERRNO_OF(::flock(c, LOCK_EX | LOCK_NB)) == EWOULDBLOCK);
+  REQUIRE(::flock(b, LOCK_UN) == 0);
+  CHECK(::flock(c, LOCK_EX | LOCK_NB) == 0);
+  for (int fd : {b, c}) ::close(fd);
 }
 
 TEST_CASE("rename of files and directories", "[mounted]") {

@@ -1,7 +1,7 @@
-// Record locks of open files, for the cluster: the node a file's locks live on answers every
-// node's requests for them (NodeService::Lock), so a lock set on one node holds against a process
-// on any other. An unlock publishes the file's writes first (unlock-to-lock consistency). A blocked F_SETLKW is the
-// caller's to try again (the FUSE adapter does, without holding a worker thread).
+// Record locks and flock(2) locks of open files, for the cluster: the node a file's locks live on
+// answers every node's requests for them (NodeService::Lock), so a lock set on one node holds
+// against a process on any other. An unlock publishes the file's writes first (unlock-to-lock consistency). A blocked
+// F_SETLKW is the caller's to try again (the FUSE adapter does, without holding a worker thread).
 #include <algorithm>
 
 #include "fs/base/hash.h"
@@ -41,6 +41,17 @@ Result<std::optional<RangeLock>> FileSystem::TestLock(OpenFile* file, RangeLock 
 
 Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock want) {
   Count(FsOp::kSetLk);
+  return SetRange(file, want);
+}
+
+Result<bool> FileSystem::Flock(OpenFile* file, uint64_t owner, LockType type) {
+  Count(FsOp::kFlock);
+  BB_ASSIGN_OR_RETURN(auto other, SetRange(file, RangeLock{{self_, owner, true}, type, 0, kLockToEnd, 0}));
+  return !other.has_value();
+}
+
+Result<std::optional<RangeLock>> FileSystem::SetRange(OpenFile* file, RangeLock want) {
+  want.owner.node = self_;
   if (want.type == LockType::kUnlock) {
     if (!file->inode->locked.load()) return std::optional<RangeLock>();  // nothing was locked from here
     // What was written under the lock reaches its nodes, and its size and times its owner, before
@@ -52,27 +63,29 @@ Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock w
   } else {
     file->inode->locked.store(true);  // before the lock exists: a close meanwhile must unlock
     std::lock_guard lock(file->inode->mu);
-    if (std::find(file->lock_owners.begin(), file->lock_owners.end(), want.owner.id) == file->lock_owners.end()) {
-      file->lock_owners.push_back(want.owner.id);
+    if (std::find(file->lock_owners.begin(), file->lock_owners.end(), want.owner) == file->lock_owners.end()) {
+      file->lock_owners.push_back(want.owner);
     }
   }
   return AskLockNode(file, want, false);
 }
 
-Status FileSystem::ReleaseLocks(OpenFile* file, uint64_t owner) {
+Status FileSystem::ReleaseLocks(OpenFile* file, uint64_t owner) { return ReleaseOwner(file, {self_, owner}); }
+
+Status FileSystem::ReleaseOwner(OpenFile* file, const LockOwner& owner) {
   if (!file->inode->locked.load()) return Status::Ok();
-  return AskLockNode(file, RangeLock{{self_, owner}, LockType::kUnlock, 0, kLockToEnd, 0}, false).status();
+  return AskLockNode(file, RangeLock{owner, LockType::kUnlock, 0, kLockToEnd, 0}, false).status();
 }
 
 Status FileSystem::ReleaseOpenLocks(OpenFile* file) {
-  std::vector<uint64_t> owners;
+  std::vector<LockOwner> owners;
   {
     std::lock_guard lock(file->inode->mu);
     owners.swap(file->lock_owners);
   }
   Status first;
-  for (uint64_t owner : owners) {
-    Status s = ReleaseLocks(file, owner);
+  for (const LockOwner& owner : owners) {
+    Status s = ReleaseOwner(file, owner);
     if (first.ok()) first = s;
   }
   return first;

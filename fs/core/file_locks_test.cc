@@ -100,6 +100,38 @@ TEST_CASE("the locks set through an open file go at its release (an OFD lock's o
   REQUIRE(t.c.fs(2).Release(other).ok());
 }
 
+TEST_CASE("a flock lock set on one node holds on every other, beside record locks, until its file's release",
+          "[locks]") {
+  for (const auto& m : testing::kModes) {
+    INFO(m.name);
+    ThreeNodes t(m.mode);
+    const uint32_t other_node = m.mode == LayoutMode::kNodeLocal ? 1 : 2;  // mode 1: one node's own
+    for (int k = 0; k < 4; ++k) {
+      std::string name = "f" + std::to_string(k);
+      INFO(name);
+      t.c.Write(1, "/ws", name, "data");
+      OpenFile* a = t.Open(1, name);
+      OpenFile* b = t.Open(other_node, name);
+      OpenFile* c = t.Open(1, name);
+      CHECK(t.c.fs(1).Flock(a, 11, LockType::kWrite).value());
+      CHECK_FALSE(t.c.fs(other_node).Flock(b, 12, LockType::kRead).value());  // LOCK_SH|LOCK_NB: EWOULDBLOCK
+      CHECK_FALSE(t.c.fs(1).Flock(c, 13, LockType::kWrite).value());          // another description on its node
+      // Record locks of the file are another kind: neither kind stops the other.
+      CHECK_FALSE(t.c.fs(other_node).SetLock(b, Want(12, LockType::kWrite, 0)).value());
+      CHECK_FALSE(t.c.fs(1).TestLock(a, Want(11, LockType::kRead, 0)).value()->owner.flock);
+      // Unlocked, shared; then the release of the holder's file ends its lock.
+      CHECK(t.c.fs(1).Flock(a, 11, LockType::kUnlock).value());
+      CHECK(t.c.fs(other_node).Flock(b, 12, LockType::kRead).value());
+      CHECK(t.c.fs(1).Flock(c, 13, LockType::kRead).value());
+      CHECK_FALSE(t.c.fs(1).Flock(a, 11, LockType::kWrite).value());
+      REQUIRE(t.c.fs(other_node).Release(b).ok());
+      REQUIRE(t.c.fs(1).Release(c).ok());
+      CHECK(t.c.fs(1).Flock(a, 11, LockType::kWrite).value());
+      REQUIRE(t.c.fs(1).Release(a).ok());
+    }
+  }
+}
+
 TEST_CASE("a node whose daemon starts again drops the locks it held at other nodes", "[locks]") {
   ThreeNodes t;
   std::string name;

@@ -308,7 +308,13 @@ class FileSystem {
   Result<std::optional<RangeLock>> TestLock(OpenFile* file, RangeLock want);
   Result<std::optional<RangeLock>> SetLock(OpenFile* file, RangeLock want);
   Status ReleaseLocks(OpenFile* file, uint64_t owner);
-  // At the release of `file`: ReleaseLocks of every owner that set a lock through it.
+  // flock(2) of `file` by the kernel's `owner` (its open file description): a whole-file read
+  // (LOCK_SH) or write (LOCK_EX) lock, or the unlock, for the whole cluster as record locks are
+  // (and never in conflict with them). False: another owner holds a conflicting one (nothing
+  // changed; EWOULDBLOCK, or wait and try again). An unlock publishes as SetLock's does.
+  Result<bool> Flock(OpenFile* file, uint64_t owner, LockType type);
+  // At the release of `file`: the locks of every owner that set one through it go (its OFD and
+  // flock locks, which the kernel sends no unlock of).
   Status ReleaseOpenLocks(OpenFile* file);
   // The node that holds the locks of the file: this one for a node-private file, else one by
   // its file id (every node finds the same one, whatever its layout and wherever its entry).
@@ -548,6 +554,10 @@ class FileSystem {
   // lock held elsewhere answered as 0).
   NodeId LockNodeOf(const OpenFile* file, uint64_t file_id) const;
   Result<std::optional<RangeLock>> AskLockNode(OpenFile* file, RangeLock want, bool test);
+  // SetLock and Flock but for the count: `want` set (or unlocked) as this node's.
+  Result<std::optional<RangeLock>> SetRange(OpenFile* file, RangeLock want);
+  // Drops every lock of `owner` of the file (of this node).
+  Status ReleaseOwner(OpenFile* file, const LockOwner& owner);
   Status ChangeXattr(uint64_t ino, MetaUpdate u);
   // Applies `u` to the entry of `inode` at `path`: at its owner (every node's copy for a
   // replicated root, the local one last), or to its own copy when `unlinked`, after the owner's

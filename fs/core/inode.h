@@ -73,10 +73,10 @@ struct OpenFile {
   bool write_through = false;
   std::atomic<uint32_t> writes{0};
   std::atomic<bool> large{false};
-  // The kernel's lock owners that set record locks through this open file (under Inode::mu):
-  // their locks go at its release. An OFD lock's owner is the open file itself, and the kernel
+  // The owners that set record or flock locks through this open file (under Inode::mu): their
+  // locks go at its release. An OFD or flock lock's owner is the open file itself, and the kernel
   // sends no unlock of it when the file is closed.
-  std::vector<uint64_t> lock_owners;
+  std::vector<LockOwner> lock_owners;
 };
 
 struct DirHandle {

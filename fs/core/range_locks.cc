@@ -19,7 +19,7 @@ bool Meet(const RangeLock& a, const RangeLock& b) {
 std::optional<RangeLock> RangeLocks::Conflict(const RangeLock& want) const {
   if (want.type == LockType::kUnlock) return std::nullopt;
   for (const RangeLock& held : locks_) {
-    if (held.owner == want.owner || !Overlap(held, want)) continue;
+    if (held.owner == want.owner || held.owner.flock != want.owner.flock || !Overlap(held, want)) continue;
     if (held.type == LockType::kWrite || want.type == LockType::kWrite) return held;
   }
   return std::nullopt;

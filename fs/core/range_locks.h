@@ -3,8 +3,9 @@
 // (FileSystem::SetLock; NodeService::Lock).
 //
 // An owner is a node and the kernel's lock owner there (one per process's table of open files,
-// or per open file description for OFD locks). Two locks conflict when their owners differ, their
-// ranges overlap and at least one of them is a write lock. An owner's own locks never conflict:
+// or per open file description for OFD locks and flock(2) locks). Two locks conflict when their
+// owners differ but are of one kind (record or flock), their ranges overlap and at least one of
+// them is a write lock. An owner's own locks never conflict:
 // a lock over a range it holds replaces what it held there (a read lock turns into a write lock
 // and back), and an unlock of part of a range splits it. An owner's locks of one type that
 // overlap or touch are kept as one.
@@ -35,6 +36,10 @@ inline constexpr uint64_t kAllFiles = 0;
 struct LockOwner {
   uint32_t node = 0;
   uint64_t id = 0;  // the kernel's lock owner on that node
+  // A flock(2) lock's owner (an open file description), whose locks are whole-file read (LOCK_SH)
+  // or write (LOCK_EX) locks: they conflict only with other owners' flock locks, never with
+  // record locks (as on Linux, where the two kinds never meet).
+  bool flock = false;
   bool operator==(const LockOwner&) const = default;
 };
 

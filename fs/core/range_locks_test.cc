@@ -29,6 +29,25 @@ TEST_CASE("read locks share a range, a write lock has it alone, an owner never c
   CHECK_FALSE(l.Conflict(Lock(kC, LockType::kWrite, 150, 200)));
 }
 
+TEST_CASE("flock locks conflict only with other owners' flock locks, never with record locks", "[core]") {
+  const LockOwner flock_a{0, 1, true}, flock_b{1, 1, true};
+  RangeLocks l;
+  CHECK_FALSE(l.Set(Lock(kA, LockType::kWrite, 0)));       // a record lock of the whole file
+  CHECK_FALSE(l.Set(Lock(flock_b, LockType::kWrite, 0)));  // and a flock lock beside it
+  CHECK(l.Set(Lock(flock_a, LockType::kRead, 0))->owner == flock_b);
+  CHECK(l.Conflict(Lock(kB, LockType::kRead, 5, 5))->owner == kA);  // the record lock, not the flock
+  l.Release(kA);
+  CHECK_FALSE(l.Conflict(Lock(kB, LockType::kWrite, 0)));
+  CHECK(l.locks().size() == 1);
+  // An owner id of both kinds is two owners: the record owner's unlock leaves the flock lock.
+  CHECK_FALSE(l.Set(Lock(LockOwner{1, 1}, LockType::kUnlock, 0)));
+  CHECK(l.Conflict(Lock(flock_a, LockType::kRead, 0))->owner == flock_b);
+  // A conversion of one's own flock lock (LOCK_EX to LOCK_SH) replaces it.
+  CHECK_FALSE(l.Set(Lock(flock_b, LockType::kRead, 0)));
+  CHECK_FALSE(l.Set(Lock(flock_a, LockType::kRead, 0)));
+  CHECK(l.locks().size() == 2);
+}
+
 TEST_CASE("an unlock of part of a range splits it, and an owner's touching locks of a type are one", "[core]") {
   RangeLocks l;
   REQUIRE_FALSE(l.Set(Lock(kA, LockType::kWrite, 0, 9)));

@@ -42,6 +42,7 @@ enum class FsOp : uint8_t {
   kRemoveXattr,
   kGetLk,
   kSetLk,
+  kFlock,
   kCount
 };
 inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::kCount);

@@ -166,10 +166,10 @@ fuse_lowlevel_ops MakeOps(bool xattrs) {
     ops.listxattr = ListXattr;
     ops.removexattr = RemoveXattr;
   }
-  // Record locks hold across the cluster (adapter_locks.cc); flock is left out, so the kernel
-  // keeps flock locks on each node.
+  // Record locks and flock locks hold across the cluster (adapter_locks.cc).
   ops.getlk = GetLk;
   ops.setlk = SetLk;
+  ops.flock = Flock;
   return ops;
 }
 

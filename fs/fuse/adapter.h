@@ -122,6 +122,7 @@ void RemoveXattr(fuse_req_t, fuse_ino_t, const char*);
 
 void GetLk(fuse_req_t, fuse_ino_t, fuse_file_info*, struct flock*);
 void SetLk(fuse_req_t, fuse_ino_t, fuse_file_info*, struct flock*, int);
+void Flock(fuse_req_t, fuse_ino_t, fuse_file_info*, int);
 
 void OpenDir(fuse_req_t, fuse_ino_t, fuse_file_info*);
 void ReadDir(fuse_req_t, fuse_ino_t, size_t, off_t, fuse_file_info*);

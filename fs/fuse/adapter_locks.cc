@@ -1,7 +1,8 @@
-// Record locks (fcntl F_GETLK, F_SETLK, F_SETLKW), for the whole cluster (FileSystem::SetLock).
-// flock(2) stays with each node's kernel (no flock operation: FUSE_CAP_FLOCK_LOCKS is not asked
-// for).
+// Record locks (fcntl F_GETLK, F_SETLK, F_SETLKW) and flock(2) locks, for the whole cluster
+// (FileSystem::SetLock, FileSystem::Flock; libfuse asks the kernel for FUSE_CAP_FLOCK_LOCKS since
+// there is a flock operation). A wait is tried again off the FUSE threads (LockWaits).
 #include <fcntl.h>
+#include <sys/file.h>
 
 #include "fs/fuse/adapter.h"
 
@@ -73,6 +74,34 @@ void SetLk(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, struct flock* lock, i
       BB_ASSIGN_OR_RETURN(auto blocked, fs->SetLock(file, want));
       return !blocked.has_value();
     });
+  });
+}
+
+void Flock(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, int op) {
+  LockType type = LockType::kUnlock;
+  switch (op & ~LOCK_NB) {
+    case LOCK_SH:
+      type = LockType::kRead;
+      break;
+    case LOCK_EX:
+      type = LockType::kWrite;
+      break;
+    case LOCK_UN:
+      break;
+    default:
+      return ReplyError(req, Status(EINVAL, "flock operation " + std::to_string(op)), "flock");
+  }
+  const bool wait = (op & LOCK_NB) == 0 && type != LockType::kUnlock;
+  Admit(req, kMeta, 1, [req, file = FileHandle(fi), owner = fi->lock_owner, type, wait] {
+    FileSystem* fs = Ctx(req).fs;
+    auto set = fs->Flock(file, owner, type);
+    if (!set) return ReplyError(req, set.error(), "flock");
+    if (*set || !wait) {
+      fuse_reply_err(req, *set ? 0 : EWOULDBLOCK);
+      return;
+    }
+    // A blocking flock: tried again off this thread until set (or interrupted).
+    Ctx(req).lock_waits.Add(req, [fs, file, owner, type]() -> Result<bool> { return fs->Flock(file, owner, type); });
   });
 }
 

@@ -6,10 +6,11 @@ namespace {
 
 void EncodeLock(Writer& w, const RangeLock& l) {
   w.U32(l.owner.node).U64(l.owner.id).U8(static_cast<uint8_t>(l.type)).U64(l.start).U64(l.end).U32(l.pid);
+  w.U8(l.owner.flock ? 1 : 0);
 }
 
-// Fails `r` on a lock no kernel could ask for: an unknown type, or a range that ends before it
-// starts or past the end of any file.
+// Fails `r` on a lock no kernel could ask for: an unknown type or kind, a range that ends before
+// it starts or past the end of any file, or a flock lock of part of a file.
 RangeLock DecodeLock(Reader& r) {
   RangeLock l;
   l.owner.node = r.U32();
@@ -18,7 +19,12 @@ RangeLock DecodeLock(Reader& r) {
   l.start = r.U64();
   l.end = r.U64();
   l.pid = r.U32();
-  if (type > static_cast<uint8_t>(LockType::kUnlock) || l.start > l.end || l.end > kLockToEnd) r.Fail();
+  uint8_t flock = r.U8();
+  l.owner.flock = flock == 1;
+  if (type > static_cast<uint8_t>(LockType::kUnlock) || l.start > l.end || l.end > kLockToEnd || flock > 1 ||
+      (l.owner.flock && (l.start != 0 || l.end != kLockToEnd))) {
+    r.Fail();
+  }
   l.type = static_cast<LockType>(type);
   return l;
 }

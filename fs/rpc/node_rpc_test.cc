@@ -297,6 +297,11 @@ void RunContract(NodeService& s) {
   CHECK_FALSE(s.Lock(300, r, true).value());
   REQUIRE_FALSE(s.Lock(300, r, false).value());
   CHECK(s.Lock(300, w, true).value() == r);
+  // flock locks beside them: another kind, told as a flock lock.
+  RangeLock f{{0, 5, true}, LockType::kWrite, 0, kLockToEnd, 44};
+  REQUIRE_FALSE(s.Lock(300, f, false).value());
+  RangeLock g{{0, 6, true}, LockType::kRead, 0, kLockToEnd, 45};
+  CHECK(s.Lock(300, g, false).value() == f);
   REQUIRE(s.AllocateChunk(77, kChunk, 0, 0, 4096).ok());
   CHECK(s.Sync(77).ok());
   REQUIRE(s.RemoveChunks(77).ok());
@@ -534,12 +539,15 @@ TEST_CASE("a caller's locks are its own: its node is the one it proved, and malf
   CHECK_FALSE(as2.Lock(7, claimed, true).value());
 
   auto op = static_cast<uint16_t>(NodeOp::kLock);
-  auto request = [](uint8_t type, uint64_t start, uint64_t end, uint8_t test) {
-    return transport::Writer().U64(7).U32(1).U64(5).U8(type).U64(start).U64(end).U32(1).U8(test).Take();
+  auto request = [](uint8_t type, uint64_t start, uint64_t end, uint8_t test, uint8_t flock = 0) {
+    return transport::Writer().U64(7).U32(1).U64(5).U8(type).U64(start).U64(end).U32(1).U8(flock).U8(test).Take();
   };
   CHECK(ServeNodeRequest(*local, op, request(1, 0, 10, 0), "").status == 0);
-  for (const std::string& bad : {request(3, 0, 10, 0), request(1, 11, 10, 0), request(1, 0, kLockToEnd + 1, 0),
-                                 request(1, 0, 10, 2), request(2, 0, 10, 1), request(1, 0, 10, 0) + "x"}) {
+  CHECK(ServeNodeRequest(*local, op, request(1, 0, kLockToEnd, 0, 1), "").status == 0);  // a flock lock
+  for (const std::string& bad :
+       {request(3, 0, 10, 0), request(1, 11, 10, 0), request(1, 0, kLockToEnd + 1, 0), request(1, 0, 10, 2),
+        request(2, 0, 10, 1), request(1, 0, 10, 0) + "x", request(1, 0, kLockToEnd, 0, 2),
+        request(1, 0, 10, 0, 1) /* a flock lock of part of the file */}) {
     CHECK(ServeNodeRequest(*local, op, bad, "").status == EPROTO);
   }
   CHECK(local->Lock(7, RangeLock{{1, 9}, LockType::kRead, 0, 0, 1}, true).value());  // the one good lock
