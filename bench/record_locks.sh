@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Record locks across the emulated cluster: what a lock and unlock pair costs from node 1 (400
-# pairs of Python's fcntl.lockf per file: F_SETLKW of the whole file, then F_UNLCK) on 8 files of a
+# pairs of Python's fcntl.lockf per file: F_SETLKW of the whole file, then F_UNLCK; and 400 of
+# fcntl.flock: LOCK_EX, then LOCK_UN) on 8 files of a
 # mode 3 workspace, whose locks are kept by the node their file id picks, and on one file of a
 # mode 1 workspace (kept on node 1); with LOCKTEST set to xfstests' src/locktest (built outside
 # this tree), its POSIX lock cases (xfstests generic/131) with the server on node 1 and the client
@@ -27,17 +28,19 @@ files+=("$work/mnt/m1/lk")
 for f in "${files[@]}"; do on 1 sh -c "echo x > '$f'"; done
 rows=$(on 1 python3 - "${files[@]}" <<'PY'
 import fcntl, sys, time
-for path in sys.argv[1:]:
-    f = open(path, "r+")
+def pairs(lock, f):
     ts = []
     for _ in range(400):
         t = time.perf_counter()
-        fcntl.lockf(f, fcntl.LOCK_EX)
-        fcntl.lockf(f, fcntl.LOCK_UN)
+        lock(f, fcntl.LOCK_EX)
+        lock(f, fcntl.LOCK_UN)
         ts.append(time.perf_counter() - t)
     ts.sort()
+    return f"{ts[len(ts) // 2] * 1e6:.0f} | {ts[len(ts) * 9 // 10] * 1e6:.0f}"
+for path in sys.argv[1:]:
+    f = open(path, "r+")
     name = path.split("/mnt/")[1]
-    print(f"| {name} | {ts[len(ts) // 2] * 1e6:.0f} | {ts[len(ts) * 9 // 10] * 1e6:.0f} |")
+    print(f"| {name} | {pairs(fcntl.lockf, f)} | {pairs(fcntl.flock, f)} |")
 PY
 )
 locktest="not run (LOCKTEST unset)"
@@ -51,7 +54,7 @@ if [ -n "${LOCKTEST:-}" ]; then
   wait "$server" || rc=$?
   locktest="client: $(tail -1 "$work/client"); server: $(tail -1 "$work/server"); exit $rc"
 fi
-table=$(printf '| file | lock+unlock median (us) | p90 (us) |\n|---|---|---|\n%s\n\nlocktest across nodes 1 and 2: %s\n' "$rows" "$locktest")
+table=$(printf '| file | lockf pair median (us) | p90 (us) | flock pair median (us) | p90 (us) |\n|---|---|---|---|---|\n%s\n\nlocktest across nodes 1 and 2: %s\n' "$rows" "$locktest")
 echo "$table"
 if [ -n "$out" ]; then
   {
