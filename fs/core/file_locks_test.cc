@@ -118,7 +118,9 @@ TEST_CASE("a flock lock set on one node holds on every other, beside record lock
       CHECK_FALSE(t.c.fs(1).Flock(c, 13, LockType::kWrite).value());          // another description on its node
       // Record locks of the file are another kind: neither kind stops the other.
       CHECK_FALSE(t.c.fs(other_node).SetLock(b, Want(12, LockType::kWrite, 0)).value());
-      CHECK_FALSE(t.c.fs(1).TestLock(a, Want(11, LockType::kRead, 0)).value()->owner.flock);
+      auto record = t.c.fs(1).TestLock(a, Want(11, LockType::kRead, 0)).value();
+      REQUIRE(record);
+      CHECK_FALSE(record->owner.flock);
       // Unlocked, shared; then the release of the holder's file ends its lock.
       CHECK(t.c.fs(1).Flock(a, 11, LockType::kUnlock).value());
       CHECK(t.c.fs(other_node).Flock(b, 12, LockType::kRead).value());

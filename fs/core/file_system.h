@@ -488,19 +488,30 @@ class FileSystem {
   // entry).
   Result<Metadata> MoveAcross(NodeService* from_owner, NodeService* to_owner, const std::string& from,
                               const std::string& to, const Metadata& src, const Metadata* dst, bool fresh = false);
-  // Rename of directory `from`, which holds entries, to `to` (no entry, or an empty directory),
-  // its change time at least `ctime_ns`: its entry is put at `to`, every entry below moves
-  // (MoveEntriesBelow), then `from` goes. Returns the moved directory's entry.
-  Result<Metadata> MoveTree(const PathLayout& layout, const std::string& from, const std::string& to, int64_t ctime_ns);
+  // Rename of directory `from`, which holds entries, to `to` (no entry, or `dst`: an empty
+  // directory, or the same directory where a rename of it stopped halfway), its change time at
+  // least `ctime_ns`: its entry is put at `to`, what is below moves (MoveDirectory). Returns the
+  // moved directory's entry. On failure this node's kernel drops both names (SetOwnKernel).
+  Result<Metadata> MoveTree(const PathLayout& layout, const std::string& from, const std::string& to, int64_t ctime_ns,
+                            const Metadata* dst);
+  // Whether `dst`, at `to`, may be replaced by a rename of `src`: ENOTDIR, EISDIR or ENOTEMPTY.
+  Status ReplaceableBy(const Metadata& src, const Metadata& dst, const PathLayout& layout, const std::string& to);
   // MoveTree but for what a failure tells this node's kernel.
   Result<Metadata> MoveTreeEntries(const PathLayout& layout, const std::string& from, const std::string& to,
-                                   int64_t ctime_ns);
-  // Moves every entry of directory `from` (and below) to the same name in `to`, whose entry `put`
-  // is, listing `from` until it is empty (EBUSY when entries keep being made in it).
-  Status MoveEntriesBelow(const PathLayout& layout, const std::string& from, const std::string& to,
-                          const Metadata& put);
-  // Moves entry `from` (with what is below it) to `to`, where no entry may be (EBUSY); returns its
-  // type, none when `from` was removed meanwhile.
+                                   int64_t ctime_ns, const Metadata* dst);
+  // Directory `from`, whose entry `put` is at `to` already, moves: what is below it
+  // (MoveEntriesBelow), then its entry, then what was made in it meanwhile; `to` counts its
+  // subdirectories (those there already when `resumed`). `top`: the renamed directory itself,
+  // whose entry gone already (another rename of it) is an error.
+  Status MoveDirectory(const PathLayout& layout, const std::string& from, const std::string& to, const Metadata& put,
+                       bool resumed, bool top);
+  // The subdirectories directory `dir` holds.
+  Result<int64_t> CountSubdirs(const PathLayout& layout, const std::string& dir);
+  // Moves every entry of directory `from` (and below) to the same name in `to`, listing `from`
+  // until it is empty (EBUSY when entries keep being made in it). Returns the directories moved.
+  Result<int64_t> MoveEntriesBelow(const PathLayout& layout, const std::string& from, const std::string& to);
+  // Moves entry `from` (with what is below it) to `to`, where no entry may be (EBUSY) but the same
+  // directory; returns its type, none when `from` was removed meanwhile.
   Result<std::optional<FileType>> MoveEntryBelow(const PathLayout& layout, const std::string& from,
                                                  const std::string& to);
   // After this node moved `src` from `from` to `to`: its inode follows.

@@ -137,20 +137,16 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   auto dst = to_owner->GetMeta(to);
   if (!dst && dst.error().code() != ENOENT) return dst.error();
   bool src_dir = src.type == FileType::kDirectory;
-  if (dst) {
+  // The same directory at both names: a rename of it that stopped halfway, which goes on.
+  const bool resume = dst && src_dir && dst->file_id == src.file_id;
+  if (dst && !resume) {
     if (flags & RENAME_NOREPLACE) return Status(EEXIST, to);
     if (dst->file_id == src.file_id) return Status::Ok();
-    bool dst_dir = dst->type == FileType::kDirectory;
-    if (src_dir && !dst_dir) return Status(ENOTDIR, to);
-    if (!src_dir && dst_dir) return Status(EISDIR, to);
-    if (dst_dir) {
-      BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(to_layout, to));
-      if (!empty) return Status(ENOTEMPTY, to);
-    }
+    BB_RETURN_IF_ERROR(ReplaceableBy(src, *dst, to_layout, to));
   }
   // A directory that holds entries moves with them, one entry at a time (MoveTree).
-  bool tree = false;
-  if (src_dir) {
+  bool tree = resume;
+  if (src_dir && !resume) {
     BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(from_layout, from));
     tree = !empty;
   }
@@ -160,7 +156,7 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   auto making = MakingName(to, to_layout);
   int64_t now = clock_->WallNs();  // the moved file's change time, as local file systems keep it
   if (tree) {
-    BB_ASSIGN_OR_RETURN(src, MoveTree(from_layout, from, to, now));
+    BB_ASSIGN_OR_RETURN(src, MoveTree(from_layout, from, to, now, dst ? &*dst : nullptr));
   } else if (from_owner == to_owner) {
     BB_ASSIGN_OR_RETURN(src, from_owner->MoveMeta(from, to, now));
   } else {
@@ -173,7 +169,19 @@ Status FileSystem::Rename(uint64_t parent, const std::string& name, uint64_t new
   NoteDirChange(from, src_dir ? -1 : 0);
   NoteDirChange(to, (src_dir ? 1 : 0) - (dst_dir ? 1 : 0));
   if (profiles_.active() && !src_dir) profiles_.Renamed(from_layout.domain, from, to, src.file_id, clock_->WallNs());
-  if (dst) return dst->link == LinkRole::kName ? DropName(to, *dst) : DropEntryData(*dst, to);
+  if (dst && !resume) return dst->link == LinkRole::kName ? DropName(to, *dst) : DropEntryData(*dst, to);
+  return Status::Ok();
+}
+
+Status FileSystem::ReplaceableBy(const Metadata& src, const Metadata& dst, const PathLayout& layout,
+                                 const std::string& to) {
+  bool src_dir = src.type == FileType::kDirectory, dst_dir = dst.type == FileType::kDirectory;
+  if (src_dir && !dst_dir) return Status(ENOTDIR, to);
+  if (!src_dir && dst_dir) return Status(EISDIR, to);
+  if (dst_dir) {
+    BB_ASSIGN_OR_RETURN(bool empty, DirIsEmpty(layout, to));
+    if (!empty) return Status(ENOTEMPTY, to);
+  }
   return Status::Ok();
 }
 

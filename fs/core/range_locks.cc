@@ -26,6 +26,9 @@ std::optional<RangeLock> RangeLocks::Conflict(const RangeLock& want) const {
 }
 
 std::optional<RangeLock> RangeLocks::Set(const RangeLock& want) {
+  // A flock owner's lock is converted as Linux and BSD do: the old one goes first, so that two
+  // holders of LOCK_SH that both ask for LOCK_EX do not wait for each other for ever.
+  if (want.owner.flock) std::erase_if(locks_, [&](const RangeLock& held) { return held.owner == want.owner; });
   if (auto other = Conflict(want)) return other;
   // What the owner held over the range goes; the parts of it outside the range stay.
   std::vector<RangeLock> kept;

@@ -58,7 +58,8 @@ class RangeLocks {
   // when there is none (F_GETLK).
   std::optional<RangeLock> Conflict(const RangeLock& want) const;
   // Sets `want` (a read or write lock, or an unlock of its range) unless another owner's lock
-  // conflicts with it: then returns that lock and changes nothing (F_SETLK's EAGAIN).
+  // conflicts with it: then returns that lock and changes nothing (F_SETLK's EAGAIN), but for a
+  // flock owner, whose lock (converted) is gone then, as on Linux.
   std::optional<RangeLock> Set(const RangeLock& want);
   // Drops every lock of `owner` (its process closed the file); of every owner on `node` when
   // `node_wide`.

@@ -46,6 +46,11 @@ TEST_CASE("flock locks conflict only with other owners' flock locks, never with 
   CHECK_FALSE(l.Set(Lock(flock_b, LockType::kRead, 0)));
   CHECK_FALSE(l.Set(Lock(flock_a, LockType::kRead, 0)));
   CHECK(l.locks().size() == 2);
+  // Two LOCK_SH holders both asking for LOCK_EX: the old lock goes first (as on Linux), so the
+  // first is refused and holds nothing, and the second then has it.
+  CHECK(l.Set(Lock(flock_a, LockType::kWrite, 0))->owner == flock_b);
+  CHECK_FALSE(l.Set(Lock(flock_b, LockType::kWrite, 0)));
+  CHECK(l.locks().size() == 1);
 }
 
 TEST_CASE("an unlock of part of a range splits it, and an owner's touching locks of a type are one", "[core]") {

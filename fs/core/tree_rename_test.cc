@@ -171,7 +171,7 @@ TEST_CASE("a tree rename refused halfway leaves every entry under one name or th
     std::vector<Invalidation> own;  // what node 0 tells its own kernel
     c.fs(0).SetOwnKernel(
         [&](const std::vector<Invalidation>& items) { own.insert(own.end(), items.begin(), items.end()); });
-    for (RefusingMakes* s : stores) s->allowed = 3;  // three entries below, then the stores are full
+    for (RefusingMakes* s : stores) s->allowed = 4;  // the new name and three entries below, then full
     CHECK(c.fs(0).Rename(ws, "d", ws, "e", 0).code() == ENOSPC);
     // Its kernel drops both names (it still holds the whole tree at the old one).
     CHECK(own == std::vector<Invalidation>{{"/ws/d", true}, {"/ws/e", true}});
@@ -193,6 +193,16 @@ TEST_CASE("a tree rename refused halfway leaves every entry under one name or th
       }
     }
     CHECK(Dump(got) == Dump(want));
+    // The same rename again goes on where it stopped: all of it at the new name, the counts right.
+    REQUIRE(c.fs(0).Rename(ws, "d", ws, "e", 0).ok());
+    CHECK(c.fs(0).Lookup(ws, "d").error().code() == ENOENT);
+    CHECK(Dump(Below(c, 0, "/ws/e").what) == Dump(before.what));
+    CHECK(Below(c, 0, "/ws/e").ino == before.ino);
+    c.fs(0).SendDirChanges();
+    for (uint32_t n = 0; n < (m.mode == LayoutMode::kNodeLocal ? 1u : 3u); ++n) {
+      CHECK(c.fs(n).Lookup(c.Walk(n, "/"), "ws").value().md.subdirs == 1);
+      CHECK(c.fs(n).Lookup(c.Walk(n, "/ws"), "e").value().md.subdirs == 1);
+    }
 
     // A name made in the new directory while the tree moves there is never replaced: the rename
     // stops (EBUSY) with the entry that was there first at that name.
@@ -300,9 +310,15 @@ class RemovesFirst : public testing::ForwardingNodeService {
       removed_first.clear();
       (void)ForwardingNodeService::RemoveMeta(path);
     }
+    if (path == grown_first) {  // a size another node published meanwhile
+      grown_first.clear();
+      MetaUpdate u;
+      u.grow_to = 1'000'000;
+      (void)ForwardingNodeService::UpdateMeta(path, u);
+    }
     return ForwardingNodeService::RemoveMeta(path);
   }
-  std::string removed_first;
+  std::string removed_first, grown_first;
 };
 
 TEST_CASE("an entry removed by another node while it moves stays removed, at neither name", "[rename]") {
@@ -319,12 +335,21 @@ TEST_CASE("an entry removed by another node while it moves stays removed, at nei
     MakeTree(c, 0);
     Seen before = Below(c, 0, "/ws/d");
     const uint64_t ws = c.Walk(0, "/ws");
-    // A file of the tree.
-    for (RemovesFirst* s : stores) s->removed_first = "/ws/d/f5";
+    // A file of the tree; and one whose size grows between its read and its removal, which the
+    // entry at its new name keeps.
+    for (RemovesFirst* s : stores) {
+      s->removed_first = "/ws/d/f5";
+      s->grown_first = "/ws/d/f6";
+    }
     REQUIRE(c.fs(0).Rename(ws, "d", ws, "e", 0).ok());
     before.what.erase("/f5");
-    CHECK(Dump(Below(c, 0, "/ws/e").what) == Dump(before.what));
+    before.what.erase("/f6");
+    Seen after = Below(c, 0, "/ws/e");
+    CHECK(after.what.count("/f6") == 1);
+    after.what.erase("/f6");
+    CHECK(Dump(after.what) == Dump(before.what));
     CHECK(c.fs(0).Lookup(c.Walk(0, "/ws/e"), "f5").error().code() == ENOENT);
+    CHECK(c.members[c.OwnerOf(0, "/ws/e/f6")].service->GetMeta("/ws/e/f6").value().size == 1'000'000);
     // A file renamed on its own between two owners (one metadata node in modes 1 and 2: none).
     std::string to;
     for (int k = 0; k < 32 && to.empty(); ++k) {
