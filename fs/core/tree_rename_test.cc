@@ -50,6 +50,17 @@ std::string Dump(const std::map<std::string, std::string>& what) {
   return out;
 }
 
+// A cluster wrapper that puts every node's service in a `Store` (a ForwardingNodeService), kept
+// in `stores` by node.
+template <class Store>
+Cluster::ServiceWrapper Kept(std::vector<Store*>* stores) {
+  return [stores](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
+    auto r = std::make_unique<Store>(std::move(s));
+    (*stores)[node] = r.get();
+    return r;
+  };
+}
+
 Seen Below(Cluster& c, uint32_t n, const std::string& dir) {
   Seen s;
   Walk(c, n, c.Walk(n, dir), dir, "", &s);
@@ -158,12 +169,7 @@ TEST_CASE("a tree rename refused halfway leaves every entry under one name or th
   for (const auto& m : kModes) {
     INFO(m.name);
     std::vector<RefusingMakes*> stores(3, nullptr);
-    Cluster c(3, Cluster::Coherent(), nullptr,
-              [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
-                auto r = std::make_unique<RefusingMakes>(std::move(s));
-                stores[node] = r.get();
-                return r;
-              });
+    Cluster c(3, Cluster::Coherent(), nullptr, Kept(&stores));
     REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
     MakeTree(c, 0);
     const Seen before = Below(c, 0, "/ws/d");
@@ -239,12 +245,7 @@ TEST_CASE("a name made in a directory while it moves moves with it", "[rename]")
     INFO(m.name);
     MakesLate::made = false;
     std::vector<MakesLate*> stores(3, nullptr);
-    Cluster c(3, Cluster::Coherent(), nullptr,
-              [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
-                auto r = std::make_unique<MakesLate>(std::move(s));
-                stores[node] = r.get();
-                return r;
-              });
+    Cluster c(3, Cluster::Coherent(), nullptr, Kept(&stores));
     REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
     MakeTree(c, 0);
     Seen before = Below(c, 0, "/ws/d");
@@ -325,12 +326,7 @@ TEST_CASE("an entry removed by another node while it moves stays removed, at nei
   for (const auto& m : kModes) {
     INFO(m.name);
     std::vector<RemovesFirst*> stores(3, nullptr);
-    Cluster c(3, Cluster::Coherent(), nullptr,
-              [&](uint32_t node, std::unique_ptr<NodeService> s) -> std::unique_ptr<NodeService> {
-                auto r = std::make_unique<RemovesFirst>(std::move(s));
-                stores[node] = r.get();
-                return r;
-              });
+    Cluster c(3, Cluster::Coherent(), nullptr, Kept(&stores));
     REQUIRE(c.fs(0).CreateWorkspace("ws", WorkspaceSpec{{m.mode, 0.25}, kChunk}, kUser).ok());
     MakeTree(c, 0);
     Seen before = Below(c, 0, "/ws/d");
