@@ -51,7 +51,6 @@ Result<bool> FileSystem::Flock(OpenFile* file, uint64_t owner, LockType type) {
 }
 
 Result<std::optional<RangeLock>> FileSystem::SetRange(OpenFile* file, RangeLock want) {
-  want.owner.node = self_;
   if (want.type == LockType::kUnlock) {
     if (!file->inode->locked.load()) return std::optional<RangeLock>();  // nothing was locked from here
     // What was written under the lock reaches its nodes, and its size and times its owner, before
