@@ -165,6 +165,48 @@ ok=0
 for i in $(seq 40); do [ "$(on 2 cat "$mnt/top$i" 2>/dev/null)" = "$i" ] && ok=$((ok + 1)); done
 check "and all 40 files read back on node 2 ($ok)" test "$ok" = 40
 
+# Locks across a daemon's restart. A process on node 2 holds the flock lock of a file whose locks
+# node 1 keeps, a process on node 1 that of a file node 0 keeps; node 1's daemon is killed and
+# started again. Node 1 takes back node 2's lock (node 3 is still refused it), and node 1's
+# processes' lock at node 0 goes with their daemon (node 3 takes it).
+keeper() {  # the node that keeps the locks of file $2, as seen from node $1 (fs/core/file_locks.cc)
+  on "$1" python3 -c "import os, sys
+m = (1 << 64) - 1
+x = ((os.stat(sys.argv[1]).st_ino ^ 0x6c6f636b) + 0x9e3779b97f4a7c15) & m
+x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & m
+x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & m
+print((x ^ (x >> 31)) % 4)" "$2"
+}
+hold() {  # a process on node $1 holds the flock lock of $2, says so in $3 and lets go once $4 exists
+  on "$1" python3 -c "import fcntl, os, sys, time
+f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], 'w').close()
+while not os.path.exists(sys.argv[3]): time.sleep(0.05)" "$2" "$3" "$4" &
+}
+try_lock() { on "$1" flock -n -E 75 "$2" true && echo taken || { [ $? = 75 ] && echo refused; }; }
+on 0 mkdir "$mnt/locks"
+by1="" by0=""
+for i in $(seq 60); do
+  on 0 touch "$mnt/locks/l$i"
+  case $(keeper 0 "$mnt/locks/l$i") in
+    1) [ -n "$by1" ] || by1=$mnt/locks/l$i ;;
+    0) [ -n "$by0" ] || by0=$mnt/locks/l$i ;;
+  esac
+  [ -n "$by1" ] && [ -n "$by0" ] && break
+done
+hold 2 "$by1" "$tmp/held2" "$tmp/stop2"; holder2=$!
+hold 1 "$by0" "$tmp/held1" "$tmp/stop1"; holder1=$!
+for _ in $(seq 200); do [ -e "$tmp/held2" ] && [ -e "$tmp/held1" ] && break; sleep 0.05; done
+before="$(try_lock 3 "$by1") $(try_lock 3 "$by0")"
+"$bbctl" emulate kill --node 1 >/dev/null
+"$bbctl" emulate restart --node 1 >/dev/null
+after="$(try_lock 3 "$by1") $(try_lock 3 "$by0")"
+touch "$tmp/stop2" "$tmp/stop1"
+wait "$holder2" || true
+wait "$holder1" || true
+released=$(try_lock 3 "$by1")
+check "a restarted node takes back the locks it keeps and drops its old processes' (before: $before; after: $after; released: $released)" \
+  test "$before / $after / $released" = "refused refused / refused taken / taken"
+
 # Teardown leaves nothing behind.
 "$bbctl" emulate down
 left=""

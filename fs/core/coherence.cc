@@ -329,11 +329,18 @@ void Coherence::Catchup() {
   }
 }
 
-void Coherence::SetHandOver(HandOverHook hook, HandOverDirHook dir_hook, OwnerResetHook reset_hook) {
+void Coherence::SetHandOver(HandOverHook hook, HandOverDirHook dir_hook, OwnerResetHook reset_hook,
+                            HeldLocksHook held_hook) {
   std::unique_lock lock(hand_over_mu_);
   hand_over_ = std::move(hook);
   hand_over_dir_ = std::move(dir_hook);
   owner_reset_ = std::move(reset_hook);
+  held_locks_ = std::move(held_hook);
+}
+
+HeldLockPage Coherence::HeldLocks(NodeId keeper, uint64_t after, uint32_t limit) {
+  std::shared_lock lock(hand_over_mu_);
+  return held_locks_ ? held_locks_(keeper, after, limit) : HeldLockPage{};
 }
 
 void Coherence::OwnerReset(NodeId owner) {

@@ -231,11 +231,15 @@ class Coherence {
   // gave are gone), which this node forgets.
   using HandOverHook = std::function<std::vector<MadeEntry>(const std::vector<std::string>& paths, NodeId owner)>;
   using HandOverDirHook = std::function<std::vector<MadeEntry>(const std::string& dir, NodeId owner)>;
+  // And the locks this node's processes hold that a node keeps (NodeService::HeldLocks).
   using OwnerResetHook = std::function<void(NodeId owner)>;
-  void SetHandOver(HandOverHook hook, HandOverDirHook dir_hook = nullptr, OwnerResetHook reset_hook = nullptr);
+  using HeldLocksHook = std::function<HeldLockPage(NodeId keeper, uint64_t after, uint32_t limit)>;
+  void SetHandOver(HandOverHook hook, HandOverDirHook dir_hook = nullptr, OwnerResetHook reset_hook = nullptr,
+                   HeldLocksHook held_hook = nullptr);
   std::vector<MadeEntry> HandOver(const std::vector<std::string>& paths, NodeId owner);
   std::vector<MadeEntry> HandOverDir(const std::string& dir, NodeId owner);
   void OwnerReset(NodeId owner);
+  HeldLockPage HeldLocks(NodeId keeper, uint64_t after, uint32_t limit);
 
  private:
   // Sends `list` to `node` (its kernel, for this node); on failure the node owes them.
@@ -274,6 +278,7 @@ class Coherence {
   HandOverHook hand_over_;
   HandOverDirHook hand_over_dir_;
   OwnerResetHook owner_reset_;
+  HeldLocksHook held_locks_;
   std::thread catchup_;  // started once everything above is
   std::thread notifier_;
 };
@@ -354,6 +359,10 @@ class CoherentView final : public NodeService {
     RangeLock as_caller = want;
     as_caller.owner.node = caller_;
     return local_->Lock(file_id, as_caller, test);
+  }
+  // Only the locks the caller keeps: a node takes back its own.
+  Result<HeldLockPage> HeldLocks(uint64_t after, uint32_t limit) override {
+    return c_->HeldLocks(caller_, after, limit);
   }
   Status Sync(uint64_t file_id) override { return local_->Sync(file_id); }
   Result<SpaceStats> StatSpace() override { return local_->StatSpace(); }

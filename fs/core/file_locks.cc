@@ -3,6 +3,8 @@
 // against a process on any other. An unlock publishes the file's writes first (unlock-to-lock consistency). A blocked
 // F_SETLKW is the caller's to try again (the FUSE adapter does, without holding a worker thread).
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "fs/base/hash.h"
 #include "fs/core/file_system.h"
@@ -11,6 +13,10 @@
 
 namespace bb::fs {
 namespace {
+
+// How long a lock request waits for a keeper that recovers its locks (RecoverLocks), which takes
+// as long as its holders take to answer.
+constexpr auto kRecoveryWait = std::chrono::seconds(30);
 
 uint64_t FileIdOf(const OpenFile* file) {
   std::lock_guard lock(file->inode->mu);
@@ -29,8 +35,23 @@ NodeId FileSystem::LockNodeOf(const OpenFile* file, uint64_t file_id) const {
 Result<std::optional<RangeLock>> FileSystem::AskLockNode(OpenFile* file, RangeLock want, bool test) {
   want.owner.node = self_;
   uint64_t id = FileIdOf(file);
-  BB_ASSIGN_OR_RETURN(auto other, nodes_(LockNodeOf(file, id))->Lock(id, want, test));
-  if (other && other->owner.node != self_) other->pid = 0;  // no process of this node
+  const NodeId keeper = LockNodeOf(file, id);
+  auto other = nodes_(keeper)->Lock(id, want, test);
+  // A keeper whose daemon started again answers once it has its locks back from their holders.
+  const auto give_up = std::chrono::steady_clock::now() + kRecoveryWait;
+  while (!other && other.error().code() == EINPROGRESS) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      other = Status(ENOLCK, "node " + std::to_string(keeper) + " is still taking back its locks after a restart");
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    other = nodes_(keeper)->Lock(id, want, test);
+  }
+  if (!test && keeper != self_ && (other || want.type == LockType::kUnlock)) {
+    held_locks_.Note(keeper, id, want, other && other->has_value());
+  }
+  if (!other) return other.error();
+  if (*other && (*other)->owner.node != self_) (*other)->pid = 0;  // no process of this node
   return other;
 }
 

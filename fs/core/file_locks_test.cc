@@ -4,6 +4,8 @@
 #include <fcntl.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
 
 #include "fs/core/file_system.h"
 #include "fs/core/inode.h"
@@ -152,9 +154,72 @@ TEST_CASE("a node whose daemon starts again drops the locks it held at other nod
   OpenFile* f2 = t.Open(2, name);
   CHECK(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
   t.c.Assemble(1);  // node 1's daemon died holding it, and starts again
-  REQUIRE(t.c.fs(1).Init(kUser).ok());
+  LockRecovery r = t.c.RecoverLocksOf(1);
+  CHECK(r.unreachable.empty());
   CHECK_FALSE(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
   REQUIRE(t.c.fs(2).Release(f2).ok());
+}
+
+// A file of /ws whose locks node `keeper` keeps, made by node 0.
+std::string KeptBy(ThreeNodes& t, NodeId keeper, int* k) {
+  for (;;) {
+    std::string name = "k" + std::to_string((*k)++);
+    t.c.Write(0, "/ws", name, "data");
+    OpenFile* f = t.Open(0, name);
+    NodeId at = t.c.fs(0).LockNode(f);
+    REQUIRE(t.c.fs(0).Release(f).ok());
+    if (at == keeper) return name;
+  }
+}
+
+TEST_CASE("a node whose daemon starts again takes back the locks it keeps from their holders", "[locks]") {
+  ThreeNodes t;
+  int k = 0;
+  const std::string a = KeptBy(t, 1, &k), b = KeptBy(t, 1, &k);
+  OpenFile* a0 = t.Open(0, a);
+  OpenFile* b2 = t.Open(2, b);
+  OpenFile* a2 = t.Open(2, a);
+  // Node 0: a write lock of a's bytes 0..99 but 40..59, and a flock lock; node 2: a read lock of b.
+  REQUIRE_FALSE(t.c.fs(0).SetLock(a0, Want(7, LockType::kWrite, 0, 99)).value());
+  REQUIRE_FALSE(t.c.fs(0).SetLock(a0, Want(7, LockType::kUnlock, 40, 59)).value());
+  REQUIRE(t.c.fs(0).Flock(a0, 8, LockType::kRead).value());
+  REQUIRE_FALSE(t.c.fs(2).SetLock(b2, Want(9, LockType::kRead, 0)).value());
+  CHECK(t.c.fs(2).SetLock(a2, Want(9, LockType::kRead, 10, 10)).value());  // refused: not held by 2
+
+  t.c.Assemble(1);  // node 1's daemon died, its tables with it
+  t.c.members[1].locks->BeginRecovery();
+  // A request meanwhile waits for the recovery, and is answered by the tables taken back.
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    LockRecovery r = t.c.RecoverLocksOf(1);
+    CHECK(r.taken_back == 4);
+    CHECK(r.refused == 0);
+    CHECK(r.unreachable.empty());
+  });
+  auto waited = t.c.fs(2).SetLock(a2, Want(9, LockType::kWrite, 0, 0));
+  later.join();
+  REQUIRE(waited.has_value());
+  REQUIRE(*waited);
+  CHECK(waited.value()->owner.node == 0);
+  CHECK_FALSE(t.c.fs(2).SetLock(a2, Want(9, LockType::kWrite, 40, 59)).value());  // the part unlocked
+  CHECK(t.c.fs(2).Flock(a2, 10, LockType::kWrite).value() == false);              // node 0's flock lock
+  CHECK(t.c.fs(0).TestLock(a0, Want(7, LockType::kWrite, 0)).value()->owner.node == 2);
+  // Node 2's lock of b is back, and goes with its close.
+  OpenFile* b0 = t.Open(0, b);
+  CHECK(t.c.fs(0).TestLock(b0, Want(7, LockType::kWrite, 0)).value()->owner.node == 2);
+  REQUIRE(t.c.fs(2).Release(b2).ok());
+  CHECK_FALSE(t.c.fs(0).TestLock(b0, Want(7, LockType::kWrite, 0)).value());
+  // Node 0's go at its release; then node 2 takes them.
+  REQUIRE(t.c.fs(0).Release(a0).ok());
+  CHECK_FALSE(t.c.fs(2).SetLock(a2, Want(9, LockType::kWrite, 0)).value());
+  CHECK(t.c.fs(2).Flock(a2, 10, LockType::kWrite).value());
+  // A restart of node 1 now takes back node 2's locks of a and nothing of node 0's.
+  t.c.Assemble(1);
+  CHECK(t.c.RecoverLocksOf(1).taken_back == 2);
+  REQUIRE(t.c.fs(0).Release(b0).ok());
+  REQUIRE(t.c.fs(2).Release(a2).ok());
+  t.c.Assemble(1);
+  CHECK(t.c.RecoverLocksOf(1).taken_back == 0);
 }
 
 TEST_CASE("what was written under a lock is read by the next holder on another node", "[locks]") {

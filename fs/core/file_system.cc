@@ -109,9 +109,6 @@ bool FileSystem::Reserves(const std::string& path, const PathLayout& layout, pid
 Status FileSystem::Init(const Caller& owner) {
   Metadata md = NewMeta(0, FileType::kDirectory, 0755, owner, kRootFileId);
   for (NodeId n : AllNodes(*router_)) {
-    // Locks kept for an earlier run of this node (its daemon died holding them) go: none of its
-    // processes holds a file open any more. Best effort.
-    if (n != self_) (void)nodes_(n)->Lock(kAllFiles, RangeLock{{self_, 0}, LockType::kUnlock}, false);
     auto existing = nodes_(n)->GetMeta("/");
     if (existing) continue;
     if (existing.error().code() != ENOENT) return existing.error();

@@ -319,6 +319,11 @@ class FileSystem {
   // The node that holds the locks of the file: this one for a node-private file, else one by
   // its file id (every node finds the same one, whatever its layout and wherever its entry).
   NodeId LockNode(const OpenFile* file) const;
+  // The locks this node's processes hold that `keeper` keeps, which it takes back when its daemon
+  // starts again (NodeService::HeldLocks; RecoverLocks).
+  HeldLockPage HeldLocksKeptBy(NodeId keeper, uint64_t after, uint32_t limit) const {
+    return held_locks_.KeptBy(keeper, after, limit);
+  }
   // Publishes what is pending and frees `file` (also on failure). The last close of an
   // unlinked file frees its data.
   Status Release(OpenFile* file);
@@ -562,7 +567,8 @@ class FileSystem {
   Status NoteAllocation(OpenFile* file, uint64_t end);
   // An extended attribute change (MetaUpdate::xattr), made by ChangeEntry.
   // LockNode for a file id read once; and one Lock request there as this node (the pid of a
-  // lock held elsewhere answered as 0).
+  // lock held elsewhere answered as 0), asked again while that node recovers its locks
+  // (EINPROGRESS; ENOLCK after kRecoveryWait). What another node keeps is noted in held_locks_.
   NodeId LockNodeOf(const OpenFile* file, uint64_t file_id) const;
   Result<std::optional<RangeLock>> AskLockNode(OpenFile* file, RangeLock want, bool test);
   // SetLock and Flock but for the count: `want` set (or unlocked) as this node's.
@@ -655,6 +661,7 @@ class FileSystem {
 
   Profiles profiles_;
   Statahead statahead_;
+  HeldLocks held_locks_;  // those other nodes keep, as they answered (AskLockNode)
   CreateStreams streams_;
 
   mutable std::mutex table_mu_;  // guards inodes_, by_path_ and every Inode's path/nlookup/open_count

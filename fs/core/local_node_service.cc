@@ -200,7 +200,7 @@ class LocalNodeService final : public NodeService {
   }
   Status RemoveChunks(uint64_t file_id) override { return chunks_->Remove(file_id); }
   Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) override {
-    return locks_.Lock(file_id, want, test);
+    return locks_->Lock(file_id, want, test);
   }
 
   Status Sync(uint64_t file_id) override {
@@ -337,7 +337,8 @@ class LocalNodeService final : public NodeService {
   const LocalNodeOptions options_;
   SpaceGuard guard_;                          // metadata writes: the lower half of the reserve
   std::array<std::mutex, kStripes> stripes_;  // each serializes read-modify-write of its paths
-  LockTables locks_;
+  LockTables own_locks_;
+  LockTables* const locks_ = options_.locks != nullptr ? options_.locks : &own_locks_;
 };
 
 }  // namespace

@@ -284,6 +284,15 @@ class NodeService {
   // unlocks its range) unless another owner's lock conflicts: that lock comes back, and nothing
   // changed. A view as a caller (CoherentView) takes the owner's node to be the caller.
   virtual Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) = 0;
+  // The locks this node's processes hold that the caller keeps for the cluster, asked by a caller
+  // whose daemon started again and lost them (RecoverLocks): of files after `after` in file id
+  // order, a page of `limit` locks or a few more (a file's locks come together). The bare local
+  // service holds none; a CoherentView answers for its node's file system (HeldLocks).
+  virtual Result<HeldLockPage> HeldLocks(uint64_t after, uint32_t limit) {
+    (void)after;
+    (void)limit;
+    return HeldLockPage{};
+  }
   virtual Status RemoveChunks(uint64_t file_id) = 0;
   // Makes this node's chunks of the file and all of its metadata writes durable.
   virtual Status Sync(uint64_t file_id) = 0;
@@ -325,6 +334,7 @@ struct LocalNodeOptions {
   uint64_t reserve_bytes = 0;             // metadata writes fail with ENOSPC below this much free
   WorkspaceRouter* workspaces = nullptr;  // told of workspaces put and dropped; may be null
   NodeStats* stats = nullptr;             // counts what is served; may be null
+  LockTables* locks = nullptr;            // the locks kept for the cluster; null: the service's own
 };
 
 // Serves this node's stores directly. `meta` and `chunks` must outlive the service.

@@ -70,12 +70,17 @@ void RangeLocks::Release(const LockOwner& owner, bool node_wide) {
 }
 
 Result<std::optional<RangeLock>> LockTables::Lock(uint64_t file_id, const RangeLock& want, bool test) {
-  using Answer = std::optional<RangeLock>;
   if (file_id == kAllFiles) {
     if (!test && want.type == LockType::kUnlock) ReleaseNode(want.owner.node);
-    return Answer();
+    return std::optional<RangeLock>();
   }
   std::lock_guard lock(mu_);
+  if (recovering_) return Status(EINPROGRESS, "this node is taking back its locks after a restart");
+  return SetLocked(file_id, want, test);
+}
+
+Result<std::optional<RangeLock>> LockTables::SetLocked(uint64_t file_id, const RangeLock& want, bool test) {
+  using Answer = std::optional<RangeLock>;
   auto it = files_.find(file_id);
   if (test) return it == files_.end() ? Answer() : it->second.Conflict(want);
   if (it == files_.end()) {
@@ -106,6 +111,63 @@ void LockTables::ReleaseNode(uint32_t node) {
 size_t LockTables::files() const {
   std::lock_guard lock(mu_);
   return files_.size();
+}
+
+void LockTables::BeginRecovery() {
+  std::lock_guard lock(mu_);
+  recovering_ = true;
+}
+
+Status LockTables::TakeBack(uint64_t file_id, const RangeLock& lock) {
+  if (file_id == kAllFiles || lock.type == LockType::kUnlock) return Status(EINVAL, "not a lock to take back");
+  std::lock_guard guard(mu_);
+  if (auto it = files_.find(file_id); it != files_.end()) {
+    // Not Set: a flock owner's lock is never converted here, whatever it conflicts with.
+    if (auto other = it->second.Conflict(lock)) {
+      return Status(EDEADLK, "file " + std::to_string(file_id) + ": node " + std::to_string(lock.owner.node) +
+                                 "'s lock conflicts with node " + std::to_string(other->owner.node) + "'s");
+    }
+  }
+  return SetLocked(file_id, lock, false).status();
+}
+
+void LockTables::EndRecovery() {
+  std::lock_guard lock(mu_);
+  recovering_ = false;
+}
+
+bool LockTables::recovering() const {
+  std::lock_guard lock(mu_);
+  return recovering_;
+}
+
+void HeldLocks::Note(uint32_t keeper, uint64_t file_id, const RangeLock& want, bool refused) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(file_id);
+  if (it == files_.end()) {
+    if (refused || want.type == LockType::kUnlock) return;
+    it = files_.emplace(file_id, File{keeper, {}}).first;
+  }
+  if (!refused) {
+    (void)it->second.locks.Set(want);  // no other node's owner is here to conflict with
+  } else if (want.owner.flock) {
+    it->second.locks.Release(want.owner);
+  }
+  if (it->second.locks.empty()) files_.erase(it);
+}
+
+HeldLockPage HeldLocks::KeptBy(uint32_t keeper, uint64_t after, size_t limit) const {
+  std::lock_guard lock(mu_);
+  HeldLockPage page;
+  for (auto it = files_.upper_bound(after); it != files_.end(); ++it) {
+    if (it->second.keeper != keeper) continue;
+    if (page.locks.size() >= limit) {
+      page.more = true;
+      break;
+    }
+    for (const RangeLock& l : it->second.locks.locks()) page.locks.push_back({it->first, l});
+  }
+  return page;
 }
 
 }  // namespace bb::fs

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -76,10 +77,16 @@ class RangeLocks {
 // The locks a node holds for the cluster, one RangeLocks per file (NodeService::Lock), in memory,
 // at most kMaxPerFile locks of a file and kMaxFiles files with locks (ENOLCK past them, as a
 // kernel out of lock memory answers). Thread-safe.
+//
+// Held in memory, they go with the daemon. The daemon that starts again takes them back from
+// their holders (RecoverLocks, lock_recovery.h) while its tables recover: then every request but
+// an unlock of kAllFiles is answered EINPROGRESS, and its asker tries again.
 class LockTables {
  public:
   static constexpr size_t kMaxPerFile = 4096;
   static constexpr size_t kMaxFiles = 1 << 18;
+
+  explicit LockTables(bool recovering = false) : recovering_(recovering) {}
 
   // `test`: the lock `want` conflicts with (F_GETLK); else RangeLocks::Set. An unlock of
   // kAllFiles: ReleaseNode(want.owner.node).
@@ -88,9 +95,54 @@ class LockTables {
   void ReleaseNode(uint32_t node);
   size_t files() const;
 
+  void BeginRecovery();
+  // Sets a lock its holder held before this node's daemon started again, while recovering. A lock
+  // that conflicts with one taken back already, or one past the bounds, is refused (EDEADLK,
+  // ENOLCK) and not set.
+  Status TakeBack(uint64_t file_id, const RangeLock& lock);
+  void EndRecovery();
+  bool recovering() const;
+
  private:
+  Result<std::optional<RangeLock>> SetLocked(uint64_t file_id, const RangeLock& want, bool test);
+
   mutable std::mutex mu_;
+  bool recovering_;                                 // guarded by mu_
   std::unordered_map<uint64_t, RangeLocks> files_;  // guarded by mu_; no empty tables
+};
+
+// A lock some node's process holds, of file `file_id` (NodeService::HeldLocks).
+struct HeldLock {
+  uint64_t file_id = 0;
+  RangeLock lock;
+  bool operator==(const HeldLock&) const = default;
+};
+
+struct HeldLockPage {
+  std::vector<HeldLock> locks;
+  bool more = false;  // locks of later files follow
+};
+
+// The locks this node's processes hold of files whose locks other nodes keep, as those nodes
+// answered: what a keeper whose daemon starts again takes back from here (NodeService::HeldLocks).
+// Thread-safe.
+class HeldLocks {
+ public:
+  // After `keeper` answered a set of `want`; `refused`: another owner's lock conflicted, and
+  // nothing was set (but a flock owner's old lock, which conversion dropped: RangeLocks::Set).
+  // An unlock is noted whether its keeper answered or not: its process has let go.
+  void Note(uint32_t keeper, uint64_t file_id, const RangeLock& want, bool refused);
+  // Those `keeper` keeps, of files after `after` in file id order: all of a file's locks, files
+  // until `limit` locks or more are in, `more` when files follow.
+  HeldLockPage KeptBy(uint32_t keeper, uint64_t after, size_t limit) const;
+
+ private:
+  struct File {
+    uint32_t keeper = 0;
+    RangeLocks locks;
+  };
+  mutable std::mutex mu_;
+  std::map<uint64_t, File> files_;  // guarded by mu_; no empty ones
 };
 
 }  // namespace bb::fs

@@ -100,6 +100,62 @@ TEST_CASE("a node keeps at most kMaxPerFile locks of a file, and a close always 
   CHECK(t.files() == 0);
 }
 
+TEST_CASE("tables that recover their locks answer EINPROGRESS but to a node's start, and take locks back", "[core]") {
+  LockTables t(/*recovering=*/true);
+  CHECK(t.recovering());
+  CHECK(t.Lock(9, Lock(kA, LockType::kRead, 0), false).error().code() == EINPROGRESS);
+  CHECK(t.Lock(9, Lock(kA, LockType::kRead, 0), true).error().code() == EINPROGRESS);  // tests too
+  CHECK(t.Lock(9, Lock(kA, LockType::kUnlock, 0), false).error().code() == EINPROGRESS);
+  REQUIRE(t.TakeBack(9, Lock(kA, LockType::kWrite, 0, 99)).ok());
+  REQUIRE(t.TakeBack(9, Lock(kB, LockType::kRead, 100)).ok());
+  LockOwner flock_c{1, 2, true};
+  REQUIRE(t.TakeBack(9, Lock(flock_c, LockType::kWrite, 0)).ok());            // another kind: no conflict
+  CHECK(t.TakeBack(9, Lock(kC, LockType::kRead, 50, 50)).code() == EDEADLK);  // over kA's write lock
+  // A flock owner's conflicting lock is refused, not converted: kC's flock lock stays.
+  CHECK(t.TakeBack(9, Lock(LockOwner{0, 5, true}, LockType::kRead, 0)).code() == EDEADLK);
+  CHECK(t.TakeBack(9, Lock(kA, LockType::kUnlock, 0)).code() == EINVAL);
+  CHECK(t.TakeBack(kAllFiles, Lock(kA, LockType::kRead, 0)).code() == EINVAL);
+  // A node starting meanwhile drops its locks: node 1's (kB's and the flock lock) go.
+  REQUIRE_FALSE(t.Lock(kAllFiles, Lock(LockOwner{1, 0}, LockType::kUnlock, 0), false).value());
+  t.EndRecovery();
+  CHECK_FALSE(t.recovering());
+  CHECK(t.Lock(9, Lock(kC, LockType::kRead, 50, 50), true).value()->owner == kA);
+  CHECK_FALSE(t.Lock(9, Lock(kC, LockType::kWrite, 100), false).value());
+  CHECK_FALSE(t.Lock(9, Lock(LockOwner{0, 5, true}, LockType::kWrite, 0), false).value());
+}
+
+TEST_CASE("a holder's record of the locks others keep follows their answers, by keeper, in pages", "[core]") {
+  HeldLocks h;
+  const LockOwner mine{2, 1}, flock{2, 3, true};
+  h.Note(1, 10, Lock(mine, LockType::kWrite, 0, 99), false);
+  h.Note(1, 10, Lock(mine, LockType::kUnlock, 40, 59), false);  // splits it
+  h.Note(1, 10, Lock(mine, LockType::kRead, 500, 599), true);   // refused: not held
+  h.Note(0, 11, Lock(mine, LockType::kRead, 0), false);         // kept by node 0
+  h.Note(1, 12, Lock(flock, LockType::kRead, 0), false);
+  h.Note(1, 13, Lock(mine, LockType::kUnlock, 0), false);  // an unlock of nothing records nothing
+  HeldLockPage p = h.KeptBy(1, 0, 100);
+  CHECK_FALSE(p.more);
+  REQUIRE(p.locks.size() == 3);
+  CHECK(p.locks[0] == HeldLock{10, Lock(mine, LockType::kWrite, 0, 39)});
+  CHECK(p.locks[1] == HeldLock{10, Lock(mine, LockType::kWrite, 60, 99)});
+  CHECK(p.locks[2] == HeldLock{12, Lock(flock, LockType::kRead, 0)});
+  CHECK(h.KeptBy(0, 0, 100).locks == std::vector<HeldLock>{{11, Lock(mine, LockType::kRead, 0)}});
+  // Pages: a file's locks together, then the files after the last one given.
+  p = h.KeptBy(1, 0, 1);
+  CHECK(p.more);
+  CHECK(p.locks.size() == 2);
+  p = h.KeptBy(1, 10, 1);
+  CHECK_FALSE(p.more);
+  CHECK(p.locks.size() == 1);
+  CHECK(h.KeptBy(1, 12, 1).locks.empty());
+  // A flock conversion the keeper refused dropped the old lock there: here too.
+  h.Note(1, 12, Lock(flock, LockType::kWrite, 0), true);
+  // An unlock goes whatever its keeper answered.
+  h.Note(1, 10, Lock(mine, LockType::kUnlock, 0), false);
+  CHECK(h.KeptBy(1, 0, 100).locks.empty());
+  CHECK(h.KeptBy(0, 0, 100).locks.size() == 1);
+}
+
 // Random locks of 3 owners over bytes 0..63 against a byte-by-byte model, whose byte 64 stands for
 // every byte past 63.
 TEST_CASE("random locks and unlocks match a byte-by-byte model", "[core]") {

@@ -13,6 +13,7 @@
 
 #include "fs/core/coherence.h"
 #include "fs/core/file_system.h"
+#include "fs/core/lock_recovery.h"
 #include "fs/core/workspace.h"
 
 namespace bb::fs::testing {
@@ -126,6 +127,7 @@ class ForwardingNodeService : public NodeService {
   Result<std::optional<RangeLock>> Lock(uint64_t file_id, const RangeLock& want, bool test) override {
     return inner_->Lock(file_id, want, test);
   }
+  Result<HeldLockPage> HeldLocks(uint64_t after, uint32_t limit) override { return inner_->HeldLocks(after, limit); }
   Status Sync(uint64_t file_id) override { return inner_->Sync(file_id); }
   Result<SpaceStats> StatSpace() override { return inner_->StatSpace(); }
   Status PutWorkspace(const std::string& name, const WorkspaceSpec& spec, const Metadata& root) override {
@@ -156,6 +158,7 @@ struct Cluster {
     std::unique_ptr<ChunkStore> chunks;
     std::unique_ptr<WorkspaceRouter> router;
     std::unique_ptr<NodeStats> stats;
+    std::unique_ptr<LockTables> locks;  // the ones it keeps, lost with its "daemon" (Assemble)
     std::unique_ptr<NodeService> service;
     std::unique_ptr<FileIdAllocator> ids;
     std::unique_ptr<FileSystem> fs;
@@ -188,7 +191,9 @@ struct Cluster {
     m.router = std::make_unique<WorkspaceRouter>(WorkspaceSpec{{}, kChunk}, NodeView{n, i});
     REQUIRE(LoadWorkspaces(m.meta.get(), m.router.get()).ok());
     m.stats = std::make_unique<NodeStats>(n);
-    m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get()});
+    auto locks = std::make_unique<LockTables>();
+    m.service = NewLocalNodeService(m.meta.get(), m.chunks.get(), {"", 0, m.router.get(), m.stats.get(), locks.get()});
+    m.locks = std::move(locks);
     if (wrap_service) m.service = wrap_service(i, std::move(m.service));
     m.ids = std::make_unique<FileIdAllocator>(m.meta.get(), i);
     NodeResolver resolve = [this](NodeId id) { return members[id].service.get(); };
@@ -218,8 +223,21 @@ struct Cluster {
           },
           [this, i](NodeId owner) {
             if (members[i].fs) members[i].fs->OwnerReset(owner);
+          },
+          [this, i](NodeId keeper, uint64_t after, uint32_t limit) {
+            return members[i].fs ? members[i].fs->HeldLocksKeptBy(keeper, after, limit) : HeldLockPage{};
           });
     }
+  }
+  // What a daemon of node i does for locks as it starts (after Assemble(i)): RecoverLocks.
+  LockRecovery RecoverLocksOf(uint32_t i) {
+    uint32_t n = static_cast<uint32_t>(members.size());
+    return RecoverLocks(
+        NodeView{n, i},
+        [this, i](NodeId id) -> NodeService* {
+          return coherent() ? static_cast<NodeService*>(members[id].as[i].get()) : members[id].service.get();
+        },
+        members[i].locks.get());
   }
   bool coherent() const { return options.attr_cache_ns > 0; }
 

@@ -1,11 +1,14 @@
 #include "fs/daemon/daemon.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "fs/core/lock_recovery.h"
 #include "fs/core/workspace.h"
 #include "fs/daemon/hosts_file.h"
 #include "fs/daemon/startup.h"
@@ -127,7 +130,10 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   router_ = std::make_unique<WorkspaceRouter>(WorkspaceSpec{{}, static_cast<uint32_t>(cfg.chunk_size)}, view);
   BB_RETURN_IF_ERROR(LoadWorkspaces(meta_.get(), router_.get()).Annotate("cannot read the workspace table"));
   stats_ = std::make_unique<NodeStats>(view.nodes);
-  local_ = NewLocalNodeService(meta_.get(), chunks_.get(), {cfg.root, cfg.reserve_bytes, router_.get(), stats_.get()});
+  // Lock requests wait (EINPROGRESS) until this node has taken back the locks it keeps.
+  kept_locks_ = std::make_unique<LockTables>(/*recovering=*/view.nodes > 1);
+  local_ = NewLocalNodeService(meta_.get(), chunks_.get(),
+                               {cfg.root, cfg.reserve_bytes, router_.get(), stats_.get(), kept_locks_.get()});
   // Kernels cache entries and attributes for the timeout; in a cluster each node tells the
   // others of what changed (fs/core/coherence.h), and remembers who read a path for a second
   // longer than the timeout (a reply may take that long to reach the kernel).
@@ -167,9 +173,25 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   coherence_->SetHandOver(
       [fs = fs_.get()](const std::vector<std::string>& paths, NodeId owner) { return fs->HandOver(paths, owner); },
       [fs = fs_.get()](const std::string& dir, NodeId owner) { return fs->HandOverDir(dir, owner); },
-      [fs = fs_.get()](NodeId owner) { fs->OwnerReset(owner); });
+      [fs = fs_.get()](NodeId owner) { fs->OwnerReset(owner); },
+      [fs = fs_.get()](NodeId keeper, uint64_t after, uint32_t limit) {
+        return fs->HeldLocksKeptBy(keeper, after, limit);
+      });
+  RecoverKeptLocks(view);
   mount_ = cfg.mount;
   return restarted ? Status::Ok() : MakeRoot(fs_.get());
+}
+
+void Daemon::RecoverKeptLocks(NodeView view) {
+  if (view.nodes <= 1) return;
+  LockRecovery locks = RecoverLocks(
+      view, [this](NodeId n) { return remotes_[n].get(); }, kept_locks_.get());
+  spdlog::info("locks: {} taken back from their holders{}", locks.taken_back,
+               locks.refused > 0 ? fmt::format(", {} refused (conflicting)", locks.refused) : "");
+  if (!locks.unreachable.empty()) {
+    spdlog::warn("locks: nodes {} did not answer; what their processes held at this node is not taken back",
+                 fmt::join(locks.unreachable, ", "));
+  }
 }
 
 Status Daemon::StartQos(const DaemonConfig& cfg) {

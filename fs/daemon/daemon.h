@@ -61,6 +61,8 @@ class Daemon {
   // For a cluster: serves, publishes this node, waits for the others; sets `view`.
   Status JoinCluster(const DaemonConfig& cfg, NodeView* view);
   Status StartFileSystem(const DaemonConfig& cfg, NodeView view);
+  // Drops this node's old locks at the others and takes back those it keeps (RecoverLocks).
+  void RecoverKeptLocks(NodeView view);
   Status StartQos(const DaemonConfig& cfg);
 
   // The control commands (control_commands.cc).
@@ -86,6 +88,7 @@ class Daemon {
   NodeServer server_;  // before the transport, which calls it
   std::unique_ptr<transport::Transport> transport_;
   std::vector<std::unique_ptr<NodeService>> remotes_;  // by node id; null for this node
+  std::unique_ptr<LockTables> kept_locks_;             // before local_, which uses them
   std::unique_ptr<NodeService> local_;
   std::unique_ptr<Coherence> coherence_;
   std::unique_ptr<CoherentView> local_view_;  // the local store as this node (the core's)

@@ -115,6 +115,10 @@ class RemoteNodeService final : public NodeService {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::Lock>({file_id, want, test}));
     return rpc::Lock::DecodeReply(r.payload);
   }
+  Result<HeldLockPage> HeldLocks(uint64_t after, uint32_t limit) override {
+    BB_ASSIGN_OR_RETURN(auto r, Call<rpc::HeldLocks>({after, limit}));
+    return rpc::HeldLocks::DecodeReply(r.payload, limit);
+  }
   Status Sync(uint64_t file_id) override { return Call<rpc::SyncFile>({file_id}).status(); }
   Result<SpaceStats> StatSpace() override {
     BB_ASSIGN_OR_RETURN(auto r, Call<rpc::StatSpace>({}));

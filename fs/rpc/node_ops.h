@@ -375,6 +375,22 @@ struct Lock {
   static Result<std::optional<RangeLock>> DecodeReply(std::string_view payload);
 };
 
+// After, limit -> u8 more, u32 count, then per lock its file and the lock. At most kMaxLimit
+// locks asked for a page; a reply holds the limit and less than a file's bound more.
+struct HeldLocks {
+  static constexpr NodeOp kOp = NodeOp::kHeldLocks;
+  static constexpr const char* kName = "held locks";
+  static constexpr uint32_t kMaxLimit = 4096;
+  struct Request {
+    uint64_t after;
+    uint32_t limit;
+  };
+  static void Encode(Writer& w, const Request& q) { w.U64(q.after).U32(q.limit); }
+  static Request Decode(Reader& r) { return {r.U64(), r.U32()}; }
+  static Response Serve(NodeService& s, const Request& q, std::string_view);
+  static Result<HeldLockPage> DecodeReply(std::string_view payload, uint32_t limit);
+};
+
 struct TruncateChunks {  // file, size, chunk size -> status
   static constexpr NodeOp kOp = NodeOp::kTruncateChunks;
   static constexpr const char* kName = "truncate chunks";

@@ -1,4 +1,4 @@
-// The messages of record locks (node_ops.h: Lock; fs/core/range_locks.h).
+// The messages of record and flock locks (node_ops.h: Lock, HeldLocks; fs/core/range_locks.h).
 #include "fs/rpc/node_ops.h"
 
 namespace bb::fs::rpc {
@@ -64,6 +64,36 @@ Result<std::optional<RangeLock>> Lock::DecodeReply(std::string_view payload) {
   BB_RETURN_IF_ERROR(r.Finish("lock reply"));
   if (held > 1 || (other && other->type == LockType::kUnlock)) return Status(EPROTO, "lock reply of unknown kind");
   return other;
+}
+
+Response HeldLocks::Serve(NodeService& s, const Request& q, std::string_view) {
+  if (q.limit == 0 || q.limit > kMaxLimit) return Refuse("held locks: a page of " + std::to_string(q.limit));
+  auto page = s.HeldLocks(q.after, q.limit);
+  if (!page) return Error(page.error());
+  Writer w;
+  w.U8(page->more ? 1 : 0).U32(static_cast<uint32_t>(page->locks.size()));
+  for (const HeldLock& h : page->locks) {
+    w.U64(h.file_id);
+    EncodeLock(w, h.lock);
+  }
+  return Ok(w.Take());
+}
+
+Result<HeldLockPage> HeldLocks::DecodeReply(std::string_view payload, uint32_t limit) {
+  Reader r(payload);
+  HeldLockPage page;
+  uint8_t more = r.U8();
+  uint32_t count = r.U32();
+  if (more > 1 || count > uint64_t{limit} + LockTables::kMaxPerFile)
+    return Status(EPROTO, "held locks reply of unknown kind");
+  page.more = more == 1;
+  for (uint32_t i = 0; i < count && !r.failed(); ++i) {
+    uint64_t file_id = r.U64();
+    page.locks.push_back({file_id, DecodeLock(r)});
+    if (file_id == kAllFiles || page.locks.back().lock.type == LockType::kUnlock) r.Fail();
+  }
+  BB_RETURN_IF_ERROR(r.Finish("held locks reply"));
+  return page;
 }
 
 }  // namespace bb::fs::rpc

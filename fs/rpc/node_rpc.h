@@ -57,6 +57,7 @@ enum class NodeOp : uint16_t {
   kZeroChunk,
   kWriteChunkRanges,
   kLock,
+  kHeldLocks,
 };
 
 // A NodeService that reaches node `node` through `transport`. `transport` must outlive it.

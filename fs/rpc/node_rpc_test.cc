@@ -557,6 +557,58 @@ TEST_CASE("a caller's locks are its own: its node is the one it proved, and malf
   }
 }
 
+TEST_CASE("a node that starts again is given back the locks held of it, and only those", "[rpc]") {
+  auto meta = NewMemoryMetaStore();
+  auto chunks = NewMemoryChunkStore();
+  auto local = NewLocalNodeService(meta.get(), chunks.get(), {});
+  ManualClock clock;
+  Coherence coherence(NodeView{3, 1}, 1'000'000'000, &clock, nullptr);
+  HeldLocks held;  // node 1's, of files nodes 0 and 2 keep
+  RangeLock mine{{1, 5}, LockType::kWrite, 10, 19, 42};
+  RangeLock flock{{1, 6, true}, LockType::kRead, 0, kLockToEnd, 43};
+  for (uint64_t file = 1; file <= 3000; ++file) held.Note(file % 2 == 0 ? 0 : 2, file, file % 3 ? mine : flock, false);
+  coherence.SetHandOver(nullptr, nullptr, nullptr, [&](NodeId keeper, uint64_t after, uint32_t limit) {
+    return held.KeptBy(keeper, after, limit);
+  });
+  CoherentView as0(local.get(), &coherence, 0);
+  LoopbackTransport t(&as0);
+  auto remote = NewRemoteNodeService(&t, 1, std::chrono::milliseconds(1000));
+  std::vector<HeldLock> got;
+  uint64_t after = 0;
+  for (int pages = 0;; ++pages) {
+    REQUIRE(pages < 10);
+    auto page = remote->HeldLocks(after, 1000);
+    REQUIRE(page.has_value());
+    got.insert(got.end(), page->locks.begin(), page->locks.end());
+    if (!page->more) break;
+    after = page->locks.back().file_id;
+  }
+  REQUIRE(got.size() == 1500);  // node 0's share: the even files, all of them, once each
+  bool right = true;
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint64_t file = 2 * (i + 1);
+    right = right && got[i] == HeldLock{file, file % 3 ? mine : flock};
+  }
+  CHECK(right);
+
+  auto op = static_cast<uint16_t>(NodeOp::kHeldLocks);
+  CHECK(ServeNodeRequest(as0, op, transport::Writer().U64(0).U32(10).Take(), "").status == 0);
+  for (const std::string& bad : {transport::Writer().U64(0).U32(0).Take(), transport::Writer().U64(0).U32(4097).Take(),
+                                 transport::Writer().U64(0).Take(), transport::Writer().U64(0).U32(1).Take() + "x"}) {
+    CHECK(ServeNodeRequest(as0, op, bad, "").status == EPROTO);
+  }
+  auto lock_of = [](uint64_t file, uint8_t type) {
+    return transport::Writer().U64(file).U32(1).U64(5).U8(type).U64(0).U64(9).U32(1).U8(0).Take();
+  };
+  std::string one = transport::Writer().U8(0).U32(1).Take();
+  CHECK(rpc::HeldLocks::DecodeReply(one + lock_of(7, 1), 10).has_value());
+  for (const std::string& bad : {one + lock_of(0, 1) /* the file of no file */, one + lock_of(7, 2) /* an unlock */,
+                                 transport::Writer().U8(2).U32(0).Take(), one, one + lock_of(7, 1) + "x",
+                                 transport::Writer().U8(0).U32(10 + 4097).Take() /* past a page's bound */}) {
+    CHECK_FALSE(rpc::HeldLocks::DecodeReply(bad, 10).has_value());
+  }
+}
+
 TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc]") {
   auto on = [](auto op) { return ServedOnOf(static_cast<uint16_t>(op)); };
   auto inline_for = [&](NodeOp op) { return on(op) == transport::ServedOn::kDrivingThread; };
@@ -571,7 +623,7 @@ TEST_CASE("only reads are answered on the progress thread, never a write", "[rpc
         NodeOp::kRemoveFiles,   NodeOp::kInvalidate,     NodeOp::kListAttrs,     NodeOp::kWriteChunkAndUpdate,
         NodeOp::kMakeEntries,   NodeOp::kHandOver,       NodeOp::kRemoveFile,    NodeOp::kLeaseDir,
         NodeOp::kHandOverDir,   NodeOp::kMoveOutMeta,    NodeOp::kZeroChunk,     NodeOp::kWriteChunkRanges,
-        NodeOp::kLock}) {
+        NodeOp::kLock,          NodeOp::kHeldLocks}) {
     CHECK_FALSE(inline_for(op));
   }
   CHECK(on(999) == transport::ServedOn::kHandlers);  // refused there

@@ -63,8 +63,9 @@ constexpr OpRow kOps[] = {
     {NodeOp::kZeroChunk, kHandlers, Serve<rpc::ZeroChunk>},
     {NodeOp::kWriteChunkRanges, kHandlers, Serve<rpc::WriteChunkRanges>},
     {NodeOp::kLock, kHandlers, Serve<rpc::Lock>},
+    {NodeOp::kHeldLocks, kHandlers, Serve<rpc::HeldLocks>},
 };
-static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kLock), "one row per NodeOp");
+static_assert(std::size(kOps) == static_cast<size_t>(NodeOp::kHeldLocks), "one row per NodeOp");
 
 const OpRow* Row(uint16_t op) {
   if (op < 1 || op > std::size(kOps)) return nullptr;

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   (void)bb::transport::DecodeFrame(in);
   if (size < 3) return 0;
-  constexpr int kOps = static_cast<int>(bb::fs::NodeOp::kLock) + 2;  // an unknown op too
+  constexpr int kOps = static_cast<int>(bb::fs::NodeOp::kHeldLocks) + 2;  // an unknown op too
   uint16_t op = static_cast<uint16_t>(data[0] % kOps);
   size_t split = data[2] < size - 3 ? data[2] : size - 3;
   // The second byte picks the bare store or a view as node 1 or 2, on a handler thread or not.
