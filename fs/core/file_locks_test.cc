@@ -222,6 +222,42 @@ TEST_CASE("a node whose daemon starts again takes back the locks it keeps from t
   CHECK(t.c.RecoverLocksOf(1).taken_back == 0);
 }
 
+// A node that answers no lock request (its daemon is down, or cut off).
+class Unreachable : public testing::ForwardingNodeService {
+ public:
+  Unreachable() : ForwardingNodeService(nullptr) {}
+  Result<std::optional<RangeLock>> Lock(uint64_t, const RangeLock&, bool) override {
+    return Status(EIO, "node is down");
+  }
+  Result<HeldLockPage> HeldLocks(uint64_t, uint32_t) override { return Status(EIO, "node is down"); }
+};
+
+TEST_CASE("a restarted node takes back what the nodes that answer hold, and names those that do not", "[locks]") {
+  ThreeNodes t;
+  int k = 0;
+  const std::string a = KeptBy(t, 1, &k), b = KeptBy(t, 1, &k);
+  OpenFile* a0 = t.Open(0, a);
+  OpenFile* b2 = t.Open(2, b);
+  REQUIRE_FALSE(t.c.fs(0).SetLock(a0, Want(7, LockType::kWrite, 0)).value());
+  REQUIRE_FALSE(t.c.fs(2).SetLock(b2, Want(9, LockType::kWrite, 0)).value());
+  t.c.Assemble(1);
+  Unreachable down;
+  LockRecovery r = RecoverLocks(
+      NodeView{3, 1},
+      [&](NodeId n) -> NodeService* { return n == 2 ? static_cast<NodeService*>(&down) : t.c.members[n].as[1].get(); },
+      t.c.members[1].locks.get());
+  CHECK(r.taken_back == 1);
+  CHECK(r.unreachable == std::vector<NodeId>{2});
+  CHECK_FALSE(t.c.members[1].locks->recovering());  // it answers all the same
+  OpenFile* a2 = t.Open(2, a);
+  OpenFile* b0 = t.Open(0, b);
+  CHECK(t.c.fs(2).TestLock(a2, Want(9, LockType::kRead, 0)).value()->owner.node == 0);
+  CHECK_FALSE(t.c.fs(0).TestLock(b0, Want(7, LockType::kRead, 0)).value());  // node 2's is lost
+  for (auto [node, f] : std::vector<std::pair<uint32_t, OpenFile*>>{{0, a0}, {2, b2}, {2, a2}, {0, b0}}) {
+    REQUIRE(t.c.fs(node).Release(f).ok());
+  }
+}
+
 TEST_CASE("what was written under a lock is read by the next holder on another node", "[locks]") {
   ThreeNodes t;
   t.c.Write(0, "/ws", "f", "start");

@@ -1,11 +1,15 @@
 #include "fs/core/lock_recovery.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 
 namespace bb::fs {
 namespace {
 
 constexpr uint32_t kPage = 4096;  // locks asked for at a time (the wire's bound)
+constexpr uint32_t kAskers = 16;  // nodes asked at the same time
 
 // Takes back what `holder` holds of the locks this node keeps. False when it did not answer.
 bool TakeBackFrom(NodeService* holder, NodeId n, LockTables* kept, LockRecovery* out) {
@@ -31,12 +35,27 @@ bool TakeBackFrom(NodeService* holder, NodeId n, LockTables* kept, LockRecovery*
 LockRecovery RecoverLocks(NodeView view, const NodeResolver& nodes, LockTables* kept) {
   kept->BeginRecovery();
   LockRecovery out;
-  for (NodeId n = 0; n < view.nodes; ++n) {
-    if (n == view.self) continue;
-    NodeService* other = nodes(n);
-    Status dropped = other->Lock(kAllFiles, RangeLock{{view.self, 0}, LockType::kUnlock}, false).status();
-    if (!dropped.ok() || !TakeBackFrom(other, n, kept, &out)) out.unreachable.push_back(n);
-  }
+  std::mutex mu;  // guards out
+  std::atomic<NodeId> next{0};
+  // Nodes are asked a few at a time: one that is down costs its deadline, not everyone's.
+  auto work = [&] {
+    for (NodeId n = next++; n < view.nodes; n = next++) {
+      if (n == view.self) continue;
+      LockRecovery mine;
+      NodeService* other = nodes(n);
+      Status dropped = other->Lock(kAllFiles, RangeLock{{view.self, 0}, LockType::kUnlock}, false).status();
+      bool answered = dropped.ok() && TakeBackFrom(other, n, kept, &mine);
+      std::lock_guard lock(mu);
+      out.taken_back += mine.taken_back;
+      out.refused += mine.refused;
+      if (!answered) out.unreachable.push_back(n);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (uint32_t i = 1; i < std::min<uint32_t>(view.nodes, kAskers); ++i) workers.emplace_back(work);
+  work();
+  for (std::thread& t : workers) t.join();
+  std::sort(out.unreachable.begin(), out.unreachable.end());
   kept->EndRecovery();
   return out;
 }

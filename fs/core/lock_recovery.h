@@ -28,8 +28,9 @@ struct LockRecovery {
   std::vector<NodeId> unreachable;
 };
 
-// `kept` is this node's tables; `nodes` reaches every node (as this node). Ends the tables'
-// recovery (LockTables::EndRecovery) whatever happens.
+// `kept` is this node's tables; `nodes` reaches every node (as this node), a few nodes at a time
+// (one that is down costs its deadline once). Ends the tables' recovery
+// (LockTables::EndRecovery) whatever happens.
 LockRecovery RecoverLocks(NodeView view, const NodeResolver& nodes, LockTables* kept);
 
 }  // namespace bb::fs
