@@ -639,6 +639,73 @@ TEST_CASE("record locks: conflicts refused and named, closes drop them, F_SETLKW
   for (int fd : {b, d, ready[0], ready[1], done[0], done[1]}) ::close(fd);
 }
 
+TEST_CASE("record locks: of two processes each waiting for the other's lock, one is answered EDEADLK", "[mounted]") {
+  MountedBb bb;
+  REQUIRE_MOUNTED(bb);
+  std::string p = bb.Path("deadlock");
+  WriteFile(p, "01");
+  auto byte = [](short type, off_t at) {
+    struct flock l {};
+    l.l_type = type;
+    l.l_whence = SEEK_SET;
+    l.l_start = at;
+    l.l_len = 1;
+    return l;
+  };
+  // Each process holds one byte and waits for the other's; the one told EDEADLK lets its byte go,
+  // so the other's wait ends. Without detection both would wait until the alarm (EINTR).
+  struct sigaction on {
+  }, before{};
+  on.sa_handler = NoOp;
+  REQUIRE(::sigaction(SIGALRM, &on, &before) == 0);
+  int ready[2], result[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(result) == 0);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int fd = ::open(p.c_str(), O_RDWR);
+    struct flock mine = byte(F_WRLCK, 1), theirs = byte(F_WRLCK, 0);
+    char c = ::fcntl(fd, F_SETLK, &mine) == 0 ? 'y' : 'n';
+    (void)!::write(ready[1], &c, 1);
+    ::alarm(10);
+    int err = ::fcntl(fd, F_SETLKW, &theirs) == 0 ? 0 : errno;
+    if (err == EDEADLK) {
+      mine.l_type = F_UNLCK;
+      (void)::fcntl(fd, F_SETLK, &mine);
+    }
+    (void)!::write(result[1], &err, sizeof err);
+    ::_exit(0);
+  }
+  int fd = ::open(p.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  struct flock mine = byte(F_WRLCK, 0), theirs = byte(F_WRLCK, 1);
+  REQUIRE(::fcntl(fd, F_SETLK, &mine) == 0);
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  REQUIRE(c == 'y');
+  ::usleep(200000);  // the child waits by now
+  ::alarm(10);
+  int err = ::fcntl(fd, F_SETLKW, &theirs) == 0 ? 0 : errno;
+  ::alarm(0);
+  if (err == EDEADLK) {
+    mine.l_type = F_UNLCK;
+    REQUIRE(::fcntl(fd, F_SETLK, &mine) == 0);
+  }
+  int child_err = -1;
+  REQUIRE(::read(result[0], &child_err, sizeof child_err) == sizeof child_err);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  ::sigaction(SIGALRM, &before, nullptr);
+  INFO("this process: " << err << ", the child: " << child_err);
+  CHECK(((err == EDEADLK && child_err == 0) || (err == 0 && child_err == EDEADLK)));
+  // Waits that make no cycle still wait: nobody holds byte 1 now, byte 0 is this process's own.
+  struct flock both = byte(F_WRLCK, 0);
+  both.l_len = 2;
+  CHECK(::fcntl(fd, F_SETLKW, &both) == 0);
+  for (int f : {fd, ready[0], ready[1], result[0], result[1]}) ::close(f);
+}
+
 TEST_CASE(
     "flock: another open file's lock refuses LOCK_NB, a wait lasts until the holder's last close, a signal ends it",
     "[mounted]") {

@@ -90,6 +90,27 @@ Result<std::optional<RangeLock>> FileSystem::SetRange(OpenFile* file, RangeLock 
   return AskLockNode(file, want, false);
 }
 
+Status FileSystem::WaitingFor(uint64_t owner, const RangeLock& blocker, uint64_t token) {
+  std::lock_guard lock(waits_mu_);
+  LockOwner at = blocker.owner;
+  for (size_t hops = 0; hops <= lock_waits_.size() && at.node == self_ && !at.flock; ++hops) {
+    if (at.id == owner) {
+      return Status(EDEADLK, "the owner of the lock this one waits for waits for this one's");
+    }
+    auto next = lock_waits_.find(at.id);
+    if (next == lock_waits_.end()) break;
+    at = next->second.blocker;
+  }
+  lock_waits_[owner] = {blocker.owner, token};
+  return Status::Ok();
+}
+
+void FileSystem::DoneWaiting(uint64_t owner, uint64_t token) {
+  std::lock_guard lock(waits_mu_);
+  auto it = lock_waits_.find(owner);
+  if (it != lock_waits_.end() && it->second.token == token) lock_waits_.erase(it);
+}
+
 Status FileSystem::ReleaseLocks(OpenFile* file, uint64_t owner) { return ReleaseOwner(file, {self_, owner}); }
 
 Status FileSystem::ReleaseOwner(OpenFile* file, const LockOwner& owner) {

@@ -222,6 +222,41 @@ TEST_CASE("a node whose daemon starts again takes back the locks it keeps from t
   CHECK(t.c.RecoverLocksOf(1).taken_back == 0);
 }
 
+TEST_CASE("a wait that closes a cycle of this node's waits is EDEADLK, one through another node's is not found",
+          "[locks]") {
+  ThreeNodes t;
+  t.c.Write(0, "/ws", "f", "data");
+  OpenFile* f0 = t.Open(0, "f");
+  OpenFile* f1 = t.Open(1, "f");
+  // Owners 1, 2 and 3 of node 0 hold bytes 1, 2 and 3; 1 waits for 2, 2 for 3.
+  for (uint64_t o = 1; o <= 3; ++o) REQUIRE_FALSE(t.c.fs(0).SetLock(f0, Want(o, LockType::kWrite, o, o)).value());
+  auto blocker = [&](uint64_t o, uint64_t at) {
+    auto b = t.c.fs(0).SetLock(f0, Want(o, LockType::kWrite, at, at)).value();
+    REQUIRE(b);
+    return *b;
+  };
+  REQUIRE(t.c.fs(0).WaitingFor(1, blocker(1, 2), 101).ok());
+  REQUIRE(t.c.fs(0).WaitingFor(2, blocker(2, 3), 102).ok());
+  CHECK(t.c.fs(0).WaitingFor(3, blocker(3, 1), 103).code() == EDEADLK);  // 3 -> 1 -> 2 -> 3
+  // A wait that ended (whatever token another wait of the owner has) breaks the cycle.
+  t.c.fs(0).DoneWaiting(2, 999);  // not its wait: kept
+  CHECK(t.c.fs(0).WaitingFor(3, blocker(3, 1), 103).code() == EDEADLK);
+  t.c.fs(0).DoneWaiting(2, 102);
+  CHECK(t.c.fs(0).WaitingFor(3, blocker(3, 1), 103).ok());
+  t.c.fs(0).DoneWaiting(3, 103);
+  // Node 1's owner 1 holds byte 10 and waits for node 0's owner 1: node 0's owner 1 asking for
+  // byte 10 is told of node 1's lock, whose waits node 0 does not know.
+  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(1, LockType::kWrite, 10, 10)).value());
+  auto other = t.c.fs(0).SetLock(f0, Want(5, LockType::kWrite, 10, 10)).value();
+  REQUIRE(other);
+  CHECK(other->owner.node == 1);
+  CHECK(t.c.fs(0).WaitingFor(5, *other, 105).ok());
+  t.c.fs(0).DoneWaiting(5, 105);
+  t.c.fs(0).DoneWaiting(1, 101);
+  REQUIRE(t.c.fs(0).Release(f0).ok());
+  REQUIRE(t.c.fs(1).Release(f1).ok());
+}
+
 // A node that answers no lock request (its daemon is down, or cut off).
 class Unreachable : public testing::ForwardingNodeService {
  public:

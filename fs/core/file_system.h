@@ -319,6 +319,14 @@ class FileSystem {
   // The node that holds the locks of the file: this one for a node-private file, else one by
   // its file id (every node finds the same one, whatever its layout and wherever its entry).
   NodeId LockNode(const OpenFile* file) const;
+  // Deadlock detection for F_SETLKW, as Linux does it for record locks, among this node's lock
+  // owners: before `owner` waits for `blocker` (the lock SetLock answered), EDEADLK when the
+  // blocker's owner waits, through this node's waits, for `owner`; else `owner` is recorded as
+  // waiting for it (as wait `token`, unique to the wait, again at every retry) until
+  // DoneWaiting. A cycle through another node's owners is not found: its waits stay until a
+  // signal (EINTR) or a holder's close ends one.
+  Status WaitingFor(uint64_t owner, const RangeLock& blocker, uint64_t token);
+  void DoneWaiting(uint64_t owner, uint64_t token);
   // The locks this node's processes hold that `keeper` keeps, which it takes back when its daemon
   // starts again (NodeService::HeldLocks; RecoverLocks).
   HeldLockPage HeldLocksKeptBy(NodeId keeper, uint64_t after, uint32_t limit) const {
@@ -662,6 +670,12 @@ class FileSystem {
   Profiles profiles_;
   Statahead statahead_;
   HeldLocks held_locks_;  // those other nodes keep, as they answered (AskLockNode)
+  struct LockWait {
+    LockOwner blocker;
+    uint64_t token = 0;
+  };
+  std::mutex waits_mu_;
+  std::unordered_map<uint64_t, LockWait> lock_waits_;  // by this node's owner; guarded by waits_mu_
   CreateStreams streams_;
 
   mutable std::mutex table_mu_;  // guards inodes_, by_path_ and every Inode's path/nlookup/open_count

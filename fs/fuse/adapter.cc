@@ -50,6 +50,7 @@ void ReplyError(fuse_req_t req, const Status& s, const char* op) {
     case EMLINK:
     case ERANGE:
     case E2BIG:
+    case EDEADLK:
       spdlog::debug("{}: {}", op, s.ToString());
       break;
     default:

@@ -4,12 +4,17 @@
 #include <fcntl.h>
 #include <sys/file.h>
 
+#include <atomic>
+#include <memory>
+
 #include "fs/fuse/adapter.h"
 
 namespace bb::fs::adapter {
 namespace {
 
 constexpr auto kMeta = qos::Class::kMetadata;
+
+std::atomic<uint64_t> next_wait{1};  // a token per F_SETLKW wait (FileSystem::WaitingFor)
 
 // The kernel's lock (its owner, libfuse's struct flock) as a RangeLock.
 Result<RangeLock> ToRange(const fuse_file_info* fi, const struct flock* l) {
@@ -69,10 +74,21 @@ void SetLk(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, struct flock* lock, i
       fuse_reply_err(req, *other ? EAGAIN : 0);
       return;
     }
-    // F_SETLKW: tried again off this thread until set (or interrupted).
-    Ctx(req).lock_waits.Add(req, [fs, file, want]() -> Result<bool> {
-      BB_ASSIGN_OR_RETURN(auto blocked, fs->SetLock(file, want));
-      return !blocked.has_value();
+    // F_SETLKW: tried again off this thread until set (or interrupted), unless waiting would
+    // deadlock (EDEADLK). The wait is on record until it ends, however it ends (`done`).
+    const uint64_t token = next_wait.fetch_add(1);
+    if (Status s = fs->WaitingFor(want.owner.id, **other, token); !s.ok()) return ReplyError(req, s, "setlk");
+    std::shared_ptr<void> done(nullptr, [fs, owner = want.owner.id, token](void*) { fs->DoneWaiting(owner, token); });
+    Ctx(req).lock_waits.Add(req, [fs, file, want, token, done]() -> Result<bool> {
+      auto blocked = fs->SetLock(file, want);
+      if (blocked && *blocked) {
+        Status s = fs->WaitingFor(want.owner.id, **blocked, token);
+        if (s.ok()) return false;
+        blocked = s;
+      }
+      fs->DoneWaiting(want.owner.id, token);  // before the answer: the owner may lock again at once
+      if (!blocked) return blocked.error();
+      return true;
     });
   });
 }
