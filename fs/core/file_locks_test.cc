@@ -293,6 +293,34 @@ TEST_CASE("a restarted node takes back what the nodes that answer hold, and name
   }
 }
 
+// A holder that answers the same page for ever, "more" following.
+class Endless : public testing::ForwardingNodeService {
+ public:
+  Endless() : ForwardingNodeService(nullptr) {}
+  Result<std::optional<RangeLock>> Lock(uint64_t, const RangeLock&, bool) override {
+    return std::optional<RangeLock>();
+  }
+  Result<HeldLockPage> HeldLocks(uint64_t, uint32_t) override {
+    ++asked;
+    return HeldLockPage{{{5, Want(3, LockType::kRead, 0)}, {6, Want(3, LockType::kRead, 0)}}, true};
+  }
+  int asked = 0;
+};
+
+TEST_CASE("a holder whose pages do not move on is given up on, and the start goes on", "[locks]") {
+  ThreeNodes t;
+  t.c.Assemble(1);
+  Endless endless;
+  LockRecovery r = RecoverLocks(
+      NodeView{3, 1},
+      [&](NodeId n) { return n == 2 ? static_cast<NodeService*>(&endless) : t.c.members[n].as[1].get(); },
+      t.c.members[1].locks.get());
+  CHECK(endless.asked == 2);  // the second page gave nothing after the first
+  CHECK(r.taken_back == 2);
+  CHECK(r.refused == 2);
+  CHECK_FALSE(t.c.members[1].locks->recovering());
+}
+
 TEST_CASE("what was written under a lock is read by the next holder on another node", "[locks]") {
   ThreeNodes t;
   t.c.Write(0, "/ws", "f", "start");

@@ -12,21 +12,26 @@ constexpr uint32_t kPage = 4096;  // locks asked for at a time (the wire's bound
 constexpr uint32_t kAskers = 16;  // nodes asked at the same time
 
 // Takes back what `holder` holds of the locks this node keeps. False when it did not answer.
+// Pages must move on (files after the last page's), and the tables must have room: a holder
+// that answers otherwise (wrong, or hostile) is given up on, so a start never hangs on it.
 bool TakeBackFrom(NodeService* holder, NodeId n, LockTables* kept, LockRecovery* out) {
   uint64_t after = 0;
   for (;;) {
     auto page = holder->HeldLocks(after, kPage);
     if (!page) return false;
+    const uint64_t before = after;
     for (HeldLock& h : page->locks) {
       h.lock.owner.node = n;  // a holder gives back its own locks only
-      if (kept->TakeBack(h.file_id, h.lock).ok()) {
+      Status s = h.file_id > before ? kept->TakeBack(h.file_id, h.lock) : Status(EPROTO, "a file already given");
+      if (s.ok()) {
         ++out->taken_back;
       } else {
         ++out->refused;
+        if (s.code() == ENOLCK) return true;  // full: the rest could not be kept either
       }
       after = std::max(after, h.file_id);
     }
-    if (!page->more || page->locks.empty()) return true;
+    if (!page->more || after == before) return true;
   }
 }
 
