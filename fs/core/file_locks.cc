@@ -32,14 +32,15 @@ NodeId FileSystem::LockNodeOf(const OpenFile* file, uint64_t file_id) const {
   return static_cast<NodeId>(Mix64(file_id ^ 0x6c6f636bULL) % router_->view().nodes);
 }
 
-Result<std::optional<RangeLock>> FileSystem::AskLockNode(OpenFile* file, RangeLock want, bool test) {
+Result<std::optional<RangeLock>> FileSystem::AskLockNode(OpenFile* file, RangeLock want, bool test,
+                                                         bool wait_recovery) {
   want.owner.node = self_;
   uint64_t id = FileIdOf(file);
   const NodeId keeper = LockNodeOf(file, id);
   auto other = nodes_(keeper)->Lock(id, want, test);
   // A keeper whose daemon started again answers once it has its locks back from their holders.
   const auto give_up = std::chrono::steady_clock::now() + kRecoveryWait;
-  while (!other && other.error().code() == EINPROGRESS) {
+  while (wait_recovery && !other && other.error().code() == EINPROGRESS) {
     if (std::chrono::steady_clock::now() > give_up) {
       other = Status(ENOLCK, "node " + std::to_string(keeper) + " is still taking back its locks after a restart");
       break;
@@ -50,6 +51,9 @@ Result<std::optional<RangeLock>> FileSystem::AskLockNode(OpenFile* file, RangeLo
   if (!test && keeper != self_ && (other || want.type == LockType::kUnlock)) {
     held_locks_.Note(keeper, id, want, other && other->has_value());
   }
+  // Processes of this node waiting for the owner's locks look again at their next try (their
+  // record of waiting for it is gone: WaitingFor), as a wait is woken by an unlock on Linux.
+  if (!test && want.type == LockType::kUnlock) WaitsEnd(want.owner);
   if (!other) return other.error();
   if (*other && (*other)->owner.node != self_) (*other)->pid = 0;  // no process of this node
   return other;
@@ -60,18 +64,19 @@ Result<std::optional<RangeLock>> FileSystem::TestLock(OpenFile* file, RangeLock 
   return AskLockNode(file, want, true);
 }
 
-Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock want) {
+Result<std::optional<RangeLock>> FileSystem::SetLock(OpenFile* file, RangeLock want, bool wait_recovery) {
   Count(FsOp::kSetLk);
-  return SetRange(file, want);
+  return SetRange(file, want, wait_recovery);
 }
 
-Result<bool> FileSystem::Flock(OpenFile* file, uint64_t owner, LockType type) {
+Result<bool> FileSystem::Flock(OpenFile* file, uint64_t owner, LockType type, bool wait_recovery) {
   Count(FsOp::kFlock);
-  BB_ASSIGN_OR_RETURN(auto other, SetRange(file, RangeLock{{self_, owner, true}, type, 0, kLockToEnd, 0}));
+  BB_ASSIGN_OR_RETURN(auto other,
+                      SetRange(file, RangeLock{{self_, owner, true}, type, 0, kLockToEnd, 0}, wait_recovery));
   return !other.has_value();
 }
 
-Result<std::optional<RangeLock>> FileSystem::SetRange(OpenFile* file, RangeLock want) {
+Result<std::optional<RangeLock>> FileSystem::SetRange(OpenFile* file, RangeLock want, bool wait_recovery) {
   if (want.type == LockType::kUnlock) {
     if (!file->inode->locked.load()) return std::optional<RangeLock>();  // nothing was locked from here
     // What was written under the lock reaches its nodes, and its size and times its owner, before
@@ -87,7 +92,7 @@ Result<std::optional<RangeLock>> FileSystem::SetRange(OpenFile* file, RangeLock 
       file->lock_owners.push_back(want.owner);
     }
   }
-  return AskLockNode(file, want, false);
+  return AskLockNode(file, want, false, wait_recovery);
 }
 
 Status FileSystem::WaitingFor(uint64_t owner, const RangeLock& blocker, uint64_t token) {
@@ -103,6 +108,11 @@ Status FileSystem::WaitingFor(uint64_t owner, const RangeLock& blocker, uint64_t
   }
   lock_waits_[owner] = {blocker.owner, token};
   return Status::Ok();
+}
+
+void FileSystem::WaitsEnd(const LockOwner& blocker) {
+  std::lock_guard lock(waits_mu_);
+  std::erase_if(lock_waits_, [&](const auto& w) { return w.second.blocker == blocker; });
 }
 
 void FileSystem::DoneWaiting(uint64_t owner, uint64_t token) {

@@ -257,6 +257,37 @@ TEST_CASE("a wait that closes a cycle of this node's waits is EDEADLK, one throu
   REQUIRE(t.c.fs(1).Release(f1).ok());
 }
 
+TEST_CASE("an unlock ends the waits for its owner: a wait it freed is no cycle", "[locks]") {
+  ThreeNodes t;
+  t.c.Write(0, "/ws", "f", "data");
+  OpenFile* f = t.Open(0, "f");
+  REQUIRE_FALSE(t.c.fs(0).SetLock(f, Want(1, LockType::kWrite, 0, 0)).value());
+  REQUIRE_FALSE(t.c.fs(0).SetLock(f, Want(2, LockType::kWrite, 1, 1)).value());
+  auto b = t.c.fs(0).SetLock(f, Want(2, LockType::kWrite, 0, 0)).value();
+  REQUIRE(b);
+  REQUIRE(t.c.fs(0).WaitingFor(2, *b, 7).ok());  // 2 waits for 1's byte 0
+  // 1 lets byte 0 go, then asks for 2's byte 1: 2 no longer waits for it (its next try takes
+  // byte 0), so 1 waits, no EDEADLK.
+  REQUIRE_FALSE(t.c.fs(0).SetLock(f, Want(1, LockType::kUnlock, 0, 0)).value());
+  b = t.c.fs(0).SetLock(f, Want(1, LockType::kWrite, 1, 1)).value();
+  REQUIRE(b);
+  CHECK(t.c.fs(0).WaitingFor(1, *b, 8).ok());
+  REQUIRE(t.c.fs(0).Release(f).ok());
+}
+
+TEST_CASE("a wait's later tries do not wait for a keeper that recovers its locks", "[locks]") {
+  ThreeNodes t;
+  int k = 0;
+  const std::string a = KeptBy(t, 1, &k);
+  OpenFile* a2 = t.Open(2, a);
+  t.c.members[1].locks->BeginRecovery();
+  CHECK(t.c.fs(2).SetLock(a2, Want(9, LockType::kWrite, 0), /*wait_recovery=*/false).error().code() == EINPROGRESS);
+  CHECK(t.c.fs(2).Flock(a2, 9, LockType::kWrite, false).error().code() == EINPROGRESS);
+  t.c.members[1].locks->EndRecovery();
+  CHECK_FALSE(t.c.fs(2).SetLock(a2, Want(9, LockType::kWrite, 0), false).value());
+  REQUIRE(t.c.fs(2).Release(a2).ok());
+}
+
 // A node that answers no lock request (its daemon is down, or cut off).
 class Unreachable : public testing::ForwardingNodeService {
  public:

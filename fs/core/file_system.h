@@ -306,13 +306,15 @@ class FileSystem {
   // ReleaseLocks: drops every lock `owner` holds on the file (its process closed a descriptor of
   // it, as POSIX asks); no request when no lock of the file was ever set on this node.
   Result<std::optional<RangeLock>> TestLock(OpenFile* file, RangeLock want);
-  Result<std::optional<RangeLock>> SetLock(OpenFile* file, RangeLock want);
+  // `wait_recovery` false: a keeper that takes back its locks after a restart answers
+  // EINPROGRESS at once (to a caller that tries again anyway) instead of being waited for.
+  Result<std::optional<RangeLock>> SetLock(OpenFile* file, RangeLock want, bool wait_recovery = true);
   Status ReleaseLocks(OpenFile* file, uint64_t owner);
   // flock(2) of `file` by the kernel's `owner` (its open file description): a whole-file read
   // (LOCK_SH) or write (LOCK_EX) lock, or the unlock, for the whole cluster as record locks are
   // (and never in conflict with them). False: another owner holds a conflicting one (nothing
   // changed; EWOULDBLOCK, or wait and try again). An unlock publishes as SetLock's does.
-  Result<bool> Flock(OpenFile* file, uint64_t owner, LockType type);
+  Result<bool> Flock(OpenFile* file, uint64_t owner, LockType type, bool wait_recovery = true);
   // At the release of `file`: the locks of every owner that set one through it go (its OFD and
   // flock locks, which the kernel sends no unlock of).
   Status ReleaseOpenLocks(OpenFile* file);
@@ -578,9 +580,11 @@ class FileSystem {
   // lock held elsewhere answered as 0), asked again while that node recovers its locks
   // (EINPROGRESS; ENOLCK after kRecoveryWait). What another node keeps is noted in held_locks_.
   NodeId LockNodeOf(const OpenFile* file, uint64_t file_id) const;
-  Result<std::optional<RangeLock>> AskLockNode(OpenFile* file, RangeLock want, bool test);
+  Result<std::optional<RangeLock>> AskLockNode(OpenFile* file, RangeLock want, bool test, bool wait_recovery = true);
   // SetLock and Flock but for the count: `want` set (or unlocked) as this node's.
-  Result<std::optional<RangeLock>> SetRange(OpenFile* file, RangeLock want);
+  Result<std::optional<RangeLock>> SetRange(OpenFile* file, RangeLock want, bool wait_recovery = true);
+  // The waits of this node's processes for `blocker` (an owner of this node that unlocked).
+  void WaitsEnd(const LockOwner& blocker);
   // Drops every lock of `owner` of the file (of this node).
   Status ReleaseOwner(OpenFile* file, const LockOwner& owner);
   Status ChangeXattr(uint64_t ino, MetaUpdate u);

@@ -64,6 +64,27 @@ std::optional<RangeLock> RangeLocks::Set(const RangeLock& want) {
   return std::nullopt;
 }
 
+void RangeLocks::Force(const RangeLock& want) {
+  if (want.type != LockType::kUnlock) {
+    // The conflicting locks keep their parts outside the range.
+    std::vector<RangeLock> kept;
+    kept.reserve(locks_.size() + 2);
+    for (const RangeLock& held : locks_) {
+      bool conflicts = !(held.owner == want.owner) && held.owner.flock == want.owner.flock && Overlap(held, want) &&
+                       (held.type == LockType::kWrite || want.type == LockType::kWrite);
+      if (!conflicts) {
+        kept.push_back(held);
+        continue;
+      }
+      if (held.start < want.start)
+        kept.push_back(RangeLock{held.owner, held.type, held.start, want.start - 1, held.pid});
+      if (held.end > want.end) kept.push_back(RangeLock{held.owner, held.type, want.end + 1, held.end, held.pid});
+    }
+    locks_ = std::move(kept);
+  }
+  (void)Set(want);  // nothing conflicts now
+}
+
 void RangeLocks::Release(const LockOwner& owner, bool node_wide) {
   std::erase_if(locks_,
                 [&](const RangeLock& held) { return node_wide ? held.owner.node == owner.node : held.owner == owner; });
@@ -79,7 +100,8 @@ Result<std::optional<RangeLock>> LockTables::Lock(uint64_t file_id, const RangeL
   return SetLocked(file_id, want, test);
 }
 
-Result<std::optional<RangeLock>> LockTables::SetLocked(uint64_t file_id, const RangeLock& want, bool test) {
+Result<std::optional<RangeLock>> LockTables::SetLocked(uint64_t file_id, const RangeLock& want, bool test,
+                                                       bool bounded) {
   using Answer = std::optional<RangeLock>;
   auto it = files_.find(file_id);
   if (test) return it == files_.end() ? Answer() : it->second.Conflict(want);
@@ -92,7 +114,7 @@ Result<std::optional<RangeLock>> LockTables::SetLocked(uint64_t file_id, const R
   // A set or an unlock of part of a lock may split it in two: at the bound, only an unlock of the
   // whole file (a close) goes on.
   bool whole_unlock = want.type == LockType::kUnlock && want.start == 0 && want.end == kLockToEnd;
-  if (file.locks().size() >= kMaxPerFile && !whole_unlock) {
+  if (bounded && file.locks().size() >= kMaxPerFile && !whole_unlock) {
     return Status(ENOLCK, "file " + std::to_string(file_id) + " has " + std::to_string(kMaxPerFile) + " locks");
   }
   Answer other = file.Set(want);
@@ -128,7 +150,7 @@ Status LockTables::TakeBack(uint64_t file_id, const RangeLock& lock) {
                                  "'s lock conflicts with node " + std::to_string(other->owner.node) + "'s");
     }
   }
-  return SetLocked(file_id, lock, false).status();
+  return SetLocked(file_id, lock, false, /*bounded=*/false).status();
 }
 
 void LockTables::EndRecovery() {
@@ -149,7 +171,7 @@ void HeldLocks::Note(uint32_t keeper, uint64_t file_id, const RangeLock& want, b
     it = files_.emplace(file_id, File{keeper, {}}).first;
   }
   if (!refused) {
-    (void)it->second.locks.Set(want);  // no other node's owner is here to conflict with
+    it->second.locks.Force(want);
   } else if (want.owner.flock) {
     it->second.locks.Release(want.owner);
   }

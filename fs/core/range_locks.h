@@ -62,6 +62,10 @@ class RangeLocks {
   // conflicts with it: then returns that lock and changes nothing (F_SETLK's EAGAIN), but for a
   // flock owner, whose lock (converted) is gone then, as on Linux.
   std::optional<RangeLock> Set(const RangeLock& want);
+  // Sets `want` over the other owners' locks it conflicts with, which go (a holder's record of
+  // what its keeper granted: the keeper holds none of them any more, whatever order the
+  // answers to this node's owners came back in).
+  void Force(const RangeLock& want);
   // Drops every lock of `owner` (its process closed the file); of every owner on `node` when
   // `node_wide`.
   void Release(const LockOwner& owner, bool node_wide = false);
@@ -97,14 +101,15 @@ class LockTables {
 
   void BeginRecovery();
   // Sets a lock its holder held before this node's daemon started again, while recovering. A lock
-  // that conflicts with one taken back already, or one past the bounds, is refused (EDEADLK,
-  // ENOLCK) and not set.
+  // that conflicts with one taken back already is refused (EDEADLK), and so is any lock of a
+  // file past kMaxFiles (ENOLCK); kMaxPerFile does not apply (a keeper may have granted a few
+  // more: a lock inside an owner's own lock splits it).
   Status TakeBack(uint64_t file_id, const RangeLock& lock);
   void EndRecovery();
   bool recovering() const;
 
  private:
-  Result<std::optional<RangeLock>> SetLocked(uint64_t file_id, const RangeLock& want, bool test);
+  Result<std::optional<RangeLock>> SetLocked(uint64_t file_id, const RangeLock& want, bool test, bool bounded = true);
 
   mutable std::mutex mu_;
   bool recovering_;                                 // guarded by mu_

@@ -156,6 +156,26 @@ TEST_CASE("a holder's record of the locks others keep follows their answers, by 
   CHECK(h.KeptBy(0, 0, 100).locks.size() == 1);
 }
 
+TEST_CASE("a holder's record takes a grant over its own other owners' locks, whatever order answers came in",
+          "[core]") {
+  HeldLocks h;
+  const LockOwner a{2, 1}, b{2, 2};
+  // a held bytes 0..9, unlocked 5 at its keeper, and b was granted 5 there; b's answer is noted
+  // first.
+  h.Note(1, 10, Lock(a, LockType::kWrite, 0, 9), false);
+  h.Note(1, 10, Lock(b, LockType::kWrite, 5, 5), false);
+  h.Note(1, 10, Lock(a, LockType::kUnlock, 5, 5), false);
+  HeldLockPage p = h.KeptBy(1, 0, 100);
+  REQUIRE(p.locks.size() == 3);
+  CHECK(p.locks[0].lock == Lock(a, LockType::kWrite, 0, 4));
+  CHECK(p.locks[1].lock == Lock(a, LockType::kWrite, 6, 9));
+  CHECK(p.locks[2].lock == Lock(b, LockType::kWrite, 5, 5));
+  // A read grant takes only write locks away; others' read locks stay.
+  h.Note(1, 11, Lock(a, LockType::kRead, 0, 9), false);
+  h.Note(1, 11, Lock(b, LockType::kRead, 0, 0), false);
+  CHECK(h.KeptBy(1, 10, 100).locks.size() == 2);
+}
+
 // Random locks of 3 owners over bytes 0..63 against a byte-by-byte model, whose byte 64 stands for
 // every byte past 63.
 TEST_CASE("random locks and unlocks match a byte-by-byte model", "[core]") {

@@ -80,7 +80,8 @@ void SetLk(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, struct flock* lock, i
     if (Status s = fs->WaitingFor(want.owner.id, **other, token); !s.ok()) return ReplyError(req, s, "setlk");
     std::shared_ptr<void> done(nullptr, [fs, owner = want.owner.id, token](void*) { fs->DoneWaiting(owner, token); });
     Ctx(req).lock_waits.Add(req, [fs, file, want, token, done]() -> Result<bool> {
-      auto blocked = fs->SetLock(file, want);
+      auto blocked = fs->SetLock(file, want, /*wait_recovery=*/false);
+      if (!blocked && blocked.error().code() == EINPROGRESS) return false;  // its keeper restarts
       if (blocked && *blocked) {
         Status s = fs->WaitingFor(want.owner.id, **blocked, token);
         if (s.ok()) return false;
@@ -117,7 +118,11 @@ void Flock(fuse_req_t req, fuse_ino_t, fuse_file_info* fi, int op) {
       return;
     }
     // A blocking flock: tried again off this thread until set (or interrupted).
-    Ctx(req).lock_waits.Add(req, [fs, file, owner, type]() -> Result<bool> { return fs->Flock(file, owner, type); });
+    Ctx(req).lock_waits.Add(req, [fs, file, owner, type]() -> Result<bool> {
+      auto set = fs->Flock(file, owner, type, /*wait_recovery=*/false);
+      if (!set && set.error().code() == EINPROGRESS) return false;  // its keeper restarts
+      return set;
+    });
   });
 }
 
