@@ -136,30 +136,6 @@ TEST_CASE("a flock lock set on one node holds on every other, beside record lock
   }
 }
 
-TEST_CASE("a node whose daemon starts again drops the locks it held at other nodes", "[locks]") {
-  ThreeNodes t;
-  std::string name;
-  OpenFile* f1 = nullptr;
-  for (int k = 0; f1 == nullptr; ++k) {  // a file whose locks another node keeps
-    name = "f" + std::to_string(k);
-    t.c.Write(0, "/ws", name, "data");
-    OpenFile* f = t.Open(1, name);
-    if (t.c.fs(1).LockNode(f) != 1) {
-      f1 = f;
-    } else {
-      REQUIRE(t.c.fs(1).Release(f).ok());
-    }
-  }
-  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kWrite, 0)).value());
-  OpenFile* f2 = t.Open(2, name);
-  CHECK(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
-  t.c.Assemble(1);  // node 1's daemon died holding it, and starts again
-  LockRecovery r = t.c.RecoverLocksOf(1);
-  CHECK(r.unreachable.empty());
-  CHECK_FALSE(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
-  REQUIRE(t.c.fs(2).Release(f2).ok());
-}
-
 // A file of /ws whose locks node `keeper` keeps, made by node 0.
 std::string KeptBy(ThreeNodes& t, NodeId keeper, int* k) {
   for (;;) {
@@ -170,6 +146,21 @@ std::string KeptBy(ThreeNodes& t, NodeId keeper, int* k) {
     REQUIRE(t.c.fs(0).Release(f).ok());
     if (at == keeper) return name;
   }
+}
+
+TEST_CASE("a node whose daemon starts again drops the locks it held at other nodes", "[locks]") {
+  ThreeNodes t;
+  int k = 0;
+  const std::string name = KeptBy(t, 2, &k);  // another node keeps its locks
+  OpenFile* f1 = t.Open(1, name);
+  REQUIRE_FALSE(t.c.fs(1).SetLock(f1, Want(7, LockType::kWrite, 0)).value());
+  OpenFile* f2 = t.Open(2, name);
+  CHECK(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
+  t.c.Assemble(1);  // node 1's daemon died holding it, and starts again
+  LockRecovery r = t.c.RecoverLocksOf(1);
+  CHECK(r.unreachable.empty());
+  CHECK_FALSE(t.c.fs(2).TestLock(f2, Want(7, LockType::kWrite, 0)).value());
+  REQUIRE(t.c.fs(2).Release(f2).ok());
 }
 
 TEST_CASE("a node whose daemon starts again takes back the locks it keeps from their holders", "[locks]") {
