@@ -32,4 +32,25 @@ check "bbctl job start without --name: exit 2, the subcommand's usage" \
   usage_error name "$bin/bbctl job start" "$bin/bbctl" job start --mode-file x.yaml
 check "bbctl stage in with a bad --threads: exit 2" usage_error threads "$bin/bbctl stage in" "$bin/bbctl" stage in a b --threads 0
 check "bb-modeselect eval without --corpus: exit 2" usage_error corpus "$bin/bb-modeselect eval" "$bin/bb-modeselect" eval
+# A YAML file that asks for unbounded work (nested aliases, deep nesting) given to every program
+# that reads YAML is refused at once (within a second), naming the file and the line.
+tmp=$(mktemp -d /tmp/bb-cli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+seeds=$(dirname "$0")/fuzz/corpus/yaml
+refused_at_once() {  # refused_at_once FILE PROGRAM ARGS...
+  local file=$1 err rc; shift
+  err=$(timeout 1 "$@" 2>&1 >/dev/null); rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "$file:[0-9]*: .*\(nodes\|nest\)" <<<"$err" ||
+    { echo "  exit $rc: $err" | head -3; return 1; }
+}
+for bomb in alias_bomb deep_nesting; do
+  f=$tmp/$bomb.yaml
+  cp "$seeds/$bomb.yaml" "$f"
+  check "bbd --config $bomb.yaml: refused at once with file and line" \
+    refused_at_once "$f" "$bin/bbd" --root "$tmp/r" --mount "$tmp/m" --config "$f"
+  check "bbctl job start --mode-file $bomb.yaml: refused at once with file and line" \
+    refused_at_once "$f" "$bin/bbctl" job start --name j --mode-file "$f"
+  check "bb-controller --policy $bomb.yaml: refused at once with file and line" \
+    refused_at_once "$f" "$bin/bb-controller" --policy "$f" --key-file "$tmp/k"
+done
 [ $fails -eq 0 ] && echo "cli: all passed" || { echo "cli: FAILED ($fails)"; exit 1; }

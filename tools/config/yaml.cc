@@ -1,8 +1,12 @@
 #include "tools/config/yaml.h"
 
+#include <yaml-cpp/eventhandler.h>
+
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "fs/base/units.h"
 #include "fs/core/chunking.h"
@@ -41,7 +45,7 @@ namespace {
 // A key given twice in one mapping, anywhere in the document, is an error (yaml-cpp would keep
 // both and a reader would silently take one).
 Status CheckDuplicateKeys(const YAML::Node& node, const std::string& source, int depth = 0) {
-  if (depth > 64) return YamlError(source, node.Mark(), "the document nests too deeply");
+  if (depth > kMaxYamlDepth) return YamlError(source, node.Mark(), "the document nests too deeply");
   if (node.IsSequence()) {
     for (const auto& item : node) BB_RETURN_IF_ERROR(CheckDuplicateKeys(item, source, depth + 1));
   } else if (node.IsMap()) {
@@ -61,9 +65,106 @@ Status CheckDuplicateKeys(const YAML::Node& node, const std::string& source, int
   return Status::Ok();
 }
 
+// Bounds the work a document asks for before yaml-cpp builds any node of it: an alias counts
+// as every node of what its anchor names (so nested aliases, the "billion laughs" file, count
+// what a reader walking the document would visit), and nesting counts through aliases too.
+// yaml-cpp keeps an alias as a shared node, so building is cheap; it is every walk over the
+// result that is exponential, and a bound on the expanded size keeps those linear.
+class YamlBounds : public YAML::EventHandler {
+ public:
+  struct TooBig {
+    YAML::Mark mark;
+    std::string what;
+  };
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { Leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    Leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    // An alias of a node still open (a cycle) or unknown counts as one node; yaml-cpp refuses
+    // the unknown ones itself.
+    Named named = it == anchors_.end() ? Named{1, 0} : it->second;
+    Count(mark, named.nodes, static_cast<int>(open_.size()) + named.depth);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, anchor);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Named {
+    uint64_t nodes;  // expanded, itself included
+    int depth;       // levels below it
+  };
+  struct Frame {
+    YAML::anchor_t anchor;
+    uint64_t nodes_before;
+    int deepest;  // the deepest level reached below it, counting through aliases
+  };
+
+  void Count(const YAML::Mark& mark, uint64_t n, int depth) {
+    nodes_ += n;
+    if (nodes_ > kMaxYamlNodes) {
+      throw TooBig{mark, "the document holds more than " + std::to_string(kMaxYamlNodes) +
+                             " nodes (aliases counted as what they repeat)"};
+    }
+    if (depth > kMaxYamlDepth) {
+      throw TooBig{mark, "the document nests deeper than " + std::to_string(kMaxYamlDepth) +
+                             " levels (aliases counted as what they repeat)"};
+    }
+    if (!open_.empty()) open_.back().deepest = std::max(open_.back().deepest, depth);
+  }
+  void Leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    Count(mark, 1, static_cast<int>(open_.size()));
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = Named{1, 0};
+  }
+  void Open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    Count(mark, 1, static_cast<int>(open_.size()) + 1);
+    open_.push_back(Frame{anchor, nodes_ - 1, static_cast<int>(open_.size())});
+  }
+  void Close() {
+    if (open_.empty()) return;
+    Frame f = open_.back();
+    open_.pop_back();
+    int own_depth = static_cast<int>(open_.size());
+    if (!open_.empty()) open_.back().deepest = std::max(open_.back().deepest, f.deepest);
+    if (f.anchor != YAML::NullAnchor) anchors_[f.anchor] = Named{nodes_ - f.nodes_before, f.deepest - own_depth};
+  }
+
+  uint64_t nodes_ = 0;
+  std::vector<Frame> open_;
+  std::map<YAML::anchor_t, Named> anchors_;
+};
+
+Status CheckBounds(const std::string& text, const std::string& source) {
+  std::istringstream in(text);
+  YamlBounds bounds;
+  try {
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(bounds)) {
+    }
+  } catch (const YamlBounds::TooBig& e) {
+    return YamlError(source, e.mark, e.what);
+  } catch (const YAML::Exception& e) {
+    return Status(EINVAL, source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source) {
+  BB_RETURN_IF_ERROR(CheckBounds(text, source));
   YAML::Node doc;
   try {
     doc = YAML::Load(text);

@@ -41,8 +41,15 @@ Result<int64_t> YamlIntIn(const std::string& source, const std::string& field, c
 Result<double> YamlNumberIn(const std::string& source, const std::string& field, const YAML::Node& node, double lo,
                             double hi, const std::string& unit);
 
-// Parses YAML text; a syntax error, and a key given twice in one mapping, are EINVAL
-// "<source>:<line>: <what>".
+// The most nodes a document may hold and how deep it may nest, an alias counted as every node
+// of what it repeats: past them ParseYaml refuses the text before any value is built (a
+// "billion laughs" file of nested aliases, or thousands of nested brackets, would otherwise
+// keep a reader busy for ever). Every file the project reads is far below both.
+inline constexpr uint64_t kMaxYamlNodes = 100'000;
+inline constexpr int kMaxYamlDepth = 64;
+
+// Parses YAML text; a syntax error, a key given twice in one mapping, and a document past
+// kMaxYamlNodes or kMaxYamlDepth are EINVAL "<source>:<line>: <what>".
 Result<YAML::Node> ParseYaml(const std::string& text, const std::string& source);
 // The document of `text`, which must be a mapping whose keys are plain words (`what` names it
 // in the error: "a mode file", "the configuration"). An empty document is an empty mapping.
