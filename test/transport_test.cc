@@ -714,5 +714,107 @@ TEST_CASE("a transport whose callers drive it keeps serving other nodes", "[tran
   CHECK(own_calls > 0);
 }
 
+// A node's transport as a daemon has it: listening on 127.0.0.1, proving node id `self`, and
+// serving op 1 (echo) for the cluster's nodes.
+std::unique_ptr<Transport> NodeTransport(NodeId self, milliseconds deadline = milliseconds(3000)) {
+  TransportOptions o;
+  o.key = TestKey();
+  o.listen_host = "127.0.0.1";
+  o.deadline = deadline;
+  auto t = StartUcxTransport(o, [](NodeId caller, uint16_t, std::string_view payload, std::string_view, ServedOn) {
+    return Response{0, std::to_string(caller) + ":" + std::string(payload), {}};
+  });
+  REQUIRE(t.has_value());
+  (*t)->SetSelf(self);
+  return std::move(*t);
+}
+
+TEST_CASE("a second claim of a live node's id is refused; the node keeps its session", "[transport]") {
+  auto server = NodeTransport(0);
+  auto node1 = NodeTransport(1);
+  server->SetPeer(1, "127.0.0.1", node1->port());
+  node1->SetPeer(0, "127.0.0.1", server->port());
+  REQUIRE(node1->Call(0, 1, "before", {}, {}).has_value());
+
+  // Node 1's calls go on while a key holder on node 1's host claims to be node 1.
+  std::atomic<bool> stop{false};
+  std::atomic<int> ok{0}, failed{0};
+  std::atomic<int64_t> slowest_ms{0};
+  std::thread calls([&] {
+    while (!stop.load()) {
+      auto start = Clock::now();
+      auto r = node1->Call(0, 1, "x", {}, {});
+      auto ms = std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+      slowest_ms.store(std::max<int64_t>(slowest_ms.load(), ms));
+      (r.has_value() && r->payload == "1:x" ? ok : failed)++;
+    }
+  });
+  for (int i = 0; i < 3; ++i) {
+    TransportOptions o;
+    o.key = TestKey();
+    o.deadline = milliseconds(2000);
+    auto impostor = StartUcxTransport(o, nullptr);
+    REQUIRE(impostor.has_value());
+    (*impostor)->SetSelf(1);
+    (*impostor)->SetPeer(0, "127.0.0.1", server->port());
+    auto r = (*impostor)->Call(0, 1, "impostor", {}, {});
+    INFO("claim " << i << ": " << (r.has_value() ? r->payload : r.error().message()));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == EACCES);
+    CHECK(r.error().message().find("alive") != std::string::npos);
+  }
+  std::this_thread::sleep_for(milliseconds(300));
+  stop = true;
+  calls.join();
+  INFO(ok.load() << " calls ok, " << failed.load() << " failed, the slowest " << slowest_ms.load() << " ms");
+  CHECK(failed.load() == 0);
+  CHECK(ok.load() > 10);
+  CHECK(slowest_ms.load() < 1000);
+
+  // Node 1 restarts (a new process at the same address): its new claim is the node, and admitted.
+  uint16_t port = node1->port();
+  node1.reset();
+  TransportOptions o;
+  o.key = TestKey();
+  o.listen_host = "127.0.0.1";
+  o.listen_port = port;
+  auto again =
+      StartUcxTransport(o, [](NodeId, uint16_t, std::string_view, std::string_view, ServedOn) { return Response{}; });
+  REQUIRE(again.has_value());
+  (*again)->SetSelf(1);
+  (*again)->SetPeer(0, "127.0.0.1", server->port());
+  auto start = Clock::now();
+  auto r = (*again)->Call(0, 1, "restarted", {}, {});
+  INFO((r.has_value() ? r->payload : r.error().message()));
+  REQUIRE(r.has_value());
+  CHECK(r->payload == "1:restarted");
+  CHECK(Clock::now() - start < milliseconds(1500));
+}
+
+TEST_CASE("a node whose session another process took is told at once and refused as the node", "[transport]") {
+  auto server = NodeTransport(0);
+  auto old_node = NodeTransport(1);
+  server->SetPeer(1, "127.0.0.1", old_node->port());
+  old_node->SetPeer(0, "127.0.0.1", server->port());
+  REQUIRE(old_node->Call(0, 1, "old", {}, {}).has_value());
+  // The hosts file now says node 1 serves elsewhere, where a new process of node 1 runs.
+  auto new_node = NodeTransport(1);
+  server->SetPeer(1, "127.0.0.1", new_node->port());
+  new_node->SetPeer(0, "127.0.0.1", server->port());
+  auto r = new_node->Call(0, 1, "new", {}, {});
+  INFO((r.has_value() ? r->payload : r.error().message()));
+  REQUIRE(r.has_value());
+  // The old process's next call is answered "unknown session"; it connects again at once, and
+  // the gate, which asks node 1's address, refuses it: an answer, not a wait for a deadline.
+  auto start = Clock::now();
+  auto late = old_node->Call(0, 1, "old again", {}, {});
+  auto took = Clock::now() - start;
+  INFO((late.has_value() ? late->payload : late.error().message()));
+  REQUIRE_FALSE(late.has_value());
+  CHECK(late.error().code() == EACCES);
+  CHECK(took < milliseconds(1500));
+  CHECK(new_node->Call(0, 1, "still", {}, {}).has_value());
+}
+
 }  // namespace
 }  // namespace bb::transport

@@ -62,6 +62,13 @@ std::string Sessions::Open(Caller caller) {
   return token;
 }
 
+std::optional<std::string> Sessions::WorkerOf(NodeId id) const {
+  std::lock_guard lock(mu_);
+  auto it = by_node_.find(id);
+  if (it == by_node_.end()) return std::nullopt;
+  return by_token_.at(it->second).worker_address;
+}
+
 bool Sessions::Contains(std::string_view token) const {
   std::lock_guard lock(mu_);
   return by_token_.count(std::string(token)) > 0;
@@ -115,16 +122,69 @@ void Gate::Start() {
 }
 
 void Gate::Stop() {
-  if (!thread_.joinable()) return;
-  stop_ = true;
-  uint64_t one = 1;
-  (void)!::write(wake_fd_, &one, sizeof one);
-  thread_.join();
+  if (thread_.joinable()) {
+    stop_ = true;
+    uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof one);
+    thread_.join();
+  }
+  std::lock_guard lock(checks_mu_);
+  for (auto& [thread, done] : probes_) thread.join();
+  probes_.clear();
 }
 
-void Gate::SetPeer(NodeId id, const std::string& host) {
+void Gate::SetPeer(NodeId id, const std::string& host, uint16_t port) {
   std::lock_guard lock(peers_mu_);
-  peers_[id] = host;
+  peers_[id] = Address{host, port};
+}
+
+Gate::Claim Gate::CheckClaim(NodeId id, const std::string& claimant) {
+  Address where;
+  {
+    std::lock_guard lock(peers_mu_);
+    where = peers_.at(id);  // Admit checked it is known
+  }
+  std::lock_guard lock(checks_mu_);
+  int64_t now = NowMs();
+  auto [it, fresh] = checks_.try_emplace(id);
+  Check& c = it->second;
+  if (!fresh && c.claimant == claimant && (c.verdict == Claim::kChecking || now - c.at_ms < kVerdictMs)) {
+    return c.verdict;
+  }
+  if (!fresh && c.verdict == Claim::kChecking) return Claim::kChecking;  // one probe at a time per node
+  c = Check{claimant, Claim::kChecking, now};
+  for (auto p = probes_.begin(); p != probes_.end();) {  // reap the probes that are over
+    if (!p->second->load()) {
+      ++p;
+      continue;
+    }
+    p->first.join();
+    p = probes_.erase(p);
+  }
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  NodeId self = self_.load();
+  probes_.emplace_back(
+      std::thread([this, id, claimant, where, self, done] {
+        auto answer = ProbeGate(where.host, where.port, options_.listen_host, options_.key, self, id, kProbeMs);
+        // A gate that is busy says "not yet": ask again at the claimant's next try.
+        bool busy = !answer && answer.error().code() == EAGAIN;
+        Claim verdict = busy ? Claim::kChecking : !answer || *answer == claimant ? Claim::kNode : Claim::kImpostor;
+        {
+          std::lock_guard lock(checks_mu_);
+          auto it = checks_.find(id);
+          if (it != checks_.end() && it->second.claimant == claimant) {
+            if (busy) {
+              checks_.erase(it);
+            } else {
+              it->second.verdict = verdict;
+              it->second.at_ms = NowMs();
+            }
+          }
+        }
+        done->store(true);
+      }),
+      done);
+  return Claim::kChecking;
 }
 
 void Gate::Refused(const std::string& kind, const std::string& message) {
@@ -141,7 +201,7 @@ std::string Gate::Admit(const auth::Peer& peer, const std::string& ip, const aut
   std::optional<std::string> host;  // where the claimed node serves, once SetPeer said
   {
     std::lock_guard lock(peers_mu_);
-    if (auto it = peers_.find(peer.id); it != peers_.end()) host = it->second;
+    if (auto it = peers_.find(peer.id); it != peers_.end()) host = it->second.host;
   }
   if (peer.id != auth::kNoId && peer.id == self_.load()) {
     Refused("self " + ip, "a connection from " + ip + " that claims to be this node");
@@ -158,6 +218,26 @@ std::string Gate::Admit(const auth::Peer& peer, const std::string& ip, const aut
     return auth::Responder::Refuse(why);
   }
   if (peer.payload.empty()) return auth::Responder::Refuse("a hello without a worker address");
+  if (peer.id != auth::kNoId && peer.payload == kProbe) return r.Accept(self_.load(), worker_address_);
+  if (peer.id != auth::kNoId) {
+    auto current = sessions_->WorkerOf(peer.id);
+    if (current && *current != peer.payload) {
+      switch (CheckClaim(peer.id, peer.payload)) {
+        case Claim::kChecking:
+          return auth::Responder::Refuse("node " + std::to_string(peer.id) + "'s claim is being checked",
+                                         /*later=*/true);
+        case Claim::kImpostor: {
+          std::string why = "node " + std::to_string(peer.id) + " is alive on another connection";
+          Refused("claim " + ip,
+                  "a connection from " + ip + " that claims node " + std::to_string(peer.id) + ": " + why);
+          return auth::Responder::Refuse(why);
+        }
+        case Claim::kNode:
+          spdlog::info("transport: node {} connected again from a new process (the earlier one is gone)", peer.id);
+          break;
+      }
+    }
+  }
   return r.Accept(self_.load(), sessions_->Open({peer.id, peer.payload}) + worker_address_);
 }
 
@@ -264,6 +344,22 @@ Result<Admission> DialGate(const std::string& host, uint16_t port, const std::st
                               std::to_string(expect) + " (check the hosts file)");
   }
   return Admission{peer.payload.substr(0, kSessionBytes), peer.payload.substr(kSessionBytes)};
+}
+
+Result<std::string> ProbeGate(const std::string& host, uint16_t port, const std::string& bind_host,
+                              const auth::Key& key, NodeId self, NodeId expect, int timeout_ms) {
+  std::string where = host + ":" + std::to_string(port);
+  int64_t deadline = NowMs() + timeout_ms;
+  BB_ASSIGN_OR_RETURN(int fd, ConnectTcp(host, port, bind_host, timeout_ms));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  int left = static_cast<int>(std::max<int64_t>(deadline - NowMs(), 1));
+  auto dialed = auth::Dial(fd, key, self, kProbe, left);
+  if (!dialed) return dialed.error().Annotate("node at " + where);
+  if (dialed->id != expect) return Status(EACCES, "node at " + where + " is not node " + std::to_string(expect));
+  return std::move(dialed->payload);
 }
 
 }  // namespace bb::transport::ucx

@@ -21,9 +21,11 @@ struct PendingCall {
   std::atomic<int64_t> deadline_ns{0};  // moved on by the driving thread while the peer is alive
   int64_t start_ns = 0;
   int64_t patience_ns = 0;  // the call's own deadline, the step it is moved on by
-  bool ping = false;        // the transport's own liveness ping: nobody waits for it
-  std::string frame;        // AM header (its session set when sent); UCX reads it until the send completes
-  std::string data;         // payload + bulk_out, when the payload is too long for the header
+  uint16_t op = 0;
+  bool ping = false;      // the transport's own liveness ping: nobody waits for it
+  bool reported = false;  // logged as late (driving thread only)
+  std::string frame;      // AM header (its session set when sent); UCX reads it until the send completes
+  std::string data;       // payload + bulk_out, when the payload is too long for the header
   std::span<const char> bulk_out;
   std::span<char> bulk_in;
   // Driving thread only.

@@ -114,6 +114,7 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   call->owner = this;
   call->id = next_id_.fetch_add(1);
   call->peer = peer;
+  call->op = op;
   call->start_ns = NowNs();
   call->patience_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline).count();
   call->deadline_ns = call->start_ns + call->patience_ns;

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fs/base/log_limit.h"
 #include "transport/gate.h"
 #include "transport/liveness.h"
 #include "transport/transport.h"
@@ -65,6 +67,12 @@ class Client {
   // Transport::Call.
   Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,
                           std::span<char> bulk_in, std::chrono::milliseconds deadline);
+
+  // What this node's serving side is doing, added to the log line of a late call (driving
+  // thread). Set before the progress thread starts.
+  void SetDescribeServer(std::function<std::string(int64_t now_ns)> describe) {
+    describe_server_ = std::move(describe);
+  }
 
   // Driving thread only.
   void Expire(int64_t now_ns);
@@ -115,6 +123,10 @@ class Client {
   void OnPong(const CallRef& ping, const Status& status, const CallResult& result);
   Verdict Judge(NodeId id, int64_t now) const;
   int64_t LivenessNs() const;  // options.liveness, or the default deadline
+  // Logs a call past its deadline (`verdict` on its peer), at most once per call and once per
+  // peer and kLateLogNs, with what this node knows of the peer and of itself.
+  void ReportLate(const CallRef& call, Verdict verdict, int64_t now);
+  static constexpr int64_t kLateLogNs = 10'000'000'000;
   static void OnCallSent(void* request, ucs_status_t status, void* user_data);
   static ucs_status_t OnReply(void* arg, const void* header, size_t header_length, void* data, size_t length,
                               const ucp_am_recv_param_t* param);
@@ -135,7 +147,9 @@ class Client {
   std::condition_variable bulk_cv_;
   size_t bulk_in_flight_ = 0;
 
+  std::function<std::string(int64_t)> describe_server_;
   // Driving thread only.
+  LogLimiter late_log_{kLateLogNs};
   std::map<NodeId, Peer> peers_;
   std::unordered_map<ucp_ep_h, NodeId> client_eps_;
   std::unordered_map<uint64_t, CallRef> pending_;

@@ -1,6 +1,9 @@
 // The calling side's pings (kPingOp) while calls wait, the verdict of transport/liveness.h on a
 // late call's peer, and the sweep that applies it (Expire), which also sends again the calls a
 // busy peer pushed back. Driving thread only, like the rest of the Client's peer state.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <memory>
 #include <set>
 #include <vector>
@@ -48,6 +51,34 @@ Verdict Client::Judge(NodeId id, int64_t now) const {
   return it == peers_.end() ? Verdict::kGone : transport::Judge(it->second.live, now, LivenessNs());
 }
 
+void Client::ReportLate(const CallRef& call, Verdict verdict, int64_t now) {
+  if (call->reported && verdict != Verdict::kGone) return;
+  call->reported = true;
+  uint64_t held_back = 0;
+  if (!late_log_.Admit((verdict == Verdict::kGone ? "gone " : "late ") + std::to_string(call->peer), now, &held_back)) {
+    return;
+  }
+  auto ago = [now](int64_t t) {
+    return t == 0 ? std::string("never") : fmt::format("{:.1f} s ago", static_cast<double>(now - t) / 1e9);
+  };
+  std::string peer = "unknown";
+  if (auto it = peers_.find(call->peer); it != peers_.end()) {
+    const Liveness& l = it->second.live;
+    peer = fmt::format("answered a ping {}, finished a request {}, served {}{}", ago(l.last_pong_ns),
+                       ago(l.progressed_ns), l.served, l.ping_pending ? ", a ping out" : "");
+  }
+  size_t out = 0, waiting = 0;
+  for (const auto& [id, c] : pending_) out += !c->ping;
+  for (const auto& [id, p] : peers_) waiting += p.waiting.size();
+  const char* what = verdict == Verdict::kGone ? "fails" : verdict == Verdict::kAlive ? "waits on" : "asks";
+  spdlog::warn(
+      "transport: a call of op {} to node {} {} after {:.1f} s (deadline {:.1f} s; {} more like it held back); "
+      "node {}: {}; this node: {} calls out, {} waiting to connect; {}",
+      call->op, call->peer, what, static_cast<double>(now - call->start_ns) / 1e9,
+      static_cast<double>(call->patience_ns) / 1e9, held_back, call->peer, peer, out, waiting,
+      describe_server_ ? describe_server_(now) : "");
+}
+
 void Client::Expire(int64_t now) {
   std::vector<CallRef> again;  // pushed back by busy peers, due now
   for (auto& [id, call] : pending_) {
@@ -78,6 +109,7 @@ void Client::Expire(int64_t now) {
   for (NodeId id : waiting) MaybePing(id, now);
   for (const CallRef& call : late) {
     Verdict v = call->ping ? Verdict::kGone : Judge(call->peer, now);
+    if (!call->ping) ReportLate(call, v, now);
     if (v == Verdict::kAlive) {  // alive and working through its queue: wait another deadline
       call->deadline_ns.store(now + call->patience_ns, std::memory_order_relaxed);
       stats_->CountExtension(call->peer);

@@ -1,7 +1,9 @@
 #include "transport/ucx_server.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "fs/base/thread_name.h"
@@ -63,16 +65,21 @@ Status Server::Open() {
     BB_RETURN_IF_ERROR(gate_.Open(worker_->address()));
     gate_.Start();
   }
+  size_t threads = handler_ ? options_.handler_threads + (options_.served_on ? 1 : 0) : 0;
+  for (size_t i = 0; i < threads; ++i) serving_.push_back(std::make_unique<Serving>());
+  completed_ns_ = NowNs();
   for (size_t i = 0; i < options_.handler_threads && handler_; ++i) {
-    handlers_.push_back(NamedThread("bb-handler", [this] { HandlerLoop(&shared_lane_); }));
+    handlers_.push_back(NamedThread("bb-handler", [this, i] { HandlerLoop(&shared_lane_, serving_[i].get()); }));
   }
   if (options_.served_on && handler_) {
-    handlers_.push_back(NamedThread("bb-handler-own", [this] { HandlerLoop(&own_lane_); }));
+    Serving* own = serving_.back().get();
+    handlers_.push_back(NamedThread("bb-handler-own", [this, own] { HandlerLoop(&own_lane_, own); }));
   }
   return Status::Ok();
 }
 
 void Server::StopHandlers() {
+  handlers_stopping_ = true;
   gate_.Stop();
   {
     std::lock_guard lock(jobs_mu_);
@@ -87,6 +94,8 @@ void Server::StopHandlers() {
 void Server::CloseAll() {
   for (ucp_ep_h ep : server_eps_) worker_->CloseEp(ep);
   server_eps_.clear();
+  for (const auto& [ep, since] : retired_) worker_->CloseEp(ep);
+  retired_.clear();
   callers_.clear();
 }
 
@@ -96,7 +105,7 @@ Server::Caller* Server::Resolve(std::string_view session) {
   if (uint64_t g = sessions_.generation(); g != callers_generation_) {
     for (auto it = callers_.begin(); it != callers_.end();) {
       bool live = sessions_.Contains(it->first);
-      if (!live && server_eps_.erase(it->second.ep) > 0) worker_->CloseEp(it->second.ep);
+      if (!live && server_eps_.erase(it->second.ep) > 0) retired_.push_back({it->second.ep, NowNs()});
       it = live ? std::next(it) : callers_.erase(it);
     }
     callers_generation_ = g;
@@ -116,6 +125,13 @@ Server::Caller* Server::Resolve(std::string_view session) {
 
 void Server::OnEpError(void* arg, ucp_ep_h ep, ucs_status_t status) {
   auto* self = static_cast<Server*>(arg);
+  if (auto r =
+          std::find_if(self->retired_.begin(), self->retired_.end(), [ep](const auto& e) { return e.first == ep; });
+      r != self->retired_.end()) {
+    self->retired_.erase(r);
+    self->worker_->CloseEp(ep);
+    return;
+  }
   if (self->server_eps_.erase(ep) == 0) return;
   spdlog::debug("transport: a caller's connection closed: {}", ucs_status_string(status));
   for (auto it = self->callers_.begin(); it != self->callers_.end();) {
@@ -234,6 +250,7 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
       job->where = ServedOn::kHandlers;  // it would wait: a handler thread serves it again
     } else {
       completed_++;
+      completed_ns_.store(NowNs(), std::memory_order_relaxed);
       if (server_eps_.count(job->ep)) SendReply(job->ep, job->session, job->id, job->op, std::move(r));
       return;
     }
@@ -247,7 +264,7 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
   lane.cv.notify_one();
 }
 
-void Server::HandlerLoop(Lane* lane) {
+void Server::HandlerLoop(Lane* lane, Serving* serving) {
   while (true) {
     std::unique_ptr<Job> job;
     {
@@ -258,9 +275,14 @@ void Server::HandlerLoop(Lane* lane) {
       lane->jobs.pop_front();
       lane->queued.store(lane->jobs.size(), std::memory_order_relaxed);
     }
+    serving->caller.store(job->caller, std::memory_order_relaxed);
+    serving->since_ns.store(NowNs(), std::memory_order_relaxed);
+    serving->op.store(job->op, std::memory_order_release);
     Response r = handler_(job->caller, job->op, job->payload, job->bulk(), job->where);
+    serving->op.store(0, std::memory_order_release);
     if (r.status == kServeOnHandlers) r = Response{EIO, "a handler thread was told to serve elsewhere", {}};
     completed_++;
+    completed_ns_.store(NowNs(), std::memory_order_relaxed);
     auto* shared = new Response(std::move(r));
     Job* raw = job.release();
     bool queued = worker_->Submit([this, raw, shared] {
@@ -273,6 +295,40 @@ void Server::HandlerLoop(Lane* lane) {
       delete shared;
     }
   }
+}
+
+std::string Server::Describe(int64_t now) const {
+  auto seconds = [now](int64_t since) { return fmt::format("{:.1f} s", static_cast<double>(now - since) / 1e9); };
+  std::string out =
+      fmt::format("{} requests queued for the handler threads, {} for the own thread, the last finished {} ago;",
+                  shared_lane_.queued.load(), own_lane_.queued.load(), seconds(completed_ns_.load()));
+  for (size_t i = 0; i < serving_.size(); ++i) {
+    const Serving& s = *serving_[i];
+    uint16_t op = s.op.load(std::memory_order_acquire);
+    std::string who = i + 1 == serving_.size() && options_.served_on ? "own thread" : "thread " + std::to_string(i);
+    if (op == 0) {
+      out += " " + who + " idle;";
+    } else {
+      out += fmt::format(" {} serving op {} for node {} for {};", who, op, s.caller.load(), seconds(s.since_ns.load()));
+    }
+  }
+  out.pop_back();
+  return out;
+}
+
+void Server::Watch(int64_t now) {
+  while (!retired_.empty() && (now - retired_.front().second >= kRetiredNs || retired_.size() > kMaxRetired)) {
+    worker_->CloseEp(retired_.front().first);
+    retired_.pop_front();
+  }
+  if (shared_lane_.queued.load(std::memory_order_relaxed) == 0 &&
+      own_lane_.queued.load(std::memory_order_relaxed) == 0) {
+    return;
+  }
+  if (now - completed_ns_.load(std::memory_order_relaxed) < kStuckNs || now - stuck_logged_ns_ < kStuckLogNs) return;
+  stuck_logged_ns_ = now;
+  spdlog::warn("transport: node {} finished no request for {:.1f} s while requests wait: {}", gate_.self(),
+               static_cast<double>(now - completed_ns_.load()) / 1e9, Describe(now));
 }
 
 void Server::SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags) {

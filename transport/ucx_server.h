@@ -47,11 +47,20 @@ class Server {
   Status Open();
   uint16_t port() const { return gate_.port(); }
   void SetSelf(NodeId id) { gate_.SetSelf(id); }
-  void SetPeer(NodeId id, const std::string& host) { gate_.SetPeer(id, host); }
+  void SetPeer(NodeId id, const std::string& host, uint16_t port) { gate_.SetPeer(id, host, port); }
   // Closes the gate and joins the handler threads (jobs still queued are dropped).
   void StopHandlers();
   // Driving thread only: closes every caller's endpoint.
   void CloseAll();
+  // What the handler threads serve now and what waits for them ("3 queued; serving op 4 for
+  // node 2 for 5.1 s, idle, ..."), for the log when a call is late.
+  std::string Describe(int64_t now_ns) const;
+  // Driving thread, from the sweep: logs Describe (at most once per kStuckLogNs) when requests
+  // wait for the handler threads and none has finished for kStuckNs: the threads are held up,
+  // and the callers' deadlines are running out.
+  void Watch(int64_t now_ns);
+  static constexpr int64_t kStuckNs = 2'000'000'000;
+  static constexpr int64_t kStuckLogNs = 10'000'000'000;
 
  private:
   struct Caller {
@@ -64,7 +73,13 @@ class Server {
   void Unknown(const ucp_am_recv_param_t* param, const Frame& frame);
   void Dispatch(std::unique_ptr<Job> job);
   struct Lane;
-  void HandlerLoop(Lane* lane);
+  // What one handler thread serves now (op 0: nothing), read by Describe from other threads.
+  struct Serving {
+    std::atomic<uint16_t> op{0};
+    std::atomic<uint32_t> caller{0};
+    std::atomic<int64_t> since_ns{0};
+  };
+  void HandlerLoop(Lane* lane, Serving* serving);
   void SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags = 0);
   static ucs_status_t OnRequest(void* arg, const void* header, size_t header_length, void* data, size_t length,
                                 const ucp_am_recv_param_t* param);
@@ -83,6 +98,14 @@ class Server {
 
   // Driving thread only.
   std::set<ucp_ep_h> server_eps_;
+  // The endpoints of sessions that ended (another connection of their node took over), with when.
+  // They stay open for kRetiredNs: the caller's next requests arrive on that connection, and
+  // are answered "unknown session" on it, so the caller connects again at once. Closed by force
+  // at once, the connection broke without the caller's side noticing, and its calls waited for
+  // their deadlines.
+  std::deque<std::pair<ucp_ep_h, int64_t>> retired_;
+  static constexpr int64_t kRetiredNs = 30'000'000'000;
+  static constexpr size_t kMaxRetired = 1024;
   std::unordered_map<std::string, Caller> callers_;  // by session
   uint64_t callers_generation_ = 0;                  // of sessions_, when callers_ was last pruned
   LogLimiter unknown_log_{10'000'000'000};           // requests without a session, one line per 10 s
@@ -97,8 +120,12 @@ class Server {
   std::mutex jobs_mu_;  // guards the lanes' jobs and jobs_stopping_
   Lane shared_lane_, own_lane_;
   bool jobs_stopping_ = false;
+  std::atomic<bool> handlers_stopping_{false};  // jobs_stopping_'s early sign, for Watch
   std::vector<std::thread> handlers_;
-  std::atomic<uint64_t> completed_{0};  // requests served, for the answer to a ping
+  std::vector<std::unique_ptr<Serving>> serving_;  // one per handler thread, made before them
+  std::atomic<uint64_t> completed_{0};             // requests served, for the answer to a ping
+  std::atomic<int64_t> completed_ns_{0};           // when the last one finished
+  int64_t stuck_logged_ns_ = 0;                    // driving thread only (Watch)
 };
 
 }  // namespace bb::transport::ucx

@@ -30,8 +30,12 @@ class UcxTransport final : public Transport {
     BB_RETURN_IF_ERROR(worker_.Open(options.listen_host));
     BB_RETURN_IF_ERROR(client_.Open());
     BB_RETURN_IF_ERROR(server_.Open());
-    worker_.StartProgress({[this](int64_t now) { client_.Expire(now); }, [this] { return !client_.HasPending(); },
-                           [this] { return client_.Retrying(); },
+    client_.SetDescribeServer([this](int64_t now) { return server_.Describe(now); });
+    worker_.StartProgress({[this](int64_t now) {
+                             client_.Expire(now);
+                             server_.Watch(now);
+                           },
+                           [this] { return !client_.HasPending(); }, [this] { return client_.Retrying(); },
                            [this] {
                              client_.CloseAll();
                              server_.CloseAll();
@@ -44,7 +48,7 @@ class UcxTransport final : public Transport {
     server_.SetSelf(id);
   }
   void SetPeer(NodeId id, const std::string& host, uint16_t port) override {
-    server_.SetPeer(id, host);
+    server_.SetPeer(id, host, port);
     client_.SetPeer(id, host, port);
   }
   Result<CallResult> Call(NodeId peer, uint16_t op, std::string_view payload, std::span<const char> bulk_out,
