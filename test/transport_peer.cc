@@ -3,7 +3,8 @@
 // killed. The cluster key is 32 bytes of KEY_BYTE (default 0x5a, the tests' key). It serves
 // tools (callers without a node id) unless `nodes` is given; then only node 3 from 127.0.0.1 and
 // node 4 from 127.0.0.9.
-// op 1: echo payload and bulk; op 2: sleep <payload> ms, then reply; op 3: reply with a bulk
+// op 1: echo payload and bulk; op 2: sleep <payload> ms, then reply; op 5: compute (no
+// sleep, no system call) for <payload> ms, then reply; op 3: reply with a bulk
 // part of <payload> bytes (byte i = i * 31 mod 256); op 4: reply with the caller's node id as the
 // gate admitted it (a tool: auth::kNoId).
 #include <signal.h>
@@ -52,6 +53,13 @@ int main(int argc, char** argv) {
           case 4:
             r.payload = std::to_string(caller);
             break;
+          case 5: {
+            auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::stoi(std::string(payload)));
+            volatile uint64_t x = 0;
+            while (std::chrono::steady_clock::now() < until) x = x + 1;
+            r.payload = "computed";
+            break;
+          }
           default:
             r.status = ENOSYS;
         }

@@ -816,5 +816,24 @@ TEST_CASE("a node whose session another process took is told at once and refused
   CHECK(new_node->Call(0, 1, "still", {}, {}).has_value());
 }
 
+TEST_CASE("a peer whose handler computes past the deadline serves nothing else and is waited for", "[transport]") {
+  // One request computes for three liveness periods; nothing else reaches the peer meanwhile,
+  // so only what its handler is doing (running, in the kernel's eyes) shows it is alive.
+  auto client = Client(TransportOptions{}.poll_spin, milliseconds(600));
+  Peer peer;
+  client->SetPeer(1, "127.0.0.1", peer.port());
+  auto start = Clock::now();
+  auto r = client->Call(1, 5, "2000", {}, {});
+  auto took = Clock::now() - start;
+  INFO((r.has_value() ? r->payload : r.error().message()));
+  REQUIRE(r.has_value());
+  CHECK(r->payload == "computed");
+  CHECK(took >= milliseconds(2000));
+  // One that sleeps as long is stuck, not busy: its deadline holds (see above).
+  auto slept = client->Call(1, 2, "2000", {}, {});
+  REQUIRE_FALSE(slept.has_value());
+  CHECK(slept.error().code() == ETIMEDOUT);
+}
+
 }  // namespace
 }  // namespace bb::transport

@@ -60,5 +60,32 @@ TEST_CASE("liveness: growth seen across a long silence is not progress", "[liven
   CHECK(Judge(l, 5100, kPeriod) == Verdict::kAsk);
 }
 
+TEST_CASE("liveness: a peer that only waits on other nodes is waiting, not gone", "[liveness]") {
+  Liveness l;
+  PingAnswered(&l, true, 4, 100, kPeriod, 1);
+  PingAnswered(&l, true, 4, 300, kPeriod, 2);  // served nothing, waited on live nodes
+  CHECK(Judge(l, 400, kPeriod) == Verdict::kWaiting);
+  PingAnswered(&l, true, 4, 600, kPeriod, 2);
+  CHECK(Judge(l, 1200, kPeriod) == Verdict::kWaiting);  // waited at 300, within a period
+  CHECK(Judge(l, 1350, kPeriod) == Verdict::kGone);     // neither served nor waited for a period
+  PingAnswered(&l, true, 5, 1400, kPeriod, 2);          // served again
+  CHECK(Judge(l, 1450, kPeriod) == Verdict::kAlive);
+}
+
+TEST_CASE("liveness: time the judge did not run is not held against the peer", "[liveness]") {
+  Liveness l;
+  PingAnswered(&l, true, 1, 100, kPeriod);
+  PingAnswered(&l, true, 2, 200, kPeriod);  // progress at 200
+  Liveness unpaused = l;
+  // The judge's host paused from 300 to 5300.
+  Paused(&l, 5000);
+  CHECK(Judge(l, 5400, kPeriod) == Verdict::kAlive);  // as at 400
+  CHECK(Judge(unpaused, 5400, kPeriod) == Verdict::kAsk);
+  CHECK(Judge(l, 6300, kPeriod) == Verdict::kAsk);  // as at 1300: the last answer is a period old
+  PingSent(&l, 6300);
+  PingAnswered(&l, true, 3, 6350, kPeriod);
+  CHECK(Judge(l, 6400, kPeriod) == Verdict::kAlive);
+}
+
 }  // namespace
 }  // namespace bb::transport

@@ -24,6 +24,8 @@ struct PendingCall {
   uint16_t op = 0;
   bool ping = false;      // the transport's own liveness ping: nobody waits for it
   bool reported = false;  // logged as late (driving thread only)
+  bool extended = false;  // its peer was judged alive at its last deadline (Client::extended_)
+  int waited_on = 0;      // extensions granted because its peer waited on other nodes
   std::string frame;      // AM header (its session set when sent); UCX reads it until the send completes
   std::string data;       // payload + bulk_out, when the payload is too long for the header
   std::span<const char> bulk_out;

@@ -135,14 +135,18 @@ Result<CallResult> Client::Call(NodeId peer, uint16_t op, std::string_view paylo
   if (!driven && !worker_->Submit(start)) return Status(EIO, "transport is shutting down");
   std::unique_lock lock(call->mu);
   // The driving thread decides every call by its deadline (which it moves on while the peer is
-  // alive); the margin covers a stalled driving thread.
+  // alive). Past the deadline and a margin, the driving thread itself may have been held up (a
+  // handler it serves waited, or the whole host paused, and then every timer fires at once):
+  // the caller waits on while it comes round, and gives up only once it has not for kStalledNs.
   bool finished = false;
   for (;;) {
     int64_t due = call->deadline_ns.load(std::memory_order_relaxed);
-    auto limit = std::chrono::steady_clock::now() + std::chrono::nanoseconds(std::max<int64_t>(0, due - NowNs())) +
-                 std::chrono::seconds(5);
+    int64_t wait_ns = std::max<int64_t>(due - NowNs() + 5'000'000'000, 1'000'000'000);
+    auto limit = std::chrono::steady_clock::now() + std::chrono::nanoseconds(wait_ns);
     finished = call->cv.wait_until(lock, limit, [&] { return call->finished.load(); });
-    if (finished || call->deadline_ns.load(std::memory_order_relaxed) == due) break;
+    if (finished) break;
+    if (call->deadline_ns.load(std::memory_order_relaxed) != due) continue;
+    if (worker_->SinceBeatNs(NowNs()) >= kStalledNs) break;
   }
   bool ok = finished && call->status.ok();
   stats_->CountCall(peer, ok, payload.size() + bulk_out.size(),
@@ -311,11 +315,18 @@ void Client::Decide(const CallRef& call, Status status, CallResult result) {
   }
   if (!call->decided) {
     call->decided = true;
+    SetExtended(call, false);
     call->status = std::move(status);
     call->result = std::move(result);
     pending_.erase(call->id);
   }
   MaybeFinish(call);
+}
+
+void Client::SetExtended(const CallRef& call, bool extended) {
+  if (call->extended == extended) return;
+  call->extended = extended;
+  extended_.fetch_add(extended ? 1 : -1, std::memory_order_relaxed);
 }
 
 void Client::MaybeFinish(const CallRef& call) {

@@ -74,6 +74,11 @@ class Client {
     describe_server_ = std::move(describe);
   }
 
+  // Whether calls of this side wait past their deadlines on peers judged alive: a ping's
+  // answer tells it, so that whoever waits on this node waits on (transport/liveness.h). Any
+  // thread.
+  bool WaitingOnLive() const { return extended_.load(std::memory_order_relaxed) > 0; }
+
   // Driving thread only.
   void Expire(int64_t now_ns);
   // Calls waiting to be sent again (pushed back, or their session was unknown).
@@ -127,6 +132,15 @@ class Client {
   // peer and kLateLogNs, with what this node knows of the peer and of itself.
   void ReportLate(const CallRef& call, Verdict verdict, int64_t now);
   static constexpr int64_t kLateLogNs = 10'000'000'000;
+  // Extensions a call gets while its peer only waits on other nodes (Verdict::kWaiting).
+  static constexpr int kMaxWaitedOn = 12;
+  // A sweep this long after the one before means this side did not run meanwhile (Paused).
+  static constexpr int64_t kPauseNs = 2'000'000'000;
+  // A caller gives up on its own driving thread ("progress stalled") only once it has not come
+  // round for this long.
+  static constexpr int64_t kStalledNs = 30'000'000'000;
+  // Marks a call as extended, or not (extended_).
+  void SetExtended(const CallRef& call, bool extended);
   static void OnCallSent(void* request, ucs_status_t status, void* user_data);
   static ucs_status_t OnReply(void* arg, const void* header, size_t header_length, void* data, size_t length,
                               const ucp_am_recv_param_t* param);
@@ -140,6 +154,7 @@ class Client {
   PeerStats* const stats_;
   std::atomic<uint64_t> next_id_{1};
   std::atomic<uint32_t> self_id_;
+  std::atomic<int> extended_{0};  // calls whose peer was judged alive at their last deadline
 
   std::mutex dials_mu_;                                                          // guards dials_
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> dials_;  // thread, done
@@ -150,6 +165,7 @@ class Client {
   std::function<std::string(int64_t)> describe_server_;
   // Driving thread only.
   LogLimiter late_log_{kLateLogNs};
+  int64_t last_sweep_ns_ = 0;
   std::map<NodeId, Peer> peers_;
   std::unordered_map<ucp_ep_h, NodeId> client_eps_;
   std::unordered_map<uint64_t, CallRef> pending_;

@@ -42,8 +42,9 @@ void Client::OnPong(const CallRef& ping, const Status& status, const CallResult&
   if (it == peers_.end()) return;
   Reader r(result.payload);
   uint64_t served = r.U64();
+  uint64_t waiting = r.U64();
   bool answered = status.ok() && result.status == 0 && r.Finish("ping answer").ok();
-  PingAnswered(&it->second.live, answered, served, NowNs(), LivenessNs());
+  PingAnswered(&it->second.live, answered, served, NowNs(), LivenessNs(), waiting);
 }
 
 Verdict Client::Judge(NodeId id, int64_t now) const {
@@ -70,7 +71,10 @@ void Client::ReportLate(const CallRef& call, Verdict verdict, int64_t now) {
   size_t out = 0, waiting = 0;
   for (const auto& [id, c] : pending_) out += !c->ping;
   for (const auto& [id, p] : peers_) waiting += p.waiting.size();
-  const char* what = verdict == Verdict::kGone ? "fails" : verdict == Verdict::kAlive ? "waits on" : "asks";
+  const char* what = verdict == Verdict::kGone      ? "fails"
+                     : verdict == Verdict::kAlive   ? "waits on"
+                     : verdict == Verdict::kWaiting ? "waits on (the node waits on others)"
+                                                    : "asks";
   spdlog::warn(
       "transport: a call of op {} to node {} {} after {:.1f} s (deadline {:.1f} s; {} more like it held back); "
       "node {}: {}; this node: {} calls out, {} waiting to connect; {}",
@@ -80,6 +84,20 @@ void Client::ReportLate(const CallRef& call, Verdict verdict, int64_t now) {
 }
 
 void Client::Expire(int64_t now) {
+  // This side did not run for a while (the host paused, or this process did): the time is not
+  // held against the peers, who may have paused with it; every deadline and every time kept of
+  // them moves on by the gap.
+  int64_t gap = last_sweep_ns_ > 0 ? now - last_sweep_ns_ : 0;
+  last_sweep_ns_ = now;
+  if (gap >= kPauseNs && HasPending()) {
+    spdlog::warn("transport: this node did not run for {:.1f} s; the deadlines of its calls move on by as much",
+                 static_cast<double>(gap) / 1e9);
+    for (auto& [id, call] : pending_) call->deadline_ns.fetch_add(gap, std::memory_order_relaxed);
+    for (auto& [id, peer] : peers_) {
+      Paused(&peer.live, gap);
+      for (const CallRef& call : peer.waiting) call->deadline_ns.fetch_add(gap, std::memory_order_relaxed);
+    }
+  }
   std::vector<CallRef> again;  // pushed back by busy peers, due now
   for (auto& [id, call] : pending_) {
     if (call->retry_at_ns != 0 && call->retry_at_ns <= now && !call->send_inflight) again.push_back(call);
@@ -109,12 +127,17 @@ void Client::Expire(int64_t now) {
   for (NodeId id : waiting) MaybePing(id, now);
   for (const CallRef& call : late) {
     Verdict v = call->ping ? Verdict::kGone : Judge(call->peer, now);
+    // Alive only because it waits on other nodes: a bounded number of extensions (a cycle of
+    // nodes waiting on each other would keep itself alive).
+    if (v == Verdict::kWaiting && ++call->waited_on > kMaxWaitedOn) v = Verdict::kGone;
     if (!call->ping) ReportLate(call, v, now);
-    if (v == Verdict::kAlive) {  // alive and working through its queue: wait another deadline
+    if (v == Verdict::kAlive || v == Verdict::kWaiting) {  // alive and working: wait another deadline
       call->deadline_ns.store(now + call->patience_ns, std::memory_order_relaxed);
+      SetExtended(call, true);
       stats_->CountExtension(call->peer);
       continue;
     }
+    SetExtended(call, false);
     if (v == Verdict::kAsk) {  // not known yet: ask, and look again shortly
       MaybePing(call->peer, now, /*force=*/true);
       call->deadline_ns.store(now + call->patience_ns / 16, std::memory_order_relaxed);

@@ -27,6 +27,7 @@ struct Job {
   size_t bulk_offset = 0;  // past a payload that travelled in front of the data
   uint32_t prefix = 0;     // payload bytes still at the front of the data
   ServedOn where = ServedOn::kHandlers;
+  int64_t queued_ns = 0;  // when it was queued for a handler thread
 
   void AllocBulk(BufferPool& pool, size_t n) {
     bulk_mem = pool.Get(n);
@@ -149,7 +150,13 @@ Server::Caller* Server::Admit(const Frame& frame, const ucp_am_recv_param_t* par
     return nullptr;
   }
   if (frame.op == kPingOp) {  // answered here, ahead of the queue: this side is alive
-    SendReply(caller->ep, frame.session, frame.id, kPingOp, Response{0, Writer().U64(completed_).Take(), {}});
+    // What it did: requests finished, and handlers found at work in the kernel (a node whose
+    // disk writes are throttled finishes nothing for a while, and is busy, not stuck); and
+    // whether it waits on live nodes itself (transport/liveness.h).
+    if (Working()) working_seen_++;
+    if (waiting_on_live_ && waiting_on_live_()) waiting_seen_++;
+    SendReply(caller->ep, frame.session, frame.id, kPingOp,
+              Response{0, Writer().U64(completed_ + working_seen_).U64(waiting_seen_).Take(), {}});
     return nullptr;
   }
   *where = options_.served_on ? options_.served_on(frame.op) : ServedOn::kHandlers;
@@ -245,7 +252,9 @@ void Server::OnRequestData(void* request, ucs_status_t status, size_t, void* use
 // On the driving thread (from UCX's receive callbacks).
 void Server::Dispatch(std::unique_ptr<Job> job) {
   if (job->where == ServedOn::kDrivingThread) {
+    inline_.Start(job->op, job->caller);
     Response r = handler_(job->caller, job->op, job->payload, job->bulk(), job->where);
+    inline_.Done();
     if (r.status == kServeOnHandlers) {
       job->where = ServedOn::kHandlers;  // it would wait: a handler thread serves it again
     } else {
@@ -256,6 +265,7 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
     }
   }
   Lane& lane = LaneFor(job->where);
+  job->queued_ns = NowNs();
   {
     std::lock_guard lock(jobs_mu_);
     lane.jobs.push_back(std::move(job));
@@ -265,6 +275,7 @@ void Server::Dispatch(std::unique_ptr<Job> job) {
 }
 
 void Server::HandlerLoop(Lane* lane, Serving* serving) {
+  serving->tid = ThreadId();
   while (true) {
     std::unique_ptr<Job> job;
     {
@@ -275,11 +286,9 @@ void Server::HandlerLoop(Lane* lane, Serving* serving) {
       lane->jobs.pop_front();
       lane->queued.store(lane->jobs.size(), std::memory_order_relaxed);
     }
-    serving->caller.store(job->caller, std::memory_order_relaxed);
-    serving->since_ns.store(NowNs(), std::memory_order_relaxed);
-    serving->op.store(job->op, std::memory_order_release);
+    serving->Start(job->op, job->caller);
     Response r = handler_(job->caller, job->op, job->payload, job->bulk(), job->where);
-    serving->op.store(0, std::memory_order_release);
+    serving->Done();
     if (r.status == kServeOnHandlers) r = Response{EIO, "a handler thread was told to serve elsewhere", {}};
     completed_++;
     completed_ns_.store(NowNs(), std::memory_order_relaxed);
@@ -302,33 +311,58 @@ std::string Server::Describe(int64_t now) const {
   std::string out =
       fmt::format("{} requests queued for the handler threads, {} for the own thread, the last finished {} ago;",
                   shared_lane_.queued.load(), own_lane_.queued.load(), seconds(completed_ns_.load()));
-  for (size_t i = 0; i < serving_.size(); ++i) {
-    const Serving& s = *serving_[i];
+  auto one = [&](const std::string& who, const Serving& s) {
     uint16_t op = s.op.load(std::memory_order_acquire);
-    std::string who = i + 1 == serving_.size() && options_.served_on ? "own thread" : "thread " + std::to_string(i);
+    std::string state = s.tid.load() != 0 ? KernelThreadState(s.tid.load()) : "";
     if (op == 0) {
-      out += " " + who + " idle;";
+      out += " " + who + " idle" + (state.empty() ? "" : " (" + state + ")") + ";";
     } else {
-      out += fmt::format(" {} serving op {} for node {} for {};", who, op, s.caller.load(), seconds(s.since_ns.load()));
+      out += fmt::format(" {} serving op {} for node {} for {}{};", who, op, s.caller.load(),
+                         seconds(s.since_ns.load()), state.empty() ? "" : " (" + state + ")");
     }
+  };
+  for (size_t i = 0; i < serving_.size(); ++i) {
+    one(i + 1 == serving_.size() && options_.served_on ? "own thread" : "thread " + std::to_string(i), *serving_[i]);
   }
+  if (inline_.op.load() != 0) one("the progress thread", inline_);
   out.pop_back();
   return out;
 }
 
-void Server::Watch(int64_t now) {
+// Whether a handler thread in a request is running, or waiting for I/O in the kernel (state R or
+// D); one waiting for a lock, a timer or another node sleeps (S), and one stopped is T.
+bool Server::Working() const {
+  auto at_work = [](const Serving& s) {
+    if (s.op.load(std::memory_order_acquire) == 0 || s.tid.load() == 0) return false;
+    std::string state = KernelThreadState(s.tid.load());
+    return !state.empty() && (state[0] == 'R' || state[0] == 'D');
+  };
+  for (const auto& s : serving_) {
+    if (at_work(*s)) return true;
+  }
+  return false;
+}
+
+void Server::Sweep(int64_t now) {
   while (!retired_.empty() && (now - retired_.front().second >= kRetiredNs || retired_.size() > kMaxRetired)) {
     worker_->CloseEp(retired_.front().first);
     retired_.pop_front();
   }
-  if (shared_lane_.queued.load(std::memory_order_relaxed) == 0 &&
-      own_lane_.queued.load(std::memory_order_relaxed) == 0) {
-    return;
+}
+
+void Server::Watch(int64_t now) {
+  if (handlers_stopping_.load(std::memory_order_relaxed) || now - stuck_logged_ns_ < kStuckLogNs) return;
+  int64_t oldest = now;  // when the request waiting longest was queued
+  {
+    std::lock_guard lock(jobs_mu_);
+    for (const Lane* lane : {&shared_lane_, &own_lane_}) {
+      if (!lane->jobs.empty()) oldest = std::min(oldest, lane->jobs.front()->queued_ns);
+    }
   }
-  if (now - completed_ns_.load(std::memory_order_relaxed) < kStuckNs || now - stuck_logged_ns_ < kStuckLogNs) return;
+  if (now - oldest < kStuckNs) return;
   stuck_logged_ns_ = now;
-  spdlog::warn("transport: node {} finished no request for {:.1f} s while requests wait: {}", gate_.self(),
-               static_cast<double>(now - completed_ns_.load()) / 1e9, Describe(now));
+  spdlog::warn("transport: node {} has had a request waiting for a handler thread for {:.1f} s: {}", gate_.self(),
+               static_cast<double>(now - oldest) / 1e9, Describe(now));
 }
 
 void Server::SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags) {

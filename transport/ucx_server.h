@@ -53,12 +53,18 @@ class Server {
   // Driving thread only: closes every caller's endpoint.
   void CloseAll();
   // What the handler threads serve now and what waits for them ("3 queued; serving op 4 for
-  // node 2 for 5.1 s, idle, ..."), for the log when a call is late.
+  // node 2 for 5.1 s, idle, ..."), with each busy thread's state in the kernel, for the log when
+  // a call is late. Any thread.
   std::string Describe(int64_t now_ns) const;
-  // Driving thread, from the sweep: logs Describe (at most once per kStuckLogNs) when requests
-  // wait for the handler threads and none has finished for kStuckNs: the threads are held up,
-  // and the callers' deadlines are running out.
+  // Logs Describe (at most once per kStuckLogNs) when a request has waited for a handler thread
+  // for kStuckNs: the threads are held up, and the callers' deadlines are running out. One
+  // thread at a time (the transport's watchdog).
   void Watch(int64_t now_ns);
+  // Driving thread, from the sweep: closes the endpoints of sessions that ended long enough ago.
+  void Sweep(int64_t now_ns);
+  // Whether this node's own calls wait on live peers (Client::WaitingOnLive), for the answer to a
+  // ping. Set before the progress thread starts.
+  void SetWaitingOnLive(std::function<bool()> waiting) { waiting_on_live_ = std::move(waiting); }
   static constexpr int64_t kStuckNs = 2'000'000'000;
   static constexpr int64_t kStuckLogNs = 10'000'000'000;
 
@@ -78,6 +84,13 @@ class Server {
     std::atomic<uint16_t> op{0};
     std::atomic<uint32_t> caller{0};
     std::atomic<int64_t> since_ns{0};
+    std::atomic<pid_t> tid{0};
+    void Start(uint16_t o, uint32_t c) {
+      caller.store(c, std::memory_order_relaxed);
+      since_ns.store(NowNs(), std::memory_order_relaxed);
+      op.store(o, std::memory_order_release);
+    }
+    void Done() { op.store(0, std::memory_order_release); }
   };
   void HandlerLoop(Lane* lane, Serving* serving);
   void SendReply(ucp_ep_h ep, std::string_view session, uint64_t id, uint16_t op, Response r, uint32_t flags = 0);
@@ -123,9 +136,16 @@ class Server {
   std::atomic<bool> handlers_stopping_{false};  // jobs_stopping_'s early sign, for Watch
   std::vector<std::thread> handlers_;
   std::vector<std::unique_ptr<Serving>> serving_;  // one per handler thread, made before them
+  Serving inline_;                                 // what the driving thread serves itself
   std::atomic<uint64_t> completed_{0};             // requests served, for the answer to a ping
-  std::atomic<int64_t> completed_ns_{0};           // when the last one finished
-  int64_t stuck_logged_ns_ = 0;                    // driving thread only (Watch)
+  // Driving thread only (a ping's answer): how often a ping found a handler at work in the kernel,
+  // and this node waiting on live peers (transport/liveness.h).
+  uint64_t working_seen_ = 0;
+  uint64_t waiting_seen_ = 0;
+  bool Working() const;
+  std::function<bool()> waiting_on_live_;
+  std::atomic<int64_t> completed_ns_{0};  // when the last one finished
+  int64_t stuck_logged_ns_ = 0;           // driving thread only (Watch)
 };
 
 }  // namespace bb::transport::ucx

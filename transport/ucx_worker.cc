@@ -186,6 +186,7 @@ void Worker::DrainClosing(int64_t until_ns) {
 // Submit wakes it: an idle daemon's progress thread wakes once a second. While callers drive the worker themselves
 // it naps instead: in poll, every event their calls consume would wake it for nothing.
 void Worker::ProgressLoop() {
+  progress_tid_ = ThreadId();
   int64_t next_sweep = 0;
   int64_t last_event = 0;
   while (true) {
@@ -194,11 +195,14 @@ void Worker::ProgressLoop() {
       Nap();  // a caller drives, or is about to
       continue;
     }
+    Doing("running handed-over work");
     bool busy = RunSubmissions();
     if (stopping_.load() && !busy && !has_work_.load()) break;
+    Doing("polling UCX (and serving what arrives)");
     while (ucp_worker_progress(worker_) != 0) busy = true;
     int64_t now = NowNs();
     if (now >= next_sweep) {
+      Doing("sweeping the calls' deadlines");
       hooks_.sweep(now);
       next_sweep = now + 1'000'000;  // every millisecond
     }
@@ -236,7 +240,10 @@ void Worker::ProgressLoop() {
       int timeout_ms = idle ? 1000 : hooks_.retrying && hooks_.retrying() ? 1 : 20;
       wl.unlock();
       pollfd pfd{efd_, POLLIN, 0};
+      asleep_ = true;
       ::poll(&pfd, 1, timeout_ms);
+      asleep_ = false;
+      Doing("waking");
     }
     idle_sleep_.store(false);
     sleeping_.store(false);
@@ -254,6 +261,16 @@ void Worker::Nap() {
   nap_cv_.wait_for(lock, std::chrono::nanoseconds(kNapNs), [&] { return handback_ || has_work_.load(); });
   handback_ = false;
   napping_ = false;
+}
+
+bool Worker::Stalled(int64_t now, int64_t limit_ns) const {
+  return progress_tid_.load() != 0 && !stopping_.load() && SinceBeatNs(now) >= limit_ns;
+}
+
+std::string Worker::Describe(int64_t now) const {
+  std::string state = progress_tid_.load() != 0 ? KernelThreadState(progress_tid_.load()) : "";
+  return std::string("the progress thread: ") + (asleep_.load() ? "asleep" : doing_.load()) + " for " +
+         std::to_string((now - beat_ns_.load()) / 1'000'000) + " ms" + (state.empty() ? "" : " (" + state + ")");
 }
 
 void Worker::HandBack() {
@@ -283,6 +300,7 @@ bool Worker::Drive(const std::function<void()>& start, const std::function<bool(
   }
   drivers_waiting_.fetch_sub(1, std::memory_order_relaxed);
   if (!wl.owns_lock() || stopping_.load()) return false;
+  Doing("driven by a caller");
   RunSubmissions();  // work handed over earlier goes first (a SetPeer, say)
   start();
   int64_t now = NowNs();
@@ -291,6 +309,7 @@ bool Worker::Drive(const std::function<void()>& start, const std::function<bool(
     if (ucp_worker_progress(worker_) == 0 && !RunSubmissions()) Relax();
   }
   last_drive_ns_.store(now, std::memory_order_relaxed);
+  Doing("handed back by a caller");
   wl.unlock();
   if (!done()) {
     // The progress thread takes over: it naps, or sleeps in poll armed before this caller
@@ -305,6 +324,7 @@ bool Worker::SendNow(const std::function<void()>& start) {
   if (spin_ns_ > 0 || drivers_waiting_.load(std::memory_order_relaxed) > 0) return false;
   std::unique_lock wl(worker_mu_, std::try_to_lock);
   if (!wl.owns_lock() || stopping_.load()) return false;
+  Doing("sending for a caller");
   RunSubmissions();  // work handed over earlier goes first
   start();
   // Push the send out; what else came is the progress thread's (bounded: a caller's thread does
@@ -329,6 +349,7 @@ bool Worker::SendNow(const std::function<void()>& start) {
     // submissions (or a Stop) is taken with it, and must be given again.
     if (!armed || has_work_.load() || stopping_.load()) ucp_worker_signal(worker_);
   }
+  Doing("handed back by a caller");
   wl.unlock();
   HandBack();  // a progress thread that found the worker taken naps: it may go on at once
   return true;

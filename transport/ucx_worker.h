@@ -18,6 +18,7 @@
 // owns the transport (Open, StartProgress, Stop) or the driving thread (handle(), CloseEp).
 #pragma once
 
+#include <sys/types.h>
 #include <ucp/api/ucp.h>
 
 #include <atomic>
@@ -77,6 +78,15 @@ class Worker {
   // (nothing run) otherwise: the caller then Submits `start`.
   bool SendNow(const std::function<void()>& start);
   bool stopping() const { return stopping_.load(); }
+  // Whether the driving thread has not come round for `limit_ns` while it was not asleep (a
+  // stall: a handler or a hook it runs is held up, and no ping of this node is answered), and
+  // what it does then ("running handed-over work for 3.2 s (R)"). Any thread.
+  bool Stalled(int64_t now_ns, int64_t limit_ns) const;
+  // How long the driving thread has not come round (0 while it sleeps in poll). Any thread.
+  int64_t SinceBeatNs(int64_t now_ns) const {
+    return asleep_.load() ? 0 : now_ns - beat_ns_.load(std::memory_order_relaxed);
+  }
+  std::string Describe(int64_t now_ns) const;
 
   // Closes an endpoint by force; the close completes in the background (driving thread only).
   void CloseEp(ucp_ep_h ep);
@@ -90,6 +100,12 @@ class Worker {
   void Nap();
   void HandBack();
   void DrainClosing(int64_t until_ns);
+  // What the driving thread does now, from when (Stalled, Describe); a caller that drives sets
+  // it too.
+  void Doing(const char* what) {
+    doing_.store(what, std::memory_order_relaxed);
+    beat_ns_.store(NowNs(), std::memory_order_relaxed);
+  }
 
   const int64_t spin_ns_;
   Hooks hooks_;
@@ -121,6 +137,10 @@ class Worker {
   std::mutex worker_mu_;
   std::vector<void*> closing_;  // forced closes still completing
   std::thread progress_;
+  std::atomic<const char*> doing_{"starting"};
+  std::atomic<int64_t> beat_ns_{0};
+  std::atomic<bool> asleep_{false};  // in poll (nothing to drive): not coming round is no stall
+  std::atomic<pid_t> progress_tid_{0};
 };
 
 }  // namespace bb::transport::ucx
