@@ -14,7 +14,7 @@ packages=(
   libcurl4-openssl-dev libxxhash-dev  # the LLM reasoner; staging checksums
   libsodium-dev  # the cluster key: HMAC challenge-response between daemons, bbctl and the controller
   catch2
-  fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format
+  fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format gdb
   python3-yaml python3-matplotlib  # the bench harness and its tests (test/bench_harness.sh)
   python3-prometheus-client  # test/metrics.sh parses the metrics with it
   slurm-wlm munge  # real Slurm on the emulated cluster (bbctl emulate up --slurm, test/slurm_jobs.sh)
