@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -84,6 +85,9 @@ QosClient::~QosClient() {
 }
 
 void QosClient::Loop() {
+  const std::string address = host_ + ":" + std::to_string(port_);
+  bool ever = false;     // connected once: a new connection is a reconnection
+  std::string reported;  // the failure last logged: a failure is logged when it changes
   for (;;) {
     {
       std::lock_guard lock(mu_);
@@ -94,41 +98,58 @@ void QosClient::Loop() {
       std::lock_guard lock(mu_);
       last_error_ = fd ? "" : fd.error().message();
     }
+    if (!fd && fd.error().message() != reported) {
+      reported = fd.error().message();
+      spdlog::warn("qos: cannot reach the controller at {}: {}; trying every second, {}", address, reported,
+                   ever ? "keeping the last rates" : "no limits from it meanwhile");
+    }
     if (fd) {
+      spdlog::info("qos: connected {}to the controller at {}", ever ? "again " : "", address);
+      ever = true;
+      reported.clear();
       connected_ = true;
-      Serve(*fd);
+      std::string why = Serve(*fd);
       connected_ = false;
       ::close(*fd);
+      bool stopping;
+      {
+        std::lock_guard lock(mu_);
+        stopping = stop_;
+      }
+      if (!stopping) {
+        spdlog::warn("qos: lost the controller at {} ({}); keeping the last rates, reconnecting every second", address,
+                     why);
+      }
     }
     std::unique_lock lock(mu_);
     cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_; });
   }
 }
 
-void QosClient::Serve(int fd) {
-  if (!SendAll(fd, Frame({{"type", "hello"}, {"node", node_}}), kSendMs).ok()) return;
+std::string QosClient::Serve(int fd) {
+  if (!SendAll(fd, Frame({{"type", "hello"}, {"node", node_}}), kSendMs).ok()) return "cannot send the hello";
   (void)stage_->TakeUsage();  // start measuring now
   std::string in;
   for (;;) {
     {
       std::lock_guard lock(mu_);
-      if (stop_) return;
+      if (stop_) return "stopping";
     }
     pollfd p{fd, POLLIN, 0};
     int r = ::poll(&p, 1, 200);
-    if (r < 0 && errno != EINTR) return;
+    if (r < 0 && errno != EINTR) return std::string("poll: ") + std::strerror(errno);
     if (r <= 0) continue;
     char buf[65536];
     ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n == 0) return;  // the controller went away
+    if (n == 0) return "it closed the connection";
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) continue;
-      return;
+      return std::string("receive: ") + std::strerror(errno);
     }
     in.append(buf, static_cast<size_t>(n));
     for (;;) {
       auto next = PopMessage(&in);
-      if (!next) return;  // not a controller: drop the connection
+      if (!next) return "it sent a message no controller sends";
       if (!*next) break;
       auto msg = ParseMessage(**next);
       if (!msg) continue;  // ignored
@@ -143,7 +164,9 @@ void QosClient::Serve(int fd) {
           auto& mine = (*reported_)[key.first];
           (key.second == Class::kMetadata ? mine.first : mine.second) = rate;
         }
-        if (!SendAll(fd, Frame({{"type", "report"}, {"node", node_}, {"usage", usage}}), kSendMs).ok()) return;
+        if (!SendAll(fd, Frame({{"type", "report"}, {"node", node_}, {"usage", usage}}), kSendMs).ok()) {
+          return "cannot send the report";
+        }
       } else if ((*msg)["type"] == "shares") {
         Apply(*msg);
       }

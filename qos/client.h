@@ -44,8 +44,8 @@ class QosClient {
 
  private:
   void Loop();
-  // One connection's life: hello, then reports and rates until it breaks.
-  void Serve(int fd);
+  // One connection's life: hello, then reports and rates until it breaks; why it ended.
+  std::string Serve(int fd);
   // Takes this node's limits from the controller's shares message (qos/controller.h).
   void Apply(const nlohmann::json& shares_message);
 

@@ -254,6 +254,17 @@ for i in range(3000):  # the 17 zero bytes, random bytes, small lengths, zeros, 
 PY
 check "garbage (3,000 junk connections too) and reports of the wrong shape are dropped, and the controller keeps running" \
   sh -c "'$bbctl' qos status --key-file $key --controller 127.0.0.1:$port >/dev/null"
+# A key holder that sends junk after its handshake, 500 times: dropped, each time.
+PYTHONPATH=$tmp python3 -c '
+import os, sys, keyed
+for i in range(500):
+    s, answer = keyed.connect(int(sys.argv[1]), open(sys.argv[2]).read().strip())
+    s.sendall(keyed.frame({"type": "no such type"}) if i % 2 else b"\xff\xff\xff\xff" + os.urandom(64))
+    s.close()
+' "$port" "$key"
+lines=$(wc -l < "$tmp/controller.log")
+check "3,500 refused or dropped connections from one host wrote a few log lines, not one each ($lines lines)" \
+  test "$lines" -le 20
 # A bad policy on SIGHUP changes nothing; a good one is taken.
 cp "$tmp/policy.yaml" "$tmp/good.yaml"
 printf 'algorithm: fifo\nmax_rate: {metadata: 1}\n' > "$tmp/policy.yaml"; kill -HUP $ctl; sleep 0.5
@@ -296,4 +307,9 @@ check "an impostor on the controller's address is not taken for it (daemons $sta
 sleep 3
 state=$("$bbctl" stats --root "$tmp/c" --json | python3 -c 'import json,sys; print(" ".join(s["qos"]["controller"] for s in json.load(sys.stdin)))')
 check "both daemons reconnect to the restarted controller ($state)" test "$state" = "connected connected"
+check "the daemons' logs say when they lost the controller and when they connected again" \
+  sh -c "grep -q 'qos: lost the controller at 127.0.0.1:$port' '$tmp/c/node0/bbd.log' &&
+         grep -q 'qos: connected again to the controller at 127.0.0.1:$port' '$tmp/c/node0/bbd.log'"
+check "a controller that cannot be reached is logged once per reason, not once a second ($(grep -c 'cannot reach the controller' "$tmp/c/node0/bbd.log") lines)" \
+  test "$(grep -c 'cannot reach the controller' "$tmp/c/node0/bbd.log")" -le 4
 kill -TERM "${pids[@]}" 2>/dev/null || true

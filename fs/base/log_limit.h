@@ -2,11 +2,13 @@
 // cause (refused connections, requests without a session): the first of a window is logged,
 // the rest counted and the count told with the next line logged.
 //
-// Thread-safety: none; each user keeps one per thread that logs.
+// Thread-safety: LogLimiter none (each user keeps one per thread that logs); SharedLogLimiter
+// may be used from any thread.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 
 namespace bb {
@@ -38,6 +40,20 @@ class LogLimiter {
   };
   const int64_t window_ns_;
   std::map<std::string, Seen> seen_;
+};
+
+// A LogLimiter for lines that many threads log (a failing FUSE operation, say).
+class SharedLogLimiter {
+ public:
+  explicit SharedLogLimiter(int64_t window_ns) : limiter_(window_ns) {}
+  bool Admit(const std::string& kind, int64_t now_ns, uint64_t* held_back) {
+    std::lock_guard lock(mu_);
+    return limiter_.Admit(kind, now_ns, held_back);
+  }
+
+ private:
+  std::mutex mu_;  // guards limiter_
+  LogLimiter limiter_;
 };
 
 }  // namespace bb

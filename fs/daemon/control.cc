@@ -184,7 +184,12 @@ Result<nlohmann::json> ControlCall(const std::string& path, const nlohmann::json
     ~Closer() { ::close(fd); }
   } closer{fd};
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return Status(errno, "no daemon answers on " + path + ": " + std::strerror(errno));
+    int err = errno;
+    if (err == EACCES || err == EPERM) {
+      return Status(err, "the daemon's control socket " + path +
+                             " may be used only by the daemon's owner (and root): " + std::strerror(err));
+    }
+    return Status(err, "no daemon answers on " + path + ": " + std::strerror(err));
   }
   BB_RETURN_IF_ERROR(WriteAll(fd, request.dump() + "\n"));
   auto line = ReadLine(fd, NowMs() + timeout_ms, kMaxReply);

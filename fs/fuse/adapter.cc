@@ -53,8 +53,19 @@ void ReplyError(fuse_req_t req, const Status& s, const char* op) {
     case EDEADLK:
       spdlog::debug("{}: {}", op, s.ToString());
       break;
-    default:
-      spdlog::warn("{}: {}", op, s.ToString());
+    default: {
+      uint64_t held_back = 0;
+      int64_t now =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+              .count();
+      if (Ctx(req).failures.Admit(std::string(op) + " " + std::to_string(err), now, &held_back)) {
+        if (held_back > 0) {
+          spdlog::warn("{}: {} ({} more failed so in the last 10 s)", op, s.ToString(), held_back);
+        } else {
+          spdlog::warn("{}: {}", op, s.ToString());
+        }
+      }
+    }
   }
   fuse_reply_err(req, err);
 }

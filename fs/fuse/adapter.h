@@ -13,6 +13,7 @@
 
 #include <utility>
 
+#include "fs/base/log_limit.h"
 #include "fs/core/coherence.h"
 #include "fs/core/file_system.h"
 #include "fs/core/stats.h"
@@ -46,6 +47,9 @@ struct AdapterContext {
   NodeStats* stats = nullptr;   // counts error replies by errno when set
   KernelCallsInFlight calls{};  // this node's calls that hold a lock in the kernel
   LockWaits lock_waits{};       // F_SETLKW requests blocked by another owner's lock
+  // Failed calls logged at warning level: one line per operation and errno per 10 s (a job that
+  // keeps failing fails every call the same way), with the count of the rest.
+  SharedLogLimiter failures{10'000'000'000};
 };
 
 // The operation table to pass to fuse_session_new with an AdapterContext as userdata.

@@ -61,6 +61,13 @@ class Conn : public std::enable_shared_from_this<Conn> {
     auto ep = sock_.remote_endpoint(ec);
     return ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
   }
+  // The peer's address without its port: what a kind of log line is keyed by (every connection
+  // comes from a port of its own).
+  std::string host() const {
+    boost::system::error_code ec;
+    auto ep = sock_.remote_endpoint(ec);
+    return ec ? "?" : ep.address().to_string();
+  }
 
  private:
   void ReadHello();
@@ -130,8 +137,10 @@ class Controller {
   void HandshakeOver() { handshaking_--; }
   static constexpr int kMaxHandshakes = 64;
 
+  // Drops a connection that sent what no daemon or bbctl sends, logged as a refusal (rate-limited).
   void Drop(const std::shared_ptr<Conn>& c, const std::string& why) {
-    spdlog::warn("dropping connection {}{}: {}", c->peer(), c->node.empty() ? "" : " (node " + c->node + ")", why);
+    Refused("drop " + c->host(),
+            fmt::format("the connection {}{}: {}", c->peer(), c->node.empty() ? "" : " (node " + c->node + ")", why));
     Gone(c);
     c->Close();
   }
@@ -328,7 +337,7 @@ void Conn::Start() {
   auto self = shared_from_this();
   deadline_.expires_after(std::chrono::seconds(3));
   deadline_.async_wait([this, self](boost::system::error_code ec) {
-    if (!ec) Refuse("slow " + peer(), "no hello in time", "");
+    if (!ec) Refuse("slow " + host(), "no hello in time", "");
   });
   Send(responder_.challenge());
   ReadHello();
@@ -344,7 +353,7 @@ void Conn::ReadHello() {
     auto got = responder_.Take({hello_buf_.data(), n});
     if (!got) {
       bool wrong_key = got.error().code() == EACCES;
-      return Refuse((wrong_key ? "key " : "junk ") + peer(), got.error().message(),
+      return Refuse((wrong_key ? "key " : "junk ") + host(), got.error().message(),
                     bb::auth::Responder::Refuse(wrong_key ? "the cluster key does not match" : "not a handshake"));
     }
     if (!got->has_value()) return ReadHello();
