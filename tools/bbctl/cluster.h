@@ -59,13 +59,24 @@ struct EmulatedInfo {
 Result<EmulatedInfo> ReadEmulated();
 // The folder the emulated cluster keeps its state in (/run/bb-emu).
 std::string EmulatedRunDir();
-// The emulated cluster that is up: (number of nodes, root); ENOENT when none is.
-Result<std::pair<int, std::string>> EmulatedCluster();
 // The number of nodes `bbctl start --root root` started; ENOENT when none.
 Result<int> LocalClusterNodes(const std::string& root);
 
+// A burst buffer running on this host, and its daemons' control sockets by node.
+struct RunningCluster {
+  std::string root;
+  std::string what;  // "the emulated cluster, 4 nodes", "one daemon (pid 17)"
+  std::vector<std::string> sockets;
+};
+// Every one running here: the emulated cluster, clusters `bbctl start` started, lone daemons
+// (found among the running bbd processes, by their --root).
+std::vector<RunningCluster> RunningClusters();
+// The one running here: ENOENT when none does, EINVAL naming each when several do.
+Result<RunningCluster> TheRunningCluster();
+
 // Workspaces and statistics through the daemons' control sockets. `root`: the --root of
-// `bbctl start`, or one daemon's root; empty = the emulated cluster.
+// `bbctl start` or `bbctl emulate up`, or one daemon's root; empty = the one burst buffer
+// running on this host (TheRunningCluster).
 Status JobStart(const std::string& root, const std::string& name, const std::string& mode_file);
 Status JobStop(const std::string& root, const std::string& name);
 // With `as_json`: a JSON array of the workspaces (name, mode, chunk_size, metadata_server_ratio

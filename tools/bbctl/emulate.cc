@@ -296,11 +296,6 @@ Status EmulateUp(const StartOptions& o) {
   return Status::Ok();
 }
 
-Result<std::pair<int, std::string>> EmulatedCluster() {
-  BB_ASSIGN_OR_RETURN(State s, ReadState());
-  return std::make_pair(s.nodes, s.root);
-}
-
 Status EmulateStatus(bool as_json) {
   BB_ASSIGN_OR_RETURN(State s, ReadState());
   int up = 0;

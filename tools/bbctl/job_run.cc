@@ -227,7 +227,7 @@ Result<JobRunResult> JobRun(const JobRunOptions& o) {
   if (o.tasks_per_node > 0) batch.ntasks_per_node = o.tasks_per_node;
   BB_ASSIGN_OR_RETURN(jobs::JobShape shape, jobs::ShapeJob(batch, cluster.nodes));
   BB_ASSIGN_OR_RETURN(config::ModeFile mode, ModeOf(o));
-  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(""));
+  BB_ASSIGN_OR_RETURN(auto sockets, DaemonSockets(cluster.root));
   JobRunResult r;
   r.job_id = NextJobId();
   r.nodes = shape.nodes;

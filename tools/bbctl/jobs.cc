@@ -18,18 +18,27 @@ using nlohmann::json;
 constexpr int kQuickMs = 10000;
 constexpr int kLongMs = 600000;  // removing a large workspace takes a while
 
-// The daemons' control sockets, by node: <root>/bbd.sock of one daemon, the nodes of a cluster
-// that `bbctl start --root` started, or the emulated cluster's nodes when no root is given.
 }  // namespace
 
+// The daemons' control sockets, by node: <root>/bbd.sock of one daemon, the nodes of a cluster
+// that `bbctl start --root` or `bbctl emulate up --root` started, or those of the one burst
+// buffer running here when no root is given.
 Result<std::vector<std::string>> DaemonSockets(const std::string& root) {
   if (root.empty()) {
-    BB_ASSIGN_OR_RETURN(auto cluster, EmulatedCluster());
+    BB_ASSIGN_OR_RETURN(RunningCluster cluster, TheRunningCluster());
+    return cluster.sockets;
+  }
+  std::error_code ec;
+  if (auto e = ReadEmulated(); e && std::filesystem::equivalent(e->root, root, ec)) {
     std::vector<std::string> out;
-    for (int i = 0; i < cluster.first; ++i) out.push_back(cluster.second + "/node" + std::to_string(i) + "/bbd.sock");
+    for (int i = 0; i < e->nodes; ++i) out.push_back(root + "/node" + std::to_string(i) + "/bbd.sock");
     return out;
   }
-  if (std::filesystem::exists(root + "/bbd.sock")) return std::vector<std::string>{root + "/bbd.sock"};
+  // A daemon's root is its owner's alone (0700): another user may not even look for the socket.
+  if (std::filesystem::exists(root + "/bbd.sock", ec)) return std::vector<std::string>{root + "/bbd.sock"};
+  if (ec == std::errc::permission_denied) {
+    return Status(EACCES, "cannot look into " + root + ", which only the daemon's owner (and root) may read");
+  }
   auto n = LocalClusterNodes(root);
   if (!n) {
     return Status(ENOENT, "no daemon at " + root + " (no " + root + "/bbd.sock) and no cluster started there");

@@ -1,9 +1,11 @@
 // N daemons on this host, each with its own root and mount, over loopback.
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "fs/base/auth.h"
 #include "tools/bbctl/cluster.h"
@@ -46,7 +48,7 @@ Result<std::string> RunningUnder(const std::string& root) {
   for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
     if (!e.is_directory() || e.path().filename().string().rfind("node", 0) != 0) continue;
     pid_t pid = DaemonPid(e.path().string());
-    if (pid > 0 && ::kill(pid, 0) == 0) return e.path().filename().string() + " (pid " + std::to_string(pid) + ")";
+    if (Alive(pid)) return e.path().filename().string() + " (pid " + std::to_string(pid) + ")";
   }
   return Status(ENOENT, "none");
 }
@@ -92,11 +94,19 @@ Status StopLocal(const std::string& root) {
   BB_ASSIGN_OR_RETURN(LocalState st, ReadState(root));
   int n = st.nodes;
   const std::string& mount = st.mount;
+  // Returns only once every daemon has exited and its mount is gone, so that a start on the
+  // same root right after finds it free (a daemon closing its store lives on for a while after
+  // its main thread returned).
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    pids.push_back(DaemonPid(root + "/node" + std::to_string(i)));
+    if (pids.back() > 0) ::kill(pids.back(), SIGTERM);
+  }
   int stuck = 0;
   for (int i = 0; i < n; ++i) {
-    pid_t pid = DaemonPid(root + "/node" + std::to_string(i));
-    if (!Terminate(pid, 10)) ++stuck;
+    if (!Terminate(pids[i], 10)) ++stuck;
     std::string mnt = mount + "/node" + std::to_string(i);
+    for (int k = 0; k < 100 && IsMountPoint(mnt); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (IsMountPoint(mnt)) (void)Run({"umount", "-l", mnt}, true);
   }
   std::error_code ec;

@@ -18,7 +18,9 @@
 //   bbctl stage in|out SRC DST [--threads N] [--piece-size SIZE] [--manifest F] [--json] [--quiet]
 //   bbctl bb prolog|task-env|epilog|up|down [--state-dir D] [--local-dir D] [--mount-dir D] ...
 //                                     a job's burst buffer under Slurm (#BB directives)
-// Without --root, job and stats talk to the emulated cluster.
+// Without --root, job, stats, drop-caches and qos set talk to the one burst buffer running on this
+// host (the emulated cluster, a cluster of bbctl start, or a lone daemon); when none or several
+// run, they say so and name them.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>

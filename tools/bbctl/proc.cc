@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -122,14 +124,23 @@ Status RunOk(const std::vector<std::string>& argv, bool quiet) {
 }
 
 bool Alive(pid_t pid) {
-  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  // Another user's process answers EPERM: it exists all the same.
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
   // A process that exited but was not reaped (its parent gone, and an init that does not reap
-  // orphans, as in some containers) still takes signals: it is dead all the same.
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  size_t end = line.rfind(')');
-  return end == std::string::npos || end + 2 >= line.size() || (line[end + 2] != 'Z' && line[end + 2] != 'X');
+  // orphans, as in some containers) still takes signals: it is dead all the same. One whose
+  // main thread returned while others still finish (a daemon closing its store) is alive until
+  // the last: the kernel shows the leader as a zombie meanwhile.
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    size_t end = line.rfind(')');
+    if (end == std::string::npos || end + 2 >= line.size() || (line[end + 2] != 'Z' && line[end + 2] != 'X')) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool Terminate(pid_t pid, int seconds) {
@@ -153,8 +164,48 @@ bool Terminate(pid_t pid, int seconds) {
 pid_t DaemonPid(const std::string& root) {
   std::ifstream in(root + "/bbd.lock");
   pid_t pid = -1;
-  if (!(in >> pid)) return -1;
-  return pid;
+  if (in >> pid) return pid;
+  // A root another user owns (0700) hides its lock file: the daemon serving it is found among
+  // the running processes instead.
+  return DaemonPidByRoot(root);
+}
+
+pid_t DaemonPidByRoot(const std::string& root) {
+  std::error_code ec;
+  std::string want = std::filesystem::weakly_canonical(root, ec).string();
+  for (const auto& [pid, served] : RunningDaemons()) {
+    if (served == want) return pid;
+  }
+  return -1;
+}
+
+std::vector<std::pair<pid_t, std::string>> RunningDaemons() {
+  std::vector<std::pair<pid_t, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    std::string name = e.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    std::vector<std::string> argv;
+    for (size_t at = 0; at < cmdline.size();) {
+      size_t end = cmdline.find('\0', at);
+      if (end == std::string::npos) end = cmdline.size();
+      argv.push_back(cmdline.substr(at, end - at));
+      at = end + 1;
+    }
+    if (argv.empty() || std::filesystem::path(argv[0]).filename() != "bbd") continue;
+    for (size_t i = 1; i < argv.size(); ++i) {
+      std::string root;
+      if (argv[i] == "--root" && i + 1 < argv.size()) root = argv[i + 1];
+      if (argv[i].rfind("--root=", 0) == 0) root = argv[i].substr(7);
+      if (root.empty()) continue;
+      pid_t pid = static_cast<pid_t>(std::stol(name));
+      if (Alive(pid)) out.emplace_back(pid, std::filesystem::weakly_canonical(root, ec).string());
+      break;
+    }
+  }
+  return out;
 }
 
 std::string SelfDir() {

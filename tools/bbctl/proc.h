@@ -32,10 +32,16 @@ int Wait(pid_t pid);
 int TryWait(pid_t pid);
 // Sends SIGTERM, waits up to `seconds`, then SIGKILL. True when the process is gone.
 bool Terminate(pid_t pid, int seconds);
-// Whether `pid` runs (one that exited and waits to be reaped does not).
+// Whether `pid` runs: any of its threads (one that exited and waits to be reaped does not).
+// Another user's process counts.
 bool Alive(pid_t pid);
-// The pid recorded in a bbd root's lock file, or -1.
+// The pid recorded in a bbd root's lock file (or, when that cannot be read, of the running bbd
+// serving `root`), or -1.
 pid_t DaemonPid(const std::string& root);
+// The running bbd serving `root` (by its command line's --root), or -1.
+pid_t DaemonPidByRoot(const std::string& root);
+// Every running bbd and the root it serves (canonical), from /proc.
+std::vector<std::pair<pid_t, std::string>> RunningDaemons();
 // The directory of the running bbctl binary (bbd is looked up beside it first).
 std::string SelfDir();
 
