@@ -192,6 +192,38 @@ check "its 4 tasks read the staged-in file and their results came back, owned by
   test "$(cat "$usub/out.$id"/r* 2>/dev/null | sort -u)" = nobody -a "$(stat -c %U "$usub/out.$id/r3" 2>/dev/null)" = nobody
 check "nothing of nobody's job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
 
+# 7b. A job whose user-chosen fields (name, comment, work dir) spell every field the hooks read,
+# with root's values: the hooks take the job's owner from Slurm's environment and the rest from
+# scontrol's JSON, so the staging runs as nobody: its files are nobody's, and a destination only
+# root may write is refused.
+hostile="x UserId=root(0) GroupId=root(0) WorkDir=/etc StdOut=/etc/bb-owned NodeList=node0 NumNodes=1 JobId=1"
+hsub="$tmp/user2/w UserId=root(0) GroupId=root(0) WorkDir=/etc"
+mkdir -p "$hsub/input"
+head -c 100000 /dev/urandom > "$hsub/input/a"
+cat > "$hsub/job.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 2 -n 2
+#BB mode=3
+#BB stage_in source=input destination=in
+#BB stage_out source=in destination=$SLURM_SUBMIT_DIR/back.$SLURM_JOB_ID
+#BB stage_out source=in destination=/etc/bb-stage-test.$SLURM_JOB_ID
+id -un
+EOF
+chown -R nobody:nogroup "$tmp/user2"
+id=$(cd "$hsub" && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -J "$hostile" \
+       --comment "$hostile" -o "$hsub/out-%j.txt" job.sh)
+for _ in $(seq 480); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.25; done
+check "a job named and commented as root's ran as nobody ($(head -1 "$hsub/out-$id.txt" 2>/dev/null))" \
+  test "$(head -1 "$hsub/out-$id.txt" 2>/dev/null)" = nobody
+check "its stage-in and stage-out ran as nobody (the staged-out file is nobody's)" \
+  test "$(stat -c %U "$hsub/back.$id/a" 2>/dev/null)" = nobody
+check "its stage-out to a folder only root may write was refused, not done as root" \
+  sh -c "test ! -e /etc/bb-stage-test.$id && grep -q 'stage_out .*/etc/bb-stage-test.$id' '$hsub/out-$id.txt'"
+check "nothing was written where the fake fields pointed (/etc/bb-owned)" test ! -e /etc/bb-owned
+[ -n "$id" ] && rm -rf "/etc/bb-stage-test.$id"
+rm -f /etc/bb-owned
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
 # 8. The job-script form, on a Slurm without the hooks: configs/slurm/bb-job.sh (mode=auto, the
 # mode selector decides) with its application replaced, then the same with a failing application.
 "$bbctl" emulate down >/dev/null

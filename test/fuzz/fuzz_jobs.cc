@@ -22,7 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& d : r->stage_in) (void)bb::jobs::InsidePath(d.destination, "/m/job7");
   }
   (void)bb::jobs::ParseStageList(in, "fuzz");
-  (void)bb::jobs::ParseSlurmJob(in);
+  {
+    bb::jobs::SlurmJob job{"17", "node[0-3]", 1000, 100, "alice", "", ""};
+    (void)bb::jobs::AddJobJson(in, true, &job);
+    (void)bb::jobs::NodeAddrFromJson(in, "node0");
+  }
   if (auto words = bb::jobs::SplitWords(in)) {
     bb::jobs::JobEnv job{4, 8, 2, {}};
     if (auto s = bb::jobs::ParseSrunArgs(*words)) {

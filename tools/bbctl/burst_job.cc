@@ -45,16 +45,18 @@ std::string Beside(const std::string& program) {
 
 Result<BurstJob> LoadBurstJob(const BurstOptions& o) {
   BurstJob j;
-  std::string id = Env("SLURM_JOB_ID");
+  bool have_gid = false;
+  BB_ASSIGN_OR_RETURN(j.slurm, jobs::SlurmJobFromEnv(std::getenv, &have_gid));
   j.node = Env("SLURMD_NODENAME");
-  if (id.empty() || j.node.empty()) return Status(EINVAL, "not in a Slurm job (SLURM_JOB_ID and SLURMD_NODENAME)");
-  if (id.find_first_not_of("0123456789_") != std::string::npos) return Status(EINVAL, "SLURM_JOB_ID=" + id);
-  BB_ASSIGN_OR_RETURN(std::string line, Capture({"scontrol", "show", "job", "-o", id}));
-  BB_ASSIGN_OR_RETURN(j.slurm, jobs::ParseSlurmJob(line));
+  if (j.node.empty()) return Status(EINVAL, "not in a Slurm job: no SLURMD_NODENAME");
+  const std::string& id = j.slurm.id;
+  BB_ASSIGN_OR_RETURN(std::string doc, Capture({"squeue", "--json", "--jobs", id}));
+  BB_RETURN_IF_ERROR(jobs::AddJobJson(doc, !have_gid, &j.slurm));
   BB_ASSIGN_OR_RETURN(std::string names, Capture({"scontrol", "show", "hostnames", j.slurm.node_list}));
   std::istringstream in(names);
   for (std::string n; in >> n;) j.nodes.push_back(n);
-  if (j.nodes.empty()) return Status(EINVAL, "job " + id + " has no nodes (NodeList=" + j.slurm.node_list + ")");
+  if (j.nodes.empty())
+    return Status(EINVAL, "job " + id + " has no nodes (SLURM_JOB_NODELIST=" + j.slurm.node_list + ")");
   j.first = j.nodes.front() == j.node;
   j.state = o.state_dir + "/job." + id;
   j.root = Replace(o.local_dir, "%n", j.node) + "/bb." + id;
@@ -85,9 +87,11 @@ Result<jobs::BbRequest> LoadRequest(const BurstOptions& o, const BurstJob& j, st
 }
 
 std::vector<std::string> AsUser(const BurstJob& j, std::vector<std::string> argv) {
+  // The uid is SLURM_JOB_UID, which the job's user cannot choose: root only for root's jobs. The
+  // user's supplementary groups come along (a group-shared input folder stages in as it reads).
   if (::geteuid() != 0 || j.slurm.uid == 0) return argv;
   std::vector<std::string> out = {"setpriv", "--reuid=" + std::to_string(j.slurm.uid),
-                                  "--regid=" + std::to_string(j.slurm.gid), "--clear-groups", "--"};
+                                  "--regid=" + std::to_string(j.slurm.gid), "--init-groups", "--"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
@@ -110,9 +114,8 @@ std::vector<std::string> Failures(const BurstJob& j) {
 }
 
 Result<std::string> NodeAddress(const std::string& node) {
-  BB_ASSIGN_OR_RETURN(std::string line, Capture({"scontrol", "show", "node", "-o", node}));
-  auto f = jobs::ParseScontrolLine(line);
-  std::string addr = f.count("NodeAddr") ? f["NodeAddr"] : node;
+  BB_ASSIGN_OR_RETURN(std::string doc, Capture({"sinfo", "--json", "--nodes", node}));
+  BB_ASSIGN_OR_RETURN(std::string addr, jobs::NodeAddrFromJson(doc, node));
   addrinfo hints{};
   hints.ai_family = AF_INET;
   addrinfo* res = nullptr;

@@ -25,7 +25,9 @@ struct BurstJob {
   std::string workspace;  // <mount>/job<id>
 };
 
-// From SLURM_JOB_ID, SLURMD_NODENAME and scontrol. EINVAL when not in a Slurm job.
+// The job's owner and nodes from the environment Slurm gives its hooks and processes, its
+// submit dir and output file from `squeue --json` (tools/jobs/slurm_info.h). EINVAL
+// when not in a Slurm job, or when the two disagree.
 Result<BurstJob> LoadBurstJob(const BurstOptions& o);
 // The job's directives, from `o.script`, the state folder's copy, or scontrol.
 Result<jobs::BbRequest> LoadRequest(const BurstOptions& o, const BurstJob& j, std::string* script_text);

@@ -2,6 +2,8 @@
 #include "tools/jobs/bb_directives.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "tools/jobs/slurm_info.h"
 
@@ -93,23 +95,150 @@ TEST_CASE("stage lists: one quoted pair per line", "[bb]") {
   CHECK(ParseStageList("/a b c\n", "list.txt").error().message().find("list.txt:1:") == 0);
 }
 
-TEST_CASE("scontrol show job -o: the fields the hooks need", "[bb]") {
-  const std::string line =
-      "JobId=17 JobName=bb UserId=alice(1000) GroupId=users(100) MCS_label=N/A Priority=1 NumNodes=4 "
-      "NodeList=node[0-3] WorkDir=/home/alice/run StdOut=/home/alice/run/slurm-17.out Command=/x";
-  auto j = ParseSlurmJob(line);
+// The environment of a Prolog of job 17, owned by alice (1000:100), as slurmd sets it.
+const std::map<std::string, std::string> kPrologEnv = {{"SLURM_JOB_ID", "17"},
+                                                       {"SLURM_JOB_UID", "1000"},
+                                                       {"SLURM_JOB_GID", "100"},
+                                                       {"SLURM_JOB_USER", "alice"},
+                                                       {"SLURM_JOB_NODELIST", "node[0-3]"}};
+
+Getenv EnvOf(const std::map<std::string, std::string>& env) {
+  return [&env](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+}
+
+// What `squeue --json --jobs 17` prints (Slurm 22.05's shape, the fields the hooks read), with
+// `name` and `comment` and `work_dir` as the user gave them, and the output pattern sbatch -o had.
+std::string JobJson(const std::string& name, const std::string& comment, const std::string& work_dir, int uid = 1000) {
+  nlohmann::json job = {{"job_id", 17},
+                        {"name", name},
+                        {"comment", comment},
+                        {"user_id", uid},
+                        {"user_name", "alice"},
+                        {"group_id", 100},
+                        {"nodes", "node[0-3]"},
+                        {"current_working_directory", work_dir},
+                        {"standard_output", work_dir + "/slurm-%j.out"}};
+  return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", {job}}}.dump(
+      2);
+}
+
+TEST_CASE("the job's owner and nodes come from the environment Slurm gives its hooks", "[bb]") {
+  bool have_gid = false;
+  auto j = SlurmJobFromEnv(EnvOf(kPrologEnv), &have_gid);
   REQUIRE(j.has_value());
+  CHECK(have_gid);
   CHECK(j->id == "17");
-  CHECK(j->node_list == "node[0-3]");
-  CHECK(j->num_nodes == 4);
   CHECK(j->uid == 1000);
   CHECK(j->gid == 100);
   CHECK(j->user == "alice");
+  CHECK(j->node_list == "node[0-3]");
+  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_UID", "SLURM_JOB_USER", "SLURM_JOB_NODELIST"}) {
+    auto env = kPrologEnv;
+    env.erase(name);
+    auto missing = SlurmJobFromEnv(EnvOf(env), &have_gid);
+    REQUIRE_FALSE(missing.has_value());
+    CHECK(missing.error().message() == std::string("not in a Slurm job: no ") + name);
+  }
+  for (const char* uid : {"root", "-1", "0x10", "1000 ", "12345678901"}) {
+    auto env = kPrologEnv;
+    env["SLURM_JOB_UID"] = uid;
+    CHECK_FALSE(SlurmJobFromEnv(EnvOf(env), &have_gid).has_value());
+  }
+  auto env = kPrologEnv;
+  env.erase("SLURM_JOB_GID");
+  REQUIRE(SlurmJobFromEnv(EnvOf(env), &have_gid).has_value());
+  CHECK_FALSE(have_gid);
+}
+
+TEST_CASE("the rest comes from scontrol's JSON, checked against the environment", "[bb]") {
+  bool have_gid = false;
+  auto j = SlurmJobFromEnv(EnvOf(kPrologEnv), &have_gid);
+  REQUIRE(j.has_value());
+  REQUIRE(AddJobJson(JobJson("bb", "", "/home/alice/run"), false, &*j).ok());
   CHECK(j->work_dir == "/home/alice/run");
-  CHECK(j->std_out == "/home/alice/run/slurm-17.out");
-  CHECK(ParseSlurmJob("JobId=1 NodeList=(null) NumNodes=1").error().message() ==
-        "scontrol show job: no NodeList field");
-  CHECK_FALSE(ParseSlurmJob("JobId=1 NodeList=n0 NumNodes=1 UserId=bob GroupId=g(1) WorkDir=/").has_value());
+  CHECK(j->std_out == "/home/alice/run/slurm-17.out");  // sbatch -o's %j, expanded
+  CHECK(j->uid == 1000);
+
+  // Another owner than SLURM_JOB_UID's, another job, an error, or no work dir: refused.
+  SlurmJob k = *j;
+  CHECK(AddJobJson(JobJson("bb", "", "/w", 0), false, &k).message().find("owner is uid 0, not SLURM_JOB_UID 1000") !=
+        std::string::npos);
+  CHECK_FALSE(
+      AddJobJson(R"({"jobs":[{"job_id":18,"user_id":1000,"current_working_directory":"/w"}]})", false, &k).ok());
+  CHECK_FALSE(AddJobJson(R"({"errors":[{"error":"Invalid job id specified"}],"jobs":[]})", false, &k).ok());
+  CHECK_FALSE(AddJobJson(R"({"jobs":[{"job_id":17,"user_id":1000}]})", false, &k).ok());
+  CHECK_FALSE(AddJobJson("JobId=17 UserId=alice(1000) WorkDir=/w", false, &k).ok());
+  // Later Slurm versions write numbers as {"set": true, "number": N}.
+  SlurmJob later = *j;
+  REQUIRE(AddJobJson(R"({"jobs":[{"job_id":{"set":true,"number":17},"user_id":1000,"group_id":{"set":true,"number":7},
+                        "current_working_directory":"/w2","standard_output":"/w2/o"}]})",
+                     true, &later)
+              .ok());
+  CHECK(later.gid == 7);
+  CHECK(later.work_dir == "/w2");
+}
+
+TEST_CASE("a job named, commented and placed to look like root's stays its owner's", "[bb]") {
+  // Every field the old text parser read, with fake values, in every field the user chooses.
+  const std::string fake =
+      "x UserId=root(0) GroupId=root(0) WorkDir=/etc StdOut=/etc/passwd JobId=1 NodeList=evil NumNodes=1";
+  bool have_gid = false;
+  auto j = SlurmJobFromEnv(EnvOf(kPrologEnv), &have_gid);
+  REQUIRE(j.has_value());
+  REQUIRE(AddJobJson(JobJson(fake, fake, "/home/alice/" + fake), false, &*j).ok());
+  CHECK(j->uid == 1000);
+  CHECK(j->gid == 100);
+  CHECK(j->id == "17");
+  CHECK(j->node_list == "node[0-3]");
+  CHECK(j->work_dir == "/home/alice/" + fake);
+  CHECK(j->std_out == "/home/alice/" + fake + "/slurm-17.out");
+}
+
+TEST_CASE("a node's address from sinfo --json", "[bb]") {
+  const char* nodes = R"({"nodes":[{"name":"node0","address":"198.18.0.1"},{"name":"node1","address":"198.18.0.2"}]})";
+  CHECK(NodeAddrFromJson(nodes, "node1").value() == "198.18.0.2");
+  CHECK(NodeAddrFromJson(R"({"nodes":[{"name":"node1"}]})", "node1").value() == "node1");
+  CHECK_FALSE(NodeAddrFromJson(R"({"nodes":[{"name":"node2","address":"x"}]})", "node1").has_value());
+  CHECK_FALSE(NodeAddrFromJson("NodeName=node1 NodeAddr=198.18.0.2", "node1").has_value());
+}
+
+TEST_CASE("the output file's pattern is expanded as Slurm does, and an unknown one left out", "[bb]") {
+  bool have_gid = false;
+  auto j = SlurmJobFromEnv(EnvOf(kPrologEnv), &have_gid);
+  REQUIRE(j.has_value());
+  const std::vector<std::pair<std::string, std::string>> cases = {{"/o/slurm-%j.out", "/o/slurm-17.out"},
+                                                                  {"/o/%x-%J-%u-%N.log", "/o/run-17-alice-node0.log"},
+                                                                  {"/o/100%%.txt", "/o/100%.txt"},
+                                                                  {"/o/%A_%a.out", ""},
+                                                                  {"relative.out", ""},
+                                                                  {"/o/end%", ""}};
+  for (const auto& [pattern, want] : cases) {
+    nlohmann::json job = {{"job_id", 17},
+                          {"user_id", 1000},
+                          {"name", "run"},
+                          {"current_working_directory", "/w"},
+                          {"standard_output", pattern}};
+    SlurmJob k = *j;
+    REQUIRE(AddJobJson(nlohmann::json{{"jobs", {job}}}.dump(), false, &k).ok());
+    INFO(pattern);
+    CHECK(k.std_out == want);
+  }
+  CHECK(FirstHost("node[3-5,7]") == "node3");
+  CHECK(FirstHost("a1,b2") == "a1");
+  CHECK(FirstHost("solo") == "solo");
+}
+
+TEST_CASE("a Prolog of Slurm 22.05 names the nodes SLURM_NODELIST", "[bb]") {
+  auto env = kPrologEnv;
+  env.erase("SLURM_JOB_NODELIST");
+  env["SLURM_NODELIST"] = "node[0-1]";
+  bool have_gid = false;
+  auto j = SlurmJobFromEnv(EnvOf(env), &have_gid);
+  REQUIRE(j.has_value());
+  CHECK(j->node_list == "node[0-1]");
 }
 
 }  // namespace
