@@ -224,6 +224,47 @@ check "nothing was written where the fake fields pointed (/etc/bb-owned)" test !
 rm -f /etc/bb-owned
 check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
 
+# 7c. mode=auto keeps each run's I/O profile for the next run of the same script: the first
+# submission decides from the script alone and keeps its profile; the second decides from the
+# script and that profile, without a probe run, and says so.
+cat > "$sub/auto.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 2 -n 4
+#BB mode=auto
+mkdir -p "$BB_WORKSPACE/out"
+srun bash -c 'mkdir -p "$BB_WORKSPACE/out/t$SLURM_PROCID" && head -c 200000 /dev/zero > "$BB_WORKSPACE/out/t$SLURM_PROCID/data"'
+EOF
+history_dir=/root/.cache/bbfs/profiles
+before_history=$(ls "$history_dir" 2>/dev/null | sort || true)
+first=$(run_job "$sub/auto.sh")
+check "the first mode=auto run ($first) decided from the script alone and kept its profile" \
+  sh -c "grep -q 'decided from the script and its sources (no earlier run' '$sub/out-$first.txt' &&
+         grep -q 'profile is kept for the next run of this script on 2 nodes' '$sub/out-$first.txt'"
+second=$(run_job "$sub/auto.sh")
+check "the second ($second) decided from the script and the first run's profile, with no probe run" \
+  grep -q 'decided from the script, its sources and the I/O profile of its last run' "$sub/out-$second.txt"
+check "both completed ($(state "$first") $(state "$second"))" test "$(state "$first") $(state "$second")" = "COMPLETED COMPLETED"
+for f in $(ls "$history_dir" 2>/dev/null || true); do grep -qx "$f" <<<"$before_history" || rm -f "$history_dir/$f"; done
+
+# 7d. Mode 1 on several nodes: each node sees only its own files, so every node stages the input
+# in for itself and stages its own results out; none is lost (the first node alone saw a quarter).
+cat > "$sub/private.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 4
+#BB mode=1
+#BB stage_in source=input destination=in type=directory
+#BB stage_out source=out destination=$SLURM_SUBMIT_DIR/private.$SLURM_JOB_ID type=directory
+srun bash -c 'mkdir -p "$BB_WORKSPACE/out" && cmp "$BB_WORKSPACE/in/f2" "$SLURM_SUBMIT_DIR/input/f2" && echo "$SLURMD_NODENAME" > "$BB_WORKSPACE/out/r$SLURM_PROCID"'
+EOF
+id=$(run_job "$sub/private.sh")
+before=$fails
+check "a mode 1 job on 4 nodes completed: every node read the staged-in input ($(state "$id"))" test "$(state "$id")" = COMPLETED
+check "the results of all 4 nodes were staged out ($(ls "$sub/private.$id" 2>/dev/null | tr '\n' ' '))" \
+  test "$(cat "$sub/private.$id"/r* 2>/dev/null | sort -u | wc -l)" = 4
+check "the job's output reports each node's stage-out" test "$(grep -c 'bb: node[0-3]: stage_out .* done' "$sub/out-$id.txt")" = 4
+[ "$fails" = "$before" ] || explain "$id"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
 # 8. The job-script form, on a Slurm without the hooks: configs/slurm/bb-job.sh (mode=auto, the
 # mode selector decides) with its application replaced, then the same with a failing application.
 "$bbctl" emulate down >/dev/null

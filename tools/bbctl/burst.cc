@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "fs/base/mounts.h"
+#include "tools/bbctl/burst_history.h"
 #include "tools/bbctl/burst_job.h"
 #include "tools/bbctl/proc.h"
 
@@ -113,8 +114,19 @@ Result<std::vector<std::pair<std::string, std::string>>> StagePairs(const std::v
   return out;
 }
 
-// "mode 3 (asked)", or "mode 2 (chosen by the mode selector: REASON)" from the mode file.
-std::string ModeSummary(const std::string& mode_file, int asked) {
+// This node's stage-in: every stage_in directive, as the job's user.
+Status StageIn(const BurstJob& j, const jobs::BbRequest& req) {
+  BB_ASSIGN_OR_RETURN(auto pairs, StagePairs(req.stage_in, j, true));
+  for (const auto& [src, dst] : pairs) {
+    BB_RETURN_IF_ERROR(
+        RunLogged(AsUser(j, {Beside("bbctl"), "stage", "in", src, dst, "--quiet"}), "stage_in " + src + " -> " + dst));
+  }
+  return Status::Ok();
+}
+
+// "mode 3 (asked)", or "mode 2 (mode=auto: REASON)" from the mode file, and for mode=auto the
+// evidence the selector had (state/evidence).
+std::string ModeSummary(const std::string& mode_file, int asked, const std::string& evidence_file) {
   std::ifstream in(mode_file);
   std::string mode = "?", reason;
   for (std::string line; std::getline(in, line);) {
@@ -123,19 +135,38 @@ std::string ModeSummary(const std::string& mode_file, int asked) {
   }
   if (asked != 0) return "mode " + mode + " (asked)";
   if (reason.size() > 200) reason = reason.substr(0, 200) + "...";
-  return "mode " + mode + " (mode=auto: " + (reason.empty() ? "the mode selector's choice" : reason) + ")";
+  std::string evidence = LastLine(evidence_file);
+  return "mode " + mode + " (mode=auto: " + (reason.empty() ? "the mode selector's choice" : reason) + ")" +
+         (evidence.empty() ? "" : "; decided from " + evidence);
 }
 
 // The first node: the mode file, the workspace (the job's user's), stage-in, then `env`.
-Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req) {
+Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text) {
   const std::string mode_file = j.state + "/mode.yaml";
   std::string note;
   if (req.mode == 0) {
     // The selector reads the user's sources: as the user, into a mode file the user may write.
+    // An earlier run of the same script on as many nodes left its profile (burst_history.h).
     std::ofstream(mode_file).flush();
     if (::geteuid() == 0) (void)::chown(mode_file.c_str(), j.slurm.uid, j.slurm.gid);
-    auto chosen = Capture(AsUser(j, {Beside("bb-modeselect"), "--job", j.state + "/script", "--sources",
-                                     j.slurm.work_dir, "--nodes", std::to_string(j.nodes.size()), "--out", mode_file}));
+    std::vector<std::string> argv = {Beside("bb-modeselect"),
+                                     "--job",
+                                     j.state + "/script",
+                                     "--sources",
+                                     j.slurm.work_dir,
+                                     "--nodes",
+                                     std::to_string(j.nodes.size()),
+                                     "--out",
+                                     mode_file};
+    const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
+    bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
+    if (have_profile) argv.insert(argv.end(), {"--profile", history});
+    std::ofstream(j.state + "/evidence")
+        << (have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
+                         : "the script and its sources (no earlier run of this script on " +
+                               std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)")
+        << "\n";
+    auto chosen = Capture(AsUser(j, argv));
     if (!chosen) {
       note = "mode selector failed (" + chosen.error().message() + "): mode 3";
       std::ofstream(mode_file) << jobs::ModeFileText(req);
@@ -151,11 +182,21 @@ Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req) {
   if (::geteuid() == 0 && ::chown(j.workspace.c_str(), j.slurm.uid, j.slurm.gid) != 0) {
     return Status(errno, "cannot give " + j.workspace + " to uid " + std::to_string(j.slurm.uid));
   }
-  BB_ASSIGN_OR_RETURN(auto pairs, StagePairs(req.stage_in, j, true));
-  for (const auto& [src, dst] : pairs) {
-    BB_RETURN_IF_ERROR(
-        RunLogged(AsUser(j, {Beside("bbctl"), "stage", "in", src, dst, "--quiet"}), "stage_in " + src + " -> " + dst));
+  std::ofstream(j.state + "/workspace").flush();  // node-private staging may begin on every node
+  BB_RETURN_IF_ERROR(StageIn(j, req));
+  if (NodePrivateStaging(j, req) && !req.stage_in.empty()) {
+    // Mode 1: every node stages its own copy in; the job starts once each has.
+    bool all = WaitFor(kStagingWaitS, [&] {
+      if (!Failures(j).empty()) return true;
+      for (const auto& n : j.nodes) {
+        if (n != j.node && !Exists(j.state + "/staged_in." + n)) return false;
+      }
+      return true;
+    });
+    if (auto failed = Failures(j); !failed.empty()) return Status(ECANCELED, "gave up: " + failed.front());
+    if (!all) return Status(ETIMEDOUT, "not every node staged in within " + std::to_string(kStagingWaitS) + " s");
   }
+  if (req.mode == 0) BB_RETURN_IF_ERROR(StartProfile(j).Annotate("the I/O profile of the workspace"));
   std::ofstream env(j.state + "/env.tmp");
   env << "BB_MOUNT=" << j.mount << "\nBB_WORKSPACE=" << j.workspace << "\n";
   env.close();
@@ -215,16 +256,29 @@ Status BurstProlog(const BurstOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   Status s = StartNode(o, j);
   double mounted_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (s.ok() && j.first) s = PrepareWorkspace(j, *req);
+  if (s.ok() && j.first) s = PrepareWorkspace(j, *req, text);
+  if (s.ok() && !j.first && NodePrivateStaging(j, *req) && !req->stage_in.empty()) {
+    // Mode 1: this node sees only its own files, so it stages in its own copy.
+    bool made = WaitFor(kStagingWaitS, [&] { return Exists(j.state + "/workspace") || !Failures(j).empty(); });
+    s = !made ? Status(ETIMEDOUT, "the workspace was not made within " + std::to_string(kStagingWaitS) + " s")
+        : Exists(j.state + "/workspace") ? StageIn(j, *req)
+                                         : Status::Ok();
+    if (s.ok()) std::ofstream(j.state + "/staged_in." + j.node).flush();
+  }
+  if (s.ok() && !j.first && req->mode == 0) {
+    // mode=auto: this node's daemon counts the workspace too, once the first node made it.
+    bool ready = WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/env") || !Failures(j).empty(); });
+    if (ready && Exists(j.state + "/env")) s = StartProfile(j).Annotate("the I/O profile of the workspace");
+  }
   if (!s.ok()) {
     RecordFailure(j, s.message());
   } else if (j.first) {
     double ready_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "bb: burst buffer up on %zu nodes in %s: mounted after %.2f s, staged in after %.2f s",
-                  j.nodes.size(), ModeSummary(j.state + "/mode.yaml", req->mode).c_str(), mounted_s, ready_s);
-    std::ofstream(j.state + "/up.log") << line << "\n";
+    char times[96];
+    std::snprintf(times, sizeof times, ": mounted after %.2f s, staged in after %.2f s", mounted_s, ready_s);
+    std::ofstream(j.state + "/up.log") << "bb: burst buffer up on " << j.nodes.size() << " nodes in "
+                                       << ModeSummary(j.state + "/mode.yaml", req->mode, j.state + "/evidence") << times
+                                       << "\n";
   }
   return Status::Ok();
 }

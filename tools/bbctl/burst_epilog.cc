@@ -13,6 +13,7 @@
 
 #include "fs/base/mounts.h"
 #include "tools/bbctl/burst.h"
+#include "tools/bbctl/burst_history.h"
 #include "tools/bbctl/burst_job.h"
 #include "tools/bbctl/proc.h"
 
@@ -25,17 +26,6 @@ using Clock = std::chrono::steady_clock;
 bool FromSlurmEpilog() {
   const char* context = std::getenv("SLURM_SCRIPT_CONTEXT");
   return context != nullptr && std::string(context) == "epilog_slurmd";
-}
-
-// Waits until `done()` or the deadline; true when done.
-template <typename Done>
-bool WaitFor(int seconds, Done done) {
-  auto until = Clock::now() + std::chrono::seconds(seconds);
-  while (!done()) {
-    if (Clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
 }
 
 // The first node, while every daemon is still up: each stage_out directive whose source exists.
@@ -69,6 +59,26 @@ std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
   return report;
 }
 
+// Mode 1 on several nodes, first node: every node's stage-out report, each line naming its node,
+// once every node has written it (a node that does not within the deadline is named).
+std::string EveryNodesStageOut(const BurstJob& j, bool* ok) {
+  std::string report;
+  for (const auto& n : j.nodes) {
+    const std::string path = j.state + "/staged_out." + n;
+    if (!WaitFor(kStagingWaitS, [&] { return Exists(path) || Exists(j.state + "/down." + n); }) || !Exists(path)) {
+      report += "bb: stage_out on " + n + ": no report from it; its files were not staged out\n";
+      *ok = false;
+      continue;
+    }
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("FAILED") != std::string::npos) *ok = false;
+      report += (line.rfind("bb: ", 0) == 0 ? "bb: " + n + ": " + line.substr(4) : line) + "\n";
+    }
+  }
+  return report;
+}
+
 // This node's daemon stopped (it unmounts), its root and mount point removed.
 void StopNode(const BurstJob& j) {
   pid_t pid = DaemonPid(j.root);
@@ -90,20 +100,30 @@ Status BurstEpilog(const BurstOptions& o) {
   const bool up = Exists(j.state + "/env");
   const auto t0 = Clock::now();
   std::string report;
-  if (j.first) {
-    if (FromSlurmEpilog()) {  // a job-script form's `bbctl bb up` printed it already
+  // mode=auto: this node's part of the job's I/O profile, before stage-out reads the workspace.
+  Status saved = up ? SaveNodeProfile(j) : Status::Ok();
+  auto req = LoadRequest(o, j, nullptr);
+  const bool every_node = req && NodePrivateStaging(j, *req);  // mode 1: each node stages its own files
+  if (j.first || every_node) {
+    if (j.first && FromSlurmEpilog()) {  // a job-script form's `bbctl bb up` printed it already
       std::ifstream up_log(j.state + "/up.log");
       std::getline(up_log, report);
       if (!report.empty()) report += "\n";
     }
     bool ok = true;
+    std::string staged;
     if (up && Alive(DaemonPid(j.root))) {
-      report += StageOut(o, j, &ok);
+      staged = StageOut(o, j, &ok);
     } else if (up) {  // its data went with it: say so rather than stay silent
       ok = false;
-      report += "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
+      staged = "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
     }
-    std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
+    if (every_node) {
+      std::ofstream(j.state + "/staged_out." + j.node) << staged;
+      if (j.first) staged = EveryNodesStageOut(j, &ok);
+    }
+    report += staged;
+    if (j.first) std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
   } else if (up) {
     // The other daemons hold the data being staged out: wait for it.
     if (!WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
@@ -120,6 +140,9 @@ Status BurstEpilog(const BurstOptions& o) {
       }
       return true;
     });
+    if (!saved.ok()) report += "bb: mode=auto: no I/O profile from " + j.node + ": " + saved.message() + "\n";
+    std::ifstream script(j.state + "/script");
+    report += KeepProfile(j, std::string(std::istreambuf_iterator<char>(script), {}));
     char line[160];
     std::snprintf(line, sizeof line, "bb: %s after %.2f s\n",
                   all ? "stopped and removed on every node" : "NOT every node said it is down",

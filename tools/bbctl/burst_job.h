@@ -4,7 +4,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fs/base/status.h"
@@ -37,9 +39,27 @@ std::vector<std::string> AsUser(const BurstJob& j, std::vector<std::string> argv
 void RecordFailure(const BurstJob& j, const std::string& why);
 // "node: why" for every node that recorded a failure.
 std::vector<std::string> Failures(const BurstJob& j);
+// Whether every node stages for itself: a node-private workspace (mode 1) on more than one node,
+// where the first node sees only its own files. Stage-in then makes a copy on every node and
+// stage-out copies every node's files.
+inline bool NodePrivateStaging(const BurstJob& j, const jobs::BbRequest& req) {
+  return req.mode == 1 && j.nodes.size() > 1;
+}
+// How long one node waits for the others' staging.
+inline constexpr int kStagingWaitS = 3600;
 // The address this node's daemon listens on (scontrol's NodeAddr, resolved).
 Result<std::string> NodeAddress(const std::string& node);
 bool Exists(const std::string& path);
+// Waits until `done()` or `seconds` passed; true when done.
+template <typename Done>
+bool WaitFor(int seconds, Done done) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
 // The bbctl and bbd beside this binary (else from PATH).
 std::string Beside(const std::string& program);
 
