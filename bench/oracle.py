@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The oracle: the measured best layout mode of each job folder, the labels the mode selector
-is evaluated against (DESIGN.md §8.6).
+is evaluated against (docs/architecture.md#how-the-selector-is-judged).
 
   bench/oracle.py JOB_DIR... --out LABELS.json [--repeats 3] [--timeout S] [--modes 1,2,3,4]
 

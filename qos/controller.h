@@ -1,7 +1,7 @@
-// The QoS controller's logic (DESIGN.md §7): its policy (read from YAML by
-// tools/config/qos_policy.h), the messages it exchanges with
-// daemons and bbctl, and one control cycle (collect -> compute -> enforce). The network side
-// (Boost.Asio) is tools/bb-controller; the daemon side is qos/client.h.
+// The QoS controller's logic (docs/architecture.md#qos-the-stage-and-the-controller): its policy
+// (read from YAML by tools/config/qos_policy.h), the messages it exchanges with daemons and
+// bbctl, and one control cycle (collect -> compute -> enforce). The network side (Boost.Asio) is
+// bb-controller (tools/controller/main.cc); the daemon side is qos/client.h.
 //
 // Policy (as the YAML file holds it):
 //   algorithm: psfa            # static | priority | proportional | psfa

@@ -1,4 +1,5 @@
-// JobResolver: which job a calling process belongs to (DESIGN.md §7).
+// JobResolver: which job a calling process belongs to
+// (docs/architecture.md#qos-the-stage-and-the-controller).
 //
 // A job's identity comes from what the job cannot choose: the Slurm job of the process's cgroup
 // (a "job_<id>" component of its path, as Slurm's cgroup plugins and the emulated cluster make

@@ -1,4 +1,5 @@
-// Stage: the QoS step every file-system request passes before it is routed (DESIGN.md §7).
+// Stage: the QoS step every file-system request passes before it is routed
+// (docs/architecture.md#qos-the-stage-and-the-controller).
 // QoS admission happens in the FUSE adapter, before the request's one call into the core: the
 // adapter finds the request's channel (qos/channel_cache.h) and submits the call here.
 //

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The dependency graph of DESIGN.md §2, checked on the includes: each library folder includes
-# only from the folders below it. fs/base is the only part of fs/ that transport/, qos/ and
-# modeselect/ may use. Tests and test helpers may also include the test support of their folder.
-# The corpus's job sources (modeselect/corpus/) are data, not part of the graph.
+# The dependency graph (docs/architecture.md#layering-rules presents these rules), checked on the
+# includes: each library folder includes only from the folders below it. fs/base is the only part of
+# fs/ that transport/, qos/ and modeselect/ may use. Tests and test helpers may also include the
+# test support of their folder. The corpus's job sources (modeselect/corpus/) are data, not part of
+# the graph.
 set -uo pipefail
 cd "${1:-$(dirname "$0")/..}"
 # folder: the folders it may include from (besides itself)

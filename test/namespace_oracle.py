@@ -436,7 +436,7 @@ class Run:
                     model.objects[obj][0] = bytes.fromhex(now["hex"])
                 else:
                     self.report(f"node {node} reads a descriptor of {obj} after a write cut short: {now}")
-            elif links > 0:  # with no name left, it may fail or be lost (README)
+            elif links > 0:  # with no name left, it may fail or be lost (docs/consistency.md)
                 if seen != {}:
                     self.report(f"node {node} {cmd['op']}s a descriptor of {obj}: {seen}")
                 else:
@@ -448,7 +448,7 @@ class Run:
             data, links, _ = model.objects[obj]
             seen = self.ask(node, {"op": "fdread", "fd": fd})
             want = {"len": len(data), "md5": hashlib.md5(data).hexdigest()}
-            if links > 0 and seen != want:  # with no name left, its data may be gone (README)
+            if links > 0 and seen != want:  # with no name left, its data may be gone (docs/consistency.md)
                 self.report(f"node {node} reads a descriptor of {obj} as {seen}, the model has {want}")
         else:
             path = f"{rng.choice(DIRS + [''])}/{rng.choice(NAMES)}".lstrip("/")

@@ -1,4 +1,5 @@
-// The cluster key and the handshake that proves a peer holds it (DESIGN.md §9, Trust).
+// The cluster key and the handshake that proves a peer holds it
+// (docs/architecture.md#the-cluster-trust-and-the-emulated-cluster).
 //
 // Every instance has a secret of kKeyBytes random bytes, kept as 64 hex digits in a file that
 // only its owner may read (0600). Before anything else is served on a connection — between

@@ -291,7 +291,7 @@ void Coherence::OweLocked(NodeId node, std::vector<Invalidation> list) {
     std::erase_if(owed, [](const Invalidation& item) { return item.file_id == 0; });
     owed.insert(owed.begin(), kDropEverything);
   }
-  if (owed.size() > kMaxOwed) owed.resize(kMaxOwed);  // later moves are not told (README)
+  if (owed.size() > kMaxOwed) owed.resize(kMaxOwed);  // later moves are not told (docs/consistency.md)
   stats_.owed.fetch_add(owed.size() - std::min(before, owed.size()), std::memory_order_relaxed);
 }
 

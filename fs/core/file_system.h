@@ -495,8 +495,8 @@ class FileSystem {
   uint64_t LeasedAbsent(const std::string& path, const PathLayout& layout);
   // `inode`'s path names another file now, or none: it was removed by another node (or moved, and
   // where to was not told), which told this node's kernel to drop the name. What this node knew of
-  // it answers (an open file reads its own data; its writes, published at `path`, fail: README),
-  // and `path` no longer leads to it.
+  // it answers (an open file reads its own data; its writes, published at `path`, fail:
+  // docs/consistency.md), and `path` no longer leads to it.
   Metadata Detached(const std::shared_ptr<Inode>& inode, const std::string& path);
   // Rename's move between two owners: `src` put at `to` (`fresh`: made there, EEXIST where an
   // entry is), then taken from `from`; when that fails, `to` is put back as it was (`dst`, or no

@@ -1,10 +1,10 @@
-// The layout modes as routing policies (DESIGN.md §5), in one table: Modes(). A mode is a row
-// of pure functions — f_data, f_meta_file, f_meta_dir — over (layout options, the cluster as this
-// node sees it, path, file id, chunk index), plus what the rest of the system needs to know of
-// it (whether a new file records its data location, whether its files are node-private, whether
-// it uses the metadata ratio). Every other place that needs a mode reads this table: the
-// workspace record, the mode file, the daemon's control commands, bbctl. A fifth mode is one
-// row (and its functions); the table-driven tests cover it.
+// The layout modes as routing policies (docs/architecture.md#the-four-layout-modes), in one table:
+// Modes(). A mode is a row of pure functions — f_data, f_meta_file, f_meta_dir — over (layout
+// options, the cluster as this node sees it, path, file id, chunk index), plus what the rest of the
+// system needs to know of it (whether a new file records its data location, whether its files are
+// node-private, whether it uses the metadata ratio). Every other place that needs a mode reads this
+// table: the workspace record, the mode file, the daemon's control commands, bbctl. A fifth mode is
+// one row (and its functions); the table-driven tests cover it.
 //
 //   mode 1 node-local:        data self;                 file metadata self;      dirs {self}
 //   mode 2 centralized meta:  data hash(id, chunk) % N;  meta S[hash(path) % |S|]; dirs S

@@ -310,8 +310,8 @@ TEST_CASE("a file open here for longer than its callback's hold still follows a 
 
 TEST_CASE("a file replaced by another node while open here: its writes never reach the new file", "[link]") {
   // Node 2 has "a" open for writing when node 1 renames "b" over it: the file node 2 holds has no
-  // name left (its data goes, README), and what node 2 then writes, truncates or chmods through
-  // its descriptor fails, never changing the file that took the name.
+  // name left (its data goes, docs/consistency.md), and what node 2 then writes, truncates or
+  // chmods through its descriptor fails, never changing the file that took the name.
   for (const auto& m : kModes) {
     if (m.mode == LayoutMode::kNodeLocal) continue;
     INFO(m.name);

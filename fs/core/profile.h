@@ -1,9 +1,10 @@
 // Profiles: the per-file I/O profile of a workspace, counted by the daemon of every node while a
-// probe run has it switched on (bbctl job run --profile; DESIGN.md §8). A node counts what its
-// own processes did: per file what Darshan's POSIX module would count, plus what Darshan cannot
-// see — which nodes and processes made, opened, wrote, read and stat'ed each file and directory.
-// A snapshot of one node travels as JSON (fs/daemon/profile_json.h); bbctl merges the nodes'
-// snapshots into one document, whose format is described in tools/jobs/profile_doc.h.
+// probe run has it switched on (bbctl job run --profile; docs/architecture.md#mode-selection). A
+// node counts what its own processes did: per file what Darshan's POSIX module would count, plus
+// what Darshan cannot see — which nodes and processes made, opened, wrote, read and stat'ed each
+// file and directory. A snapshot of one node travels as JSON (fs/daemon/profile_json.h); bbctl
+// merges the nodes' snapshots into one document, whose format is described in
+// tools/jobs/profile_doc.h.
 //
 // Node ids are the cluster's; a process is named by its node and pid. Counting costs one
 // atomic load per operation while no workspace is profiled.

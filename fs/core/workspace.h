@@ -1,4 +1,5 @@
-// Workspaces: per-job parts of the namespace, each with its own layout (DESIGN.md §5).
+// Workspaces: per-job parts of the namespace, each with its own layout
+// (docs/architecture.md#workspaces-and-mode-files).
 //
 // A workspace named JOB is the directory /JOB of the instance plus a record of its layout.
 // Everything below /JOB is placed by the workspace's layout mode; everything else by the

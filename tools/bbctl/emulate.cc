@@ -1,4 +1,5 @@
-// The emulated cluster on one host (DESIGN.md §9).
+// The emulated cluster on one host
+// (docs/architecture.md#the-cluster-trust-and-the-emulated-cluster).
 //
 // Node i: network namespace bbnode<i> with address 198.18.<i/250>.<i%250+1>/15 on eth0, the
 // peer of veth bbv<i> on bridge bbbr0; a TBF qdisc on both ends shapes each direction to the

@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
   stats->add_option("--node", node, "only this node");
   stats->add_flag("--json", as_json, "print JSON");
   bool as_prometheus = false;
-  stats->add_flag("--prometheus", as_prometheus, "print the Prometheus text exposition (metric names: README)");
+  stats->add_flag("--prometheus", as_prometheus,
+                  "print the Prometheus text exposition (metric names: docs/operations.md)");
   stats->add_option("--root", ctl_root, "cluster root given to bbctl start, or one daemon's root");
   auto* drop = app.add_subcommand("drop-caches",
                                   "drop every entry and attribute the nodes' kernels and daemons cache (they are read "

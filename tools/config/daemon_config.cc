@@ -98,7 +98,7 @@ bool MountSourceName(const std::string& name) {
   });
 }
 
-// The fields, in the order the README lists them.
+// The fields, in the order docs/install.md lists them.
 const DaemonField kFields[] = {
     {"root",
      "backing directory: `meta/` (LevelDB), `meta.spare`, `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`",

@@ -1,8 +1,8 @@
 // The daemon's configuration file (`bbd --config FILE`, YAML) and command-line flags, read into
 // fs::DaemonConfig through one table of fields, DaemonFields(): a field's name, what it means,
 // its default, whether it has a flag, and how it is read. The flags of bbd (`--field-name` for
-// `field_name`), the overrides, the errors and the README's table all come from it; a new field
-// is one row.
+// `field_name`), the overrides, the errors and the table in docs/install.md all come from it; a
+// new field is one row.
 //
 // Every field is optional in the file; flags override the file. An unknown field, a wrong type
 // or a value out of range is an error naming the file (or "command line"), the line and the
@@ -25,8 +25,8 @@ namespace bb::config {
 
 struct DaemonField {
   const char* name;          // "chunk_size"; the flag is --chunk-size
-  const char* meaning;       // the README's text, and the flag's help
-  const char* default_text;  // as the README shows it
+  const char* meaning;       // the text of docs/install.md's table, and the flag's help
+  const char* default_text;  // as docs/install.md shows it
   bool flag;                 // settable on bbd's command line
   // Reads `node` into the field of `cfg`; `source` and `name` go into errors.
   Status (*read)(const std::string& source, const std::string& name, const YAML::Node& node, fs::DaemonConfig* cfg);
@@ -46,7 +46,7 @@ Result<fs::DaemonConfig> LoadDaemonConfig(const std::string& path);
 Status ApplyOverrides(fs::DaemonConfig* cfg, const std::vector<std::pair<std::string, std::string>>& values,
                       const std::string& source);
 
-// The README's table of fields (Markdown, header included), from DaemonFields().
+// The table of fields in docs/install.md (Markdown, header included), from DaemonFields().
 std::string DaemonFieldsMarkdown();
 
 }  // namespace bb::config

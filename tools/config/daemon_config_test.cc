@@ -134,13 +134,13 @@ TEST_CASE("command-line values are read as the file's and override it", "[config
   CHECK(FlagOf("rpc_large_in_flight") == "--rpc-large-in-flight");
 }
 
-TEST_CASE("every field of the table is read from the file, and the README lists each", "[config]") {
-  std::ifstream in(std::string(BB_SOURCE_DIR) + "/README.md");
-  std::stringstream readme;
-  readme << in.rdbuf();
-  // The README's table is DaemonFieldsMarkdown() word for word (regenerate it with
+TEST_CASE("every field of the table is read from the file, and docs/install.md lists each", "[config]") {
+  std::ifstream in(std::string(BB_SOURCE_DIR) + "/docs/install.md");
+  std::stringstream page;
+  page << in.rdbuf();
+  // The page's table is DaemonFieldsMarkdown() word for word (regenerate it with
   // `bbd --config-fields`).
-  CHECK_THAT(readme.str(), Catch::Contains(DaemonFieldsMarkdown()));
+  CHECK_THAT(page.str(), Catch::Contains(DaemonFieldsMarkdown()));
   for (const DaemonField& f : DaemonFields()) {
     INFO(f.name);
     // A value of the wrong shape is refused with the field's name and line, whatever its kind.

@@ -1,4 +1,5 @@
-// The mode file: one per job, YAML, written by hand or by bb-modeselect (DESIGN.md §6).
+// The mode file: one per job, YAML, written by hand or by bb-modeselect
+// (docs/architecture.md#workspaces-and-mode-files).
 //
 //   mode: N                       the layout: a mode of the table in fs/core/layout.h (1..4)
 //   chunk_size: SIZE              a valid chunk size (fs/core/chunking.h; default 512KiB)

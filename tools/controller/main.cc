@@ -1,8 +1,8 @@
-// bb-controller: the QoS controller (DESIGN.md §7). Daemons connect over TCP and report each
-// job's usage every interval; each cycle the controller computes every job's rate with the
-// policy's algorithm (collect -> compute -> enforce -> sleep) and sends every daemon the same
-// shares message, from which each takes its own rates. `bbctl qos status` asks it what it
-// decided.
+// bb-controller: the QoS controller (docs/architecture.md#qos-the-stage-and-the-controller).
+// Daemons connect over TCP and report each job's usage every interval; each cycle the controller
+// computes every job's rate with the policy's algorithm (collect -> compute -> enforce -> sleep)
+// and sends every daemon the same shares message, from which each takes its own rates. `bbctl qos
+// status` asks it what it decided.
 //
 //   bb-controller --policy FILE --key-file FILE [--listen IP:PORT]
 //

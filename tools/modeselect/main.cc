@@ -1,4 +1,5 @@
-// bb-modeselect: a job's layout mode, chosen before the job runs (DESIGN.md §8).
+// bb-modeselect: a job's layout mode, chosen before the job runs
+// (docs/architecture.md#mode-selection).
 //
 //   bb-modeselect --job JOB.sh [--sources DIR]... [--profile P.json | --darshan F.txt] [--nodes N]
 //                 [--reasoner rules|llm] [--kb DIR] [--out MODE.yaml] [--json] [--explain] [--evidence]
