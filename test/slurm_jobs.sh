@@ -5,7 +5,7 @@
 # and that no daemon, mount, root or hosts file is left on any node after a job that succeeds,
 # fails, is cancelled, or whose burst buffer cannot start. Needs root. Always tears down.
 set -euo pipefail
-bin=${1:?usage: slurm_jobs.sh BUILD_BIN_DIR SOURCE_DIR}
+bin=$(cd "${1:?usage: slurm_jobs.sh BUILD_BIN_DIR SOURCE_DIR}" && pwd)
 src=${2:?usage: slurm_jobs.sh BUILD_BIN_DIR SOURCE_DIR}
 bbctl=$bin/bbctl
 source "$(dirname "$0")/lib.sh"
@@ -275,7 +275,9 @@ mkdir -p "$BB_STATE_DIR"
 app='srun bash -c '"'"'mkdir -p "$BB_WORKSPACE/output"; cmp "$BB_WORKSPACE/input/f3" "$SLURM_SUBMIT_DIR/input/f3" \&\& echo "$SLURMD_NODENAME" > "$BB_WORKSPACE/output/r$SLURM_PROCID"'"'"
 sed "s|^srun ./app.*|$app|; s|--ntasks-per-node=8|--ntasks-per-node=2|" "$src/configs/slurm/bb-job.sh" > "$sub/tjob.sh"
 id=$(run_job "$sub/tjob.sh")
+before=$fails
 check "the template job $id completed ($(state "$id"))" test "$(state "$id")" = COMPLETED
+[ "$fails" = "$before" ] || explain "$id"
 check "its 8 tasks read the staged-in input and their results came back from 4 nodes" \
   test "$(cat "$sub/output.$id"/r* 2>/dev/null | wc -l)" = 8 -a "$(cat "$sub/output.$id"/r* 2>/dev/null | sort -u | wc -l)" = 4
 check "its output says mode=auto's choice" grep -q "in mode [1-4] (mode=auto" "$sub/out-$id.txt"
