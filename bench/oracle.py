@@ -161,8 +161,18 @@ def label_one(target, a, folder, out_dir, runs_dir, progress, log):
     return entry
 
 
+def build_commit():
+    """The commit the file system was built from (the repository's HEAD, "+changes" when its
+    tracked files differ): labels go stale when the file system changes."""
+    def git(*args):
+        return subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def summary_md(doc):
-    lines = ["# Oracle labels", "", f"Command: `{doc['command']}` ({doc['generated']}).", "", f"Machine: {doc['machine']}.",
+    lines = ["# Oracle labels", "", f"Command: `{doc['command']}` ({doc['generated']}), measured on a build of "
+             f"{doc.get('commit', 'an unrecorded commit')}.", "", f"Machine: {doc['machine']}.",
              "", "| job | label | ties | disqualified | figure | " + " | ".join(f"mode {m}" for m in doc["modes"]) + " |",
              "|---|---|---|---|---|" + "---|" * len(doc["modes"])]
     for key, e in doc["jobs"].items():
@@ -199,7 +209,8 @@ def main(argv):
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     doc = {"version": 1, "command": " ".join(shlex.quote(x) for x in ["bench/oracle.py"] + argv),
-           "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "machine": report.machine(),
+           "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "commit": build_commit(),
+           "machine": report.machine(),
            "modes": a.modes, "repeats": a.repeats, "timeout": a.timeout, "chunk_size": a.chunk_size, "jobs": {}}
     try:
         if done < total:
