@@ -77,6 +77,22 @@ TEST_CASE("mdtest: its option table, -B takes a value", "[modeselect]") {
   CHECK_FALSE(r.writes);
 }
 
+TEST_CASE("fio: which rw modes read and write", "[modeselect]") {
+  struct Row {
+    const char* rw;
+    bool reads, writes;
+  };
+  const Row kRows[] = {{"read", true, false},      {"write", false, true}, {"randread", true, false},
+                       {"randwrite", false, true}, {"rw", true, true},     {"readwrite", true, true},
+                       {"randrw", true, true}};
+  for (const Row& row : kRows) {
+    INFO(row.rw);
+    BenchmarkRun r = ParseFioArgs(Args(std::string("--name=j --filename=/bb/f --rw=") + row.rw), {}, kAt);
+    CHECK(r.reads == row.reads);
+    CHECK(r.writes == row.writes);
+  }
+}
+
 TEST_CASE("fio: command-line sections, globals before the first --name", "[modeselect]") {
   BenchmarkRun r = ParseFioArgs(Args("--direct=1 --bs 1m --name=w --rw=write --size=2g --filename=/bb/shared "
                                      "--name=r --rw=randread --numjobs=8 --time_based --runtime=30s --output=x.json"),
