@@ -18,6 +18,10 @@ constexpr FactInfo kFacts[] = {
     {"script.stage_out", "the job script copies results out of the burst buffer after the run", ""},
     {"script.rank_dirs", "the job script makes one directory per task or per node", "count"},
     {"script.reads_earlier_output", "a later step reads files an earlier step wrote", ""},
+    {"script.one_writer_input",
+     "one task (a one-task step, a batch-shell command) writes files a later step's tasks all read (value: "
+     "their tasks)",
+     "tasks"},
 
     // I/O interfaces (sources).
     {"io.posix", "POSIX I/O calls (open, read, write, pread, pwrite, lseek, close)", "count"},
@@ -39,6 +43,10 @@ constexpr FactInfo kFacts[] = {
      "file names are built from the rank (sprintf/format/f-string/concatenation with the rank): "
      "one file per task",
      "count"},
+    {"file.per_node",
+     "names are built from the node (SLURM_NODEID, hostname) or the task's slot on it (SLURM_LOCALID): one "
+     "per node",
+     "count"},
     {"file.shared", "every task opens the same file name: one shared file (N-1)", "count"},
     {"file.append", "files are opened for appending (O_APPEND, fopen \"a\", position='append')", "count"},
     {"file.create_excl", "files are created with O_CREAT|O_EXCL", "count"},
@@ -47,6 +55,10 @@ constexpr FactInfo kFacts[] = {
     {"file.read_other_rank",
      "a task reads a file another task wrote (name built from another rank, or one rank reads all)", "count"},
     {"file.read_shared_input", "every task reads the same input file", "count"},
+    {"file.read_other_node",
+     "of the reads of another task's files (mdtest -N, IOR -C/-Z, a path from another rank), the fraction on "
+     "another node in the step's placement",
+     "fraction"},
     {"file.write_then_read", "the program writes files and later reads them back (restart, verification, analysis)",
      "count"},
 

@@ -47,6 +47,7 @@ struct Launch {
   int tasks = 0;                  // 0 = not given
   int tasks_per_node = 0;         // 0 = not given
   std::string distribution;       // "block", "cyclic" or "" (Slurm's default, block)
+  std::string chdir;              // the tasks' working directory (srun -D, mpirun -wdir), "" = the script's
   std::vector<std::string> argv;  // the program and its arguments, variables expanded where known
   std::string file;               // the script the line is in
   int line = 0;

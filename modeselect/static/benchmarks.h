@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "modeselect/findings.h"
+#include "modeselect/static/placement.h"
 
 namespace bb::modeselect {
 
@@ -38,6 +39,7 @@ struct BenchmarkRun {
   std::vector<std::string> paths;  // the files and directories it works in
   bool writes = false;             // it writes (creates) data
   bool reads = false;              // it reads data that must exist before it starts
+  std::vector<RankShift> shifts;   // its reads of other tasks' data, one per phase that reads
 };
 
 // `args` are the words after the program name.

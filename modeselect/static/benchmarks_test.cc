@@ -77,6 +77,63 @@ TEST_CASE("mdtest: its option table, -B takes a value", "[modeselect]") {
   CHECK_FALSE(r.writes);
 }
 
+struct ShiftCase {
+  const char* args;
+  std::vector<RankShift> shifts;  // by kind and offset
+};
+
+TEST_CASE("IOR and mdtest: whose data the reading phases read", "[modeselect]") {
+  const ShiftCase kIor[] = {
+      {"-w -r -C", {{RankShift::kIorNode, 1}}},
+      {"-r -C -Q 2", {{RankShift::kIorNode, 2}}},
+      {"-w -W -C", {{RankShift::kIorNode, 2}}},  // the write check: two nodes away
+      {"-w -r -W -C", {{RankShift::kIorNode, 1}, {RankShift::kIorNode, 2}}},
+      {"-w -r -Z -X 11 -Q 3", {{RankShift::kIorRandom, 3}}},
+      {"-w -r -C -Z", {{RankShift::kIorRandom, 1}}},  // -Z draws over -C
+      {"-w -C", {}},                                  // no read phase
+      {"-w -r -Q 2 -X 5", {}},                        // -Q and -X alone change nothing
+      {"-r -O reorderTasks=1,taskPerNodeOffset=2", {{RankShift::kIorNode, 2}}},
+  };
+  for (const ShiftCase& c : kIor) {
+    INFO("ior " << c.args);
+    BenchmarkRun r = ParseIorArgs(Args(c.args), kAt);
+    REQUIRE(r.shifts.size() == c.shifts.size());
+    for (size_t i = 0; i < c.shifts.size(); ++i) {
+      CHECK(r.shifts[i].kind == c.shifts[i].kind);
+      CHECK(r.shifts[i].offset == c.shifts[i].offset);
+    }
+  }
+  const ShiftCase kMdtest[] = {
+      {"-n 10 -N 1", {{RankShift::kOffset, 1}, {RankShift::kOffset, 2}, {RankShift::kOffset, 3}}},
+      {"-n 10 -T -N 2", {{RankShift::kOffset, 2}}},
+      {"-n 10 -E -r -N 1", {{RankShift::kOffset, 2}, {RankShift::kOffset, 3}}},
+      {"-n 10 -C -N 1", {}},  // the create phase works on its own items
+      {"-n 10", {}},
+  };
+  for (const ShiftCase& c : kMdtest) {
+    INFO("mdtest " << c.args);
+    BenchmarkRun r = ParseMdtestArgs(Args(c.args), kAt);
+    REQUIRE(r.shifts.size() == c.shifts.size());
+    for (size_t i = 0; i < c.shifts.size(); ++i) CHECK(r.shifts[i].offset == c.shifts[i].offset);
+  }
+}
+
+TEST_CASE("fio: which rw modes read and write", "[modeselect]") {
+  struct Row {
+    const char* rw;
+    bool reads, writes;
+  };
+  const Row kRows[] = {{"read", true, false},      {"write", false, true}, {"randread", true, false},
+                       {"randwrite", false, true}, {"rw", true, true},     {"readwrite", true, true},
+                       {"randrw", true, true}};
+  for (const Row& row : kRows) {
+    INFO(row.rw);
+    BenchmarkRun r = ParseFioArgs(Args(std::string("--name=j --filename=/bb/f --rw=") + row.rw), {}, kAt);
+    CHECK(r.reads == row.reads);
+    CHECK(r.writes == row.writes);
+  }
+}
+
 TEST_CASE("fio: command-line sections, globals before the first --name", "[modeselect]") {
   BenchmarkRun r = ParseFioArgs(Args("--direct=1 --bs 1m --name=w --rw=write --size=2g --filename=/bb/shared "
                                      "--name=r --rw=randread --numjobs=8 --time_based --runtime=30s --output=x.json"),

@@ -190,7 +190,7 @@ void JobFacts(const Job& j, BenchmarkRun* r) {
   if (fact && (rw || !meta)) Add(r, at(rw), fact);
   if (rw || !meta) {
     r->writes |= mode.find("write") != std::string::npos || mode == "rw" || mode == "randrw";
-    r->reads |= mode.find("read") != std::string::npos || mode == "rw";
+    r->reads |= mode.find("read") != std::string::npos || mode == "rw" || mode == "randrw";
   }
   const Setting* fname = get({"filename"});
   const Setting* format = get({"filename_format"});

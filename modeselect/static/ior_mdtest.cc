@@ -1,6 +1,7 @@
 // IOR and mdtest command lines, by their real option tables (hpc/ior src/parse_options.c,
 // src/mdtest.c, src/option.c): a short option that takes a value takes the rest of its word
 // when it is the word's first letter (-t1m), else the next word; flags may be grouped (-vvw).
+#include <algorithm>
 #include <cstring>
 
 #include "modeselect/static/benchmarks.h"
@@ -123,6 +124,13 @@ BenchmarkRun ParseIorArgs(std::span<const std::string> args, const Where& where)
   if (write) Add(&r, where, "ior.write");
   if (read) Add(&r, where, "ior.read");
   if (flag("C") || flag("Z")) Add(&r, where, "ior.reorder");
+  // Whose data the read phase (-r, -R) and the write check (-W) read (src/ior.c): -Z draws an
+  // offset past -Q nodes, -C shifts by -Q nodes, the write check by two; -Q and -X alone
+  // change nothing.
+  int q = std::max(1, static_cast<int>(Size(o.values["Q"], 1)));
+  if (read && flag("Z")) r.shifts.push_back({RankShift::kIorRandom, q});
+  if (read && flag("C") && !flag("Z")) r.shifts.push_back({RankShift::kIorNode, q});
+  if (flag("W") && flag("C")) r.shifts.push_back({RankShift::kIorNode, 2});
   if (flag("z")) Add(&r, where, "ior.random");
   if (flag("c") || flag("collective")) Add(&r, where, "ior.collective");
   std::string api = text::Lower(o.values.count("a") ? o.values["a"] : "posix");
@@ -152,14 +160,22 @@ BenchmarkRun ParseMdtestArgs(std::span<const std::string> args, const Where& whe
     Add(&r, where, "mdtest.items", Size(o.values["n"], 0));
   else if (o.values.count("I"))
     Add(&r, where, "mdtest.items", Size(o.values["I"], 0));
-  if (double n = Size(o.values["N"], 0); n > 0) Add(&r, where, "mdtest.shift", n);
+  bool phases = flag("C") || flag("T") || flag("E") || flag("r");
+  if (double n = Size(o.values["N"], 0); n > 0) {
+    Add(&r, where, "mdtest.shift", n);
+    // Rank r stats the items of rank r + N, reads those of r + 2N and removes those of r + 3N
+    // (src/mdtest.c: stat_name, read_name, rm_name), in the phases that run.
+    int stride = static_cast<int>(std::min(n, 1e6));
+    if (flag("T") || !phases) r.shifts.push_back({RankShift::kOffset, stride});
+    if (flag("E") || !phases) r.shifts.push_back({RankShift::kOffset, 2 * stride});
+    if (flag("r") || !phases) r.shifts.push_back({RankShift::kOffset, 3 * stride});
+  }
   if (double w = Size(o.values["w"], 0); w > 0) Add(&r, where, "mdtest.write_bytes", w);
   if (double e = Size(o.values["e"], 0); e > 0) Add(&r, where, "mdtest.read_bytes", e);
   if (double z = Size(o.values["z"], 0); z > 0) Add(&r, where, "mdtest.depth", z);
   if (double s = Size(o.values["W"], 0); s > 0) Add(&r, where, "mdtest.stonewall", s);
   std::string dirs = o.values.count("d") ? o.values["d"] : "./out";
   for (std::string_view d : text::Split(dirs, "@")) r.paths.emplace_back(d);
-  bool phases = flag("C") || flag("T") || flag("E") || flag("r");
   r.writes = flag("C") || !phases;
   r.reads = (flag("T") || flag("E") || flag("r")) && !flag("C");
   return r;

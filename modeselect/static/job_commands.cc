@@ -4,6 +4,7 @@
 
 #include "modeselect/static/job_interp.h"
 #include "modeselect/static/makefile.h"
+#include "modeselect/static/rank_paths.h"
 
 namespace bb::modeselect {
 namespace {
@@ -21,7 +22,8 @@ bool IsCompiler(std::string_view p) {
                 "nvc",   "nvc++",  "nvfortran", "ftn",      "CC",     "mpiicc", "mpiicpc", "mpiifort"});
 }
 
-// Commands that are no application: shell utilities, the burst buffer's own daemons and tools.
+}  // namespace
+
 bool IsUtility(std::string_view p) {
   return In(p, {"echo",       "printf", "rm",        "ls",    "sleep",  "module", "ml",       "set",     "shopt",
                 "trap",       "wait",   "true",      "false", "exit",   "return", "hostname", "date",    "mountpoint",
@@ -36,10 +38,8 @@ bool IsUtility(std::string_view p) {
                 "mpirun",     "cd"});
 }
 
-}  // namespace
-
 bool JobInterpreter::IsBurstBuffer(const std::string& s) const {
-  for (const char* v : {"${BB_MOUNT}", "${DW_JOB_STRIPED}", "${DW_JOB_PRIVATE}"}) {
+  for (const char* v : {"${BB_MOUNT}", "${BB_WORKSPACE}", "${DW_JOB_STRIPED}", "${DW_JOB_PRIVATE}"}) {
     if (s.find(v) != std::string::npos) return true;
   }
   for (const std::string& p : bb_prefixes_) {
@@ -48,7 +48,8 @@ bool JobInterpreter::IsBurstBuffer(const std::string& s) const {
   return false;
 }
 
-JobInterpreter::Program JobInterpreter::Dispatch(std::vector<std::string> argv, const Command& c, Launch* launch) {
+JobInterpreter::Program JobInterpreter::Dispatch(std::vector<std::string> argv, const Command& c,
+                                                 const Launch* launch) {
   // Wrappers that run the rest of the line: time, env VAR=x, nohup, numactl ..., timeout 10m.
   while (!argv.empty()) {
     std::string p = text::Basename(argv[0]);
@@ -67,6 +68,7 @@ JobInterpreter::Program JobInterpreter::Dispatch(std::vector<std::string> argv, 
     argv.erase(argv.begin(), argv.begin() + static_cast<long>(std::min(i, argv.size())));
   }
   if (argv.empty()) return {};
+  if (task_ && launch == task_->launch) TaskPaths(argv, c);
   std::string p = text::Basename(argv[0]);
   if (IsLauncher(p) && !launch) {
     Launcher(argv, c);
@@ -91,28 +93,12 @@ JobInterpreter::Program JobInterpreter::Dispatch(std::vector<std::string> argv, 
 }
 
 // A command that is no shell builtin: what it runs.
-JobInterpreter::Program JobInterpreter::Run(const std::vector<std::string>& argv, const Command& c, Launch* launch) {
+JobInterpreter::Program JobInterpreter::Run(const std::vector<std::string>& argv, const Command& c,
+                                            const Launch* launch) {
   std::string p = text::Basename(argv[0]);
   Program prog;
-  if (p == "bash" || p == "sh" || p == "zsh" || p == "ksh" || p.ends_with(".sh")) {
-    size_t i = p.ends_with(".sh") ? 0 : 1;
-    while (i < argv.size() && argv[i][0] == '-' && argv[i] != "-c") ++i;
-    bool saved = in_launch_;
-    in_launch_ = in_launch_ || launch != nullptr;
-    size_t before = out_.sources.size() + steps_.size() + findings_.findings().size();
-    if (i < argv.size() && argv[i] == "-c" && i + 1 < argv.size()) {
-      int line = c.line;  // where the -c text starts
-      for (size_t k = 0; k + 1 < c.words.size(); ++k) {
-        if (c.words[k].Plain() == "-c") line = c.words[k + 1].line;
-      }
-      Script(Top().src->path, argv[i + 1], {}, std::max(1, line) - 1);
-    } else if (i < argv.size()) {
-      Follow(argv[i], std::vector<std::string>(argv.begin() + static_cast<long>(i) + 1, argv.end()), false);
-    }
-    in_launch_ = saved;
-    if (!launch) return prog;  // its own commands are the steps
-    prog.kind = out_.sources.size() + steps_.size() + findings_.findings().size() > before ? Kind::kApp : Kind::kInfra;
-    return prog;
+  if (p == "bash" || p == "sh" || p == "zsh" || p == "ksh" || p == "dash" || p.ends_with(".sh")) {
+    return Shell(argv, c, launch);
   }
   if (IsCompiler(p)) {
     Compile(argv);
@@ -166,7 +152,7 @@ std::optional<FioJobFile> JobInterpreter::InputFile(const std::string& name) {
 
 JobInterpreter::Program JobInterpreter::Benchmark(const std::vector<std::string>& argv, const Command& c,
                                                   const Launch* launch) {
-  Where w{Display(), Line(c.line), Snippet(Line(c.line)), launch ? Tasks(*launch) : 1};
+  Where w{Display(), Line(c.line), Snippet(Line(c.line)), StepTasks(launch)};
   std::vector<std::string> args(argv.begin() + 1, argv.end());
   std::string p = text::Basename(argv[0]);
   BenchmarkRun r;
@@ -191,6 +177,7 @@ JobInterpreter::Program JobInterpreter::Benchmark(const std::vector<std::string>
     r = ParseFioArgs(args, jobs, w, vars_);
   }
   for (const Finding& f : r.findings) findings_.Add(f.fact, f.file, f.line, f.snippet, f.value, Merge::kMax);
+  if (launch && !r.shifts.empty()) CrossNode(*launch, r.shifts, w.line);
   Program prog;
   prog.kind = Kind::kApp;
   for (const std::string& path : r.paths) prog.paths.push_back(text::NormalizePath(Resolve(path)));
@@ -340,19 +327,19 @@ void JobInterpreter::Staging(const std::vector<std::string>& argv, const Command
   if (!dest.empty() && !IsBurstBuffer(dest) && src_bb) Emit("script.stage_out", Line(c.line));
 }
 
-// mkdir of one directory per task: a per-task variable under a launcher, a loop variable, or
-// a brace range (rank_{0..15}).
+// mkdir of one directory per task or node: a task or node variable under a launcher
+// (rank_paths.h), a loop variable, or a brace range (rank_{0..15}).
 void JobInterpreter::Mkdir(const std::vector<std::string>& argv, const Command& c, const Launch* launch) {
   int dirs = 0;
   bool per_task = false, per_node = false;
+  int tasks = StepTasks(launch);
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a[0] == '-') continue;
     ++dirs;
-    for (const char* v : {"${SLURM_PROCID}", "${OMPI_COMM_WORLD_RANK}", "${PMI_RANK}", "${SLURM_LOCALID}"})
-      per_task |= a.find(v) != std::string::npos;
-    for (const char* v : {"${SLURM_NODEID}", "${SLURMD_NODENAME}", "$(hostname", "${HOSTNAME}"})
-      per_node |= a.find(v) != std::string::npos;
+    PathOwner owner = ClassifyPath(a, tasks).owner;
+    per_task |= owner == PathOwner::kTask || owner == PathOwner::kOtherTask;
+    per_node |= owner == PathOwner::kNode;
   }
   bool loop = false;
   for (const Word& w : c.words) {
@@ -361,8 +348,9 @@ void JobInterpreter::Mkdir(const std::vector<std::string>& argv, const Command& 
     }
   }
   if (launch && (per_task || per_node)) {
-    int n = per_task ? Tasks(*launch) : (launch->nodes ? launch->nodes : out_.sbatch.nodes);
-    return Emit("script.rank_dirs", Line(c.line), n, Merge::kMax);
+    int n = per_task ? tasks : (launch->nodes ? launch->nodes : out_.sbatch.nodes);
+    if (n != 1) Emit("script.rank_dirs", Line(c.line), n, Merge::kMax);
+    return;
   }
   if (loop) return Emit("script.rank_dirs", Line(c.line), repeat_, Merge::kSum);
   if (dirs >= 2) {

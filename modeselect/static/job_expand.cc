@@ -164,6 +164,33 @@ std::optional<long long> JobInterpreter::Arith(std::string inner) {
   return static_cast<long long>(*v);
 }
 
+// What cannot be evaluated keeps its text, without blanks, with the variables the shell knows
+// put in (`(rank+1) % SLURM_NTASKS` with rank=${SLURM_PROCID} and 8 tasks:
+// `(${SLURM_PROCID}+1)%8`), so that a task variable behind another name is still seen
+// (rank_paths.h) and the text stays one word.
+std::string JobInterpreter::ArithText(const std::string& inner) {
+  std::string out;
+  for (size_t i = 0; i < inner.size();) {
+    size_t b = i + (inner[i] == '$');
+    b += b < inner.size() && b > i && inner[b] == '{';
+    bool name = b < inner.size() && text::IsIdentChar(inner[b]) && !std::isdigit(static_cast<unsigned char>(inner[b]));
+    if (!name) {
+      if (!std::isspace(static_cast<unsigned char>(inner[i]))) out.push_back(inner[i]);
+      ++i;
+      continue;
+    }
+    size_t j = b;
+    while (j < inner.size() && text::IsIdentChar(inner[j])) ++j;
+    std::string n = inner.substr(b, j - b);
+    auto it = vars_.find(n);
+    bool simple = it != vars_.end() && (text::ParseInt(it->second) || it->second == "${" + n + "}" ||
+                                        (it->second.starts_with("${") && it->second.ends_with("}")));
+    out += it == vars_.end() ? n : simple ? it->second : "(" + it->second + ")";
+    i = j < inner.size() && inner[j] == '}' && b > i + 1 ? j + 1 : j;
+  }
+  return out;
+}
+
 std::string JobInterpreter::CommandSubst(const std::string& inner) {
   std::vector<std::string> argv;
   for (const ShellToken& t : LexShell(inner)) {
@@ -211,6 +238,7 @@ std::vector<std::string> JobInterpreter::Expand(const Word& w, bool split) {
   bool have = false;
   for (const WordPart& p : w.parts) {
     std::string v;
+    bool opaque = false;  // arithmetic or a command the task's shell will evaluate: one word
     switch (p.kind) {
       case WordPart::kLiteral:
         v = p.text;
@@ -220,14 +248,16 @@ std::vector<std::string> JobInterpreter::Expand(const Word& w, bool split) {
         break;
       case WordPart::kCommand:
         v = CommandSubst(p.text);
+        opaque = v.starts_with("$(");
         break;
       case WordPart::kArith: {
         std::optional<long long> n = Arith(p.text);
-        v = n ? std::to_string(*n) : "$((" + p.text + "))";
+        v = n ? std::to_string(*n) : "$((" + ArithText(p.text) + "))";
+        opaque = !n;
         break;
       }
     }
-    if (p.quoted || p.kind == WordPart::kLiteral || !split) {
+    if (p.quoted || p.kind == WordPart::kLiteral || !split || opaque) {
       cur += v;
       have = have || p.quoted || !v.empty();
       continue;

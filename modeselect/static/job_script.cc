@@ -44,6 +44,7 @@ JobScript JobInterpreter::Run(std::string_view text) {
   if (g.ntasks_per_node) vars_["SLURM_NTASKS_PER_NODE"] = std::to_string(g.ntasks_per_node);
   Script(job_path_, std::string(text), {});
   StepFacts();
+  ReadFacts();
   out_.findings = std::move(findings_).Take();
   return std::move(out_);
 }
@@ -129,7 +130,12 @@ void JobInterpreter::Exec(const Command& c) {
     case Command::kFunction:
       if (!c.name.empty()) functions_[c.name] = Function{&c, Top().src};
       return;
-    case Command::kWhile:
+    case Command::kWhile:  // the condition once, the body once as a loop's
+      if (!c.blocks.empty()) Block(c.blocks[0]);
+      ++loops_;
+      for (size_t b = 1; b < c.blocks.size(); ++b) Block(c.blocks[b]);
+      --loops_;
+      return;
     case Command::kIf:
     case Command::kCase:
     case Command::kGroup:
@@ -150,6 +156,7 @@ void JobInterpreter::For(const Command& c) {
   }
   if (c.blocks.empty()) return;
   loop_vars_.push_back(c.name);
+  ++loops_;
   if (!c.name.empty() && items.size() <= kMaxIterations && !items.empty()) {
     for (const std::string& item : items) {
       vars_[c.name] = item;
@@ -163,6 +170,7 @@ void JobInterpreter::For(const Command& c) {
     repeat_ = saved;
   }
   loop_vars_.pop_back();
+  --loops_;
 }
 
 void JobInterpreter::Simple(const Command& c) {
@@ -200,8 +208,13 @@ void JobInterpreter::Simple(const Command& c) {
     return CallFunction(fn->second, std::vector<std::string>(argv.begin() + 1, argv.end()));
   }
   std::vector<std::string> words = argv;
-  Program prog = Dispatch(std::move(argv), c, nullptr);
-  if (prog.kind == Kind::kApp && !in_launch_) {
+  Program prog = Dispatch(std::move(argv), c, task_ ? task_->launch : nullptr);
+  if (task_) {  // a command of every task: part of the launcher's step
+    task_->paths.insert(task_->paths.end(), prog.paths.begin(), prog.paths.end());
+    if (prog.kind == Kind::kApp && !prog.paths.empty()) task_->writes |= prog.writes, task_->reads |= prog.reads;
+    return;
+  }
+  if (prog.kind == Kind::kApp) {
     Launch l;
     l.argv = std::move(words);
     l.file = Display();

@@ -1,5 +1,6 @@
 // Launches and the facts about steps: parallel steps, several steps, a layout that changes
-// between steps that share data, a step that reads what an earlier one wrote.
+// between steps that share data, a step that reads what an earlier one wrote, input that one
+// task writes and a later step's tasks read; where a step's tasks run.
 #include "modeselect/static/job_interp.h"
 
 namespace bb::modeselect {
@@ -26,7 +27,10 @@ void JobInterpreter::Launcher(const std::vector<std::string>& argv, const Comman
   l.file = Display();
   l.line = Line(c.line);
   Program prog;
+  std::string cwd = cwd_;
+  if (!l.chdir.empty()) cwd_ = Resolve(l.chdir);
   if (!l.argv.empty()) prog = Dispatch(l.argv, c, &l);
+  cwd_ = std::move(cwd);
   RecordStep(std::move(l), prog, true);
 }
 
@@ -39,7 +43,9 @@ void JobInterpreter::RecordStep(Launch l, const Program& p, bool parallel) {
   s.paths = p.paths;
   s.writes = p.writes;
   s.reads = p.reads;
+  s.tasks = p.tasks ? p.tasks : Tasks(l);
   s.repeat = repeat_;
+  s.looped = loops_ > 0;
   s.file = l.file;
   s.line = l.line;
   s.snippet = Snippet(l.line);
@@ -60,6 +66,28 @@ int JobInterpreter::Tasks(const Launch& l) const {
   return 0;
 }
 
+int JobInterpreter::StepTasks(const Launch* l) const {
+  if (!l) return 1;
+  if (task_ && task_->launch == l && task_->tasks) return task_->tasks;
+  return Tasks(*l);
+}
+
+std::optional<StepPlacement> JobInterpreter::Placement(const Launch& l) const {
+  return PlaceStep(l, out_.sbatch, StepTasks(&l));
+}
+
+void JobInterpreter::CrossNode(const Launch& l, std::span<const RankShift> shifts, int line) {
+  std::optional<StepPlacement> p = Placement(l);
+  std::optional<double> f = p ? CrossNodeFraction(NodeOfRank(*p), shifts) : std::nullopt;
+  if (f) Emit("file.read_other_node", line, *f, Merge::kMax);
+}
+
+void JobInterpreter::CrossNode(const Launch& l, const std::function<std::optional<int>(int)>& target, int line) {
+  std::optional<StepPlacement> p = Placement(l);
+  std::optional<double> f = p ? CrossNodeFraction(NodeOfRank(*p), target) : std::nullopt;
+  if (f) Emit("file.read_other_node", line, *f, Merge::kMax);
+}
+
 void JobInterpreter::StepFacts() {
   const SbatchGeometry& g = out_.sbatch;
   std::vector<const Step*> apps;
@@ -70,12 +98,14 @@ void JobInterpreter::StepFacts() {
     findings_.Add(fact, s.file, s.line, s.snippet, v, m);
   };
   int total = 0;
+  std::vector<const Step*> parallel;
   for (const Step* s : apps) {
-    int tasks = Tasks(out_.launches[static_cast<size_t>(s->launch)]);
-    if (tasks != 1) add("launch.parallel", *s, tasks, Merge::kMax);
+    if (s->tasks == 1) continue;  // one task is no parallel step
+    add("launch.parallel", *s, s->tasks, Merge::kMax);
+    parallel.push_back(s);
     total += s->repeat;
   }
-  if (total >= 2) add("launch.multi_step", apps.size() >= 2 ? *apps[1] : *apps[0], total, Merge::kMax);
+  if (total >= 2) add("launch.multi_step", *parallel[std::min<size_t>(1, parallel.size() - 1)], total, Merge::kMax);
   struct Layout {
     int tasks, per_node;
     std::string dist;
@@ -91,6 +121,7 @@ void JobInterpreter::StepFacts() {
   for (size_t j = 1; j < apps.size(); ++j) {
     Layout b = layout(out_.launches[static_cast<size_t>(apps[j]->launch)]);
     for (size_t i = 0; i < j; ++i) {
+      if (apps[i]->tasks == 1) continue;  // one task's output is on one node however the next step is placed
       bool share = SharePath(*apps[i], *apps[j]) || (apps[i]->paths.empty() && apps[j]->paths.empty());
       Layout a = layout(out_.launches[static_cast<size_t>(apps[i]->launch)]);
       if (share && (a.tasks != b.tasks || a.per_node != b.per_node || a.dist != b.dist)) {
@@ -99,14 +130,29 @@ void JobInterpreter::StepFacts() {
       }
     }
   }
+}
+
+// A step that reads what an earlier one wrote: by one task (a preparation step, a plain command
+// of the batch shell; not one of a loop's, which are several writers) for a step of several,
+// the input all of them share; else output read back, possibly by other tasks.
+void JobInterpreter::ReadFacts() {
+  auto add = [&](const char* fact, const Step& s, double v) {
+    findings_.Add(fact, s.file, s.line, s.snippet, v, Merge::kMax);
+  };
   for (size_t j = 1; j < steps_.size(); ++j) {
-    if (!steps_[j].app || !steps_[j].reads) continue;
+    const Step& reader = steps_[j];
+    if (!reader.app || !reader.reads) continue;
+    bool earlier_output = false;
     for (size_t i = 0; i < j; ++i) {
-      if (steps_[i].app && steps_[i].writes && SharePath(steps_[i], steps_[j])) {
-        add("script.reads_earlier_output", steps_[j], 1, Merge::kMax);
-        break;
+      const Step& writer = steps_[i];
+      if (!writer.app || !writer.writes || !SharePath(writer, reader)) continue;
+      if (writer.tasks == 1 && !writer.looped && reader.tasks != 1) {
+        add("script.one_writer_input", writer, reader.tasks);
+      } else {
+        earlier_output = true;
       }
     }
+    if (earlier_output) add("script.reads_earlier_output", reader, 1);
   }
 }
 

@@ -172,6 +172,7 @@ void SrunOption(Launch* l, std::string_view opt, std::string_view value) {
   if (opt == "n" || opt == "ntasks") l->tasks = ParseCount(value);
   if (opt == "ntasks-per-node") l->tasks_per_node = ParseCount(value);
   if (opt == "m" || opt == "distribution") SetDistribution(l, value);
+  if (opt == "D" || opt == "chdir") l->chdir = value;
 }
 
 size_t ParseSrun(std::span<const std::string> a, Launch* l) {
@@ -208,6 +209,7 @@ void MpiOption(Launch* l, std::string_view opt, std::string_view v) {
   if (opt == "np" || opt == "n" || opt == "c") l->tasks = ParseCount(v);
   if (opt == "N" || opt == "npernode" || opt == "ppn" || opt == "perhost") l->tasks_per_node = ParseCount(v);
   if (opt == "map-by") MapBy(l, v);
+  if (opt == "wdir" || opt == "wd") l->chdir = v;
   if (opt == "H" || opt == "host" || opt == "hosts") {
     l->nodes = static_cast<int>(text::Split(v, ",").size());
   }

@@ -3,9 +3,10 @@
 // that takes a value consumed so that the value is never mistaken for the program.
 //
 //   srun    -N/--nodes, -n/--ntasks, --ntasks-per-node, -m/--distribution=block|cyclic[:...],
-//           and every other option of srun(1), attached (-N4, --nodes=4) or not (-N 4).
+//           -D/--chdir, and every other option of srun(1), attached (-N4, --nodes=4) or not (-N 4).
 //   mpirun  -np/-n/-c N, -N K/--npernode K/-ppn K, --map-by ppr:K:node | node (cyclic) |
-//           slot/core/socket (block), -H/--host a,b, --hostfile F, -x VAR, --mca k v, flags.
+//           slot/core/socket (block), -H/--host a,b, -wdir/-wd DIR, --hostfile F, -x VAR,
+//           --mca k v, flags.
 //
 // Thread-safety: pure functions.
 #pragma once

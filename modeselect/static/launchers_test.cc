@@ -46,6 +46,24 @@ TEST_CASE("launcher options: geometry, and values never taken for the program", 
   }
 }
 
+TEST_CASE("launcher options: the tasks' working directory", "[modeselect]") {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"srun -D /bb/run ./a", "/bb/run"},
+      {"srun -D/bb/run ./a", "/bb/run"},
+      {"srun --chdir=/bb/r -n 2 ./a", "/bb/r"},
+      {"srun --chdir /bb/r ./a", "/bb/r"},
+      {"mpirun -wdir /bb/w -np 4 ./a", "/bb/w"},
+      {"mpirun --wd=/bb/w ./a", "/bb/w"},
+      {"srun -n 2 ./a -D x", ""},  // the program's own option
+  };
+  for (const auto& [line, dir] : kCases) {
+    INFO(line);
+    std::vector<std::string> argv;
+    for (std::string_view w : text::Split(line, " ")) argv.emplace_back(w);
+    CHECK(ParseLauncher(argv).chdir == dir);
+  }
+}
+
 TEST_CASE("#SBATCH geometry in long, short and attached forms", "[modeselect]") {
   SbatchGeometry g;
   for (const char* line : {"-N 4", "--ntasks-per-node=8", "--job-name x", "-n64", "--distribution=cyclic"}) {

@@ -30,6 +30,20 @@ class Parser {
   void SkipSeparators() {
     while (!AtEnd() && (Cur().kind == ShellToken::kNewline || IsOp(";") || IsOp("&"))) ++i_;
   }
+  // `for ((i = 0; i < n; i++))`: arithmetic, whose `<` is no redirection (the lexer reads a
+  // command `(( i < n ))` as one word).
+  bool AtArith() const {
+    return IsOp("(") && i_ + 1 < t_.size() && t_[i_ + 1].kind == ShellToken::kOp && t_[i_ + 1].op == "(";
+  }
+  void SkipArith() {
+    int depth = 0;
+    do {
+      if (IsOp("(")) ++depth;
+      if (IsOp(")")) --depth;
+      ++i_;
+    } while (!AtEnd() && depth > 0);
+  }
+
   void Expect(std::string_view word) {
     SkipSeparators();
     if (Plain() == word) ++i_;
@@ -128,6 +142,15 @@ class Parser {
 
   Command For(Command c) {
     ++i_;
+    if (AtArith()) {  // for ((init; cond; step)): a loop whose trips are not known, as a while
+      SkipArith();
+      c.kind = Command::kWhile;
+      c.blocks.emplace_back();
+      Expect("do");
+      c.blocks.push_back(List({"done"}));
+      Expect("done");
+      return Tail(c);
+    }
     c.kind = Command::kFor;
     if (!AtEnd() && Cur().kind == ShellToken::kWord) {
       c.name = Cur().word.Plain();

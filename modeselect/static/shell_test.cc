@@ -104,5 +104,23 @@ function stage {
   CHECK(cmds[6].background);
 }
 
+TEST_CASE("shell arithmetic: (( )) commands and C-style for loops hold no redirections", "[modeselect]") {
+  std::vector<Command> cmds = ParseShell(
+      "for ((k = rank; k < n; k += step)); do\n  cat in.$k > out.$k\ndone\n"
+      "(( i < 3 )) && echo small\n"
+      "((count++))\n");
+  REQUIRE(cmds.size() == 4);
+  CHECK(cmds[0].kind == Command::kWhile);
+  REQUIRE(cmds[0].blocks.size() == 2);
+  CHECK(cmds[0].blocks[0].empty());
+  REQUIRE(cmds[0].blocks[1].size() == 1);
+  CHECK(Raw(cmds[0].blocks[1][0]) == std::vector<std::string>{"cat", "in.$k"});
+  CHECK(cmds[0].redirects.empty());
+  CHECK(Raw(cmds[1]) == std::vector<std::string>{"(( i < 3 ))"});
+  CHECK(cmds[1].redirects.empty());
+  CHECK(Raw(cmds[2]) == std::vector<std::string>{"echo", "small"});
+  CHECK(Raw(cmds[3]) == std::vector<std::string>{"((count++))"});
+}
+
 }  // namespace
 }  // namespace bb::modeselect
