@@ -150,8 +150,8 @@ mkdir "$BB_MOUNT/storm"
 srun python3 probe.py storm
 EOF
 check "a probe run writes its profile" run --name probe --mode 3 --profile "$tmp/probe.json" -- probe.sh
-check "the profile document has version 1 and the job's geometry" \
-  test "$(json probe.json '(d["version"], d["job"]["nodes"], d["job"]["tasks"], d["job"]["exit_status"])')" = "(1, 4, 4, 0)"
+check "the profile document has version 2 and the job's geometry" \
+  test "$(json probe.json '(d["version"], d["job"]["nodes"], d["job"]["tasks"], d["job"]["exit_status"])')" = "(2, 4, 4, 0)"
 data='[f for f in d["files"] if f["path"] == "/data"][0]'
 check "data: 3 opens, 15 writes of known sizes, 41460 bytes, all from node 1" \
   test "$(json probe.json "($data['opens'], $data['writes'], $data['bytes_written'], $data['write_sizes'][1], $data['write_sizes'][2], $data['writer_nodes'], $data['created_on'])")" \
@@ -161,6 +161,10 @@ check "data: read on node 2 only, every byte, by one process there" \
   = "([2], 41460, 1, '2')"
 check "data: written sequentially (every write consecutive)" \
   test "$(json probe.json "($data['consec_writes'], $data['seq_writes'])")" = "(15, 15)"
+check "data: every byte read on a node that did not write it" \
+  test "$(json probe.json "$data['remote_bytes_read']")" = 41460
+check "a small run lists every file, and its classes count every one" \
+  test "$(json probe.json "(len(d['files']), sum(c['files'] for c in d['file_classes']))")" = "(41, 41)"
 storm='[x for x in d["dirs"] if x["path"] == "/storm"][0]'
 check "storm: 40 creates in one directory, made on node 0, entries from nodes 0 and 3" \
   test "$(json probe.json "($storm['creates'], $storm['created_on'], $storm['entry_nodes'])")" = "(40, 0, [0, 3])"
