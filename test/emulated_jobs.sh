@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Slurm batch scripts on a 4-node emulated cluster (bbctl job run): the batch environment,
 # srun's block and cyclic placement, an MPI program across nodes, a failing task, the time
-# limit, bad directives; and the I/O profile of a probe run against known counts. Needs root.
+# limit, bad directives; the I/O profile of a probe run against known counts; --select with a
+# selector that fails. Needs root.
 # Always tears the cluster down.
 set -euo pipefail
 bin=${1:?usage: emulated_jobs.sh BUILD_BIN_DIR}
@@ -172,6 +173,15 @@ check "the totals add up (41 files, 40 + 1 + 1 creates)" \
   test "$(json probe.json "(d['totals']['files'], d['totals']['creates'], d['totals']['bytes_written'])")" = "(41, 42, 41460)"
 check "the time line has the job's operations" \
   test "$(json probe.json "sum(b['data_ops'] for b in d['timeline']['buckets']) == d['totals']['data_ops'] > 0")" = True
+
+# --select never fails a job because of the selector: one that fails (here: no knowledge base)
+# gives mode 3, and the outcome says why.
+check "--select with a failing selector runs the job" \
+  sh -c "BB_MODESELECT_KB='$tmp/no-kb' '$bbctl' job run --name sel --select --json -- probe.sh > sel.json 2> sel.log"
+check "... in mode 3, saying why ($(tail -c 300 sel.log | tr '\n' ' '))" \
+  test "$(tail -n 1 sel.json | json /dev/stdin '(d["mode"], d["exit_status"], d["selected_by"], "failed (exit 2)" in d["selection_reason"])')" \
+  = "(3, 0, 'fallback', True)"
+check "... and bbctl's log says there was no decision" grep -q "no decision from bb-modeselect" sel.log
 
 # Profiling off: a job run without --profile leaves no counters on any daemon.
 check "a run without --profile" run --name plain --mode 3 --keep -- probe.sh
