@@ -55,15 +55,15 @@ double CrossRankBytes(const FileRecord& f) {
   return std::min(bytes, static_cast<double>(f.BytesRead()));
 }
 
-// made = created_on + writer nodes; every node named.
-std::set<uint32_t> MadeOn(const FileRecord& f) {
-  std::set<uint32_t> made(f.writer_nodes.begin(), f.writer_nodes.end());
-  if (f.created_on) made.insert(*f.created_on);
-  return made;
-}
-std::set<uint32_t> AllNodes(const FileRecord& f) {
-  std::set<uint32_t> all = MadeOn(f);
-  for (const auto* list : {&f.opened_on, &f.reader_nodes, &f.stat_nodes}) all.insert(list->begin(), list->end());
+// Every node that made (created or wrote) or used `f`, sorted.
+std::vector<uint32_t> AllNodes(const FileRecord& f) {
+  std::vector<uint32_t> all;
+  for (const auto* list : {&f.writer_nodes, &f.opened_on, &f.reader_nodes, &f.stat_nodes}) {
+    all.insert(all.end(), list->begin(), list->end());
+  }
+  if (f.created_on) all.push_back(*f.created_on);
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
   return all;
 }
 
@@ -78,9 +78,11 @@ void MeasureNodes(const FileRecord& f, FileSums* s) {
                                ? 0
                                : br * static_cast<double>(remote_readers) / static_cast<double>(f.reader_nodes.size());
   }
-  size_t made = MadeOn(f).size(), all = AllNodes(f).size();
-  // Made on m and used on u != m: with one maker, a user elsewhere; with several, any use.
-  s->cross_node = made > 0 && all > 1;
+  bool made = f.created_on || !f.writer_nodes.empty();
+  size_t all = AllNodes(f).size();
+  // Made on m and used on u != m: with one maker, a user elsewhere; with several (a writer is a
+  // user too), any use.
+  s->cross_node = made && all > 1;
   s->multi_node = all > 1;
 }
 
@@ -183,7 +185,7 @@ void CountWho(const Profile& p, ProfileSummary* s) {
     s->shared_writers = std::max(s->shared_writers, f.shared_writers);
     s->shared_procs = std::max({s->shared_procs, f.shared_writers, f.shared_readers});
     if (p.has_nodes) {
-      std::set<uint32_t> all = AllNodes(f);
+      std::vector<uint32_t> all = AllNodes(f);
       nodes.insert(all.begin(), all.end());
     }
   }
