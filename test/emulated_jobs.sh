@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Slurm batch scripts on a 4-node emulated cluster (bbctl job run): the batch environment,
 # srun's block and cyclic placement, an MPI program across nodes, a failing task, the time
-# limit, bad directives; and the I/O profile of a probe run against known counts. Needs root.
+# limit, bad directives; the I/O profile of a probe run against known counts; --select with a
+# selector that fails. Needs root.
 # Always tears the cluster down.
 set -euo pipefail
 bin=${1:?usage: emulated_jobs.sh BUILD_BIN_DIR}
@@ -150,8 +151,8 @@ mkdir "$BB_MOUNT/storm"
 srun python3 probe.py storm
 EOF
 check "a probe run writes its profile" run --name probe --mode 3 --profile "$tmp/probe.json" -- probe.sh
-check "the profile document has version 1 and the job's geometry" \
-  test "$(json probe.json '(d["version"], d["job"]["nodes"], d["job"]["tasks"], d["job"]["exit_status"])')" = "(1, 4, 4, 0)"
+check "the profile document has version 2 and the job's geometry" \
+  test "$(json probe.json '(d["version"], d["job"]["nodes"], d["job"]["tasks"], d["job"]["exit_status"])')" = "(2, 4, 4, 0)"
 data='[f for f in d["files"] if f["path"] == "/data"][0]'
 check "data: 3 opens, 15 writes of known sizes, 41460 bytes, all from node 1" \
   test "$(json probe.json "($data['opens'], $data['writes'], $data['bytes_written'], $data['write_sizes'][1], $data['write_sizes'][2], $data['writer_nodes'], $data['created_on'])")" \
@@ -161,6 +162,10 @@ check "data: read on node 2 only, every byte, by one process there" \
   = "([2], 41460, 1, '2')"
 check "data: written sequentially (every write consecutive)" \
   test "$(json probe.json "($data['consec_writes'], $data['seq_writes'])")" = "(15, 15)"
+check "data: every byte read on a node that did not write it" \
+  test "$(json probe.json "$data['remote_bytes_read']")" = 41460
+check "a small run lists every file, and its classes count every one" \
+  test "$(json probe.json "(len(d['files']), sum(c['files'] for c in d['file_classes']))")" = "(41, 41)"
 storm='[x for x in d["dirs"] if x["path"] == "/storm"][0]'
 check "storm: 40 creates in one directory, made on node 0, entries from nodes 0 and 3" \
   test "$(json probe.json "($storm['creates'], $storm['created_on'], $storm['entry_nodes'])")" = "(40, 0, [0, 3])"
@@ -168,6 +173,15 @@ check "the totals add up (41 files, 40 + 1 + 1 creates)" \
   test "$(json probe.json "(d['totals']['files'], d['totals']['creates'], d['totals']['bytes_written'])")" = "(41, 42, 41460)"
 check "the time line has the job's operations" \
   test "$(json probe.json "sum(b['data_ops'] for b in d['timeline']['buckets']) == d['totals']['data_ops'] > 0")" = True
+
+# --select never fails a job because of the selector: one that fails (here: no knowledge base)
+# gives mode 3, and the outcome says why.
+check "--select with a failing selector runs the job" \
+  sh -c "BB_MODESELECT_KB='$tmp/no-kb' '$bbctl' job run --name sel --select --json -- probe.sh > sel.json 2> sel.log"
+check "... in mode 3, saying why ($(tail -c 300 sel.log | tr '\n' ' '))" \
+  test "$(tail -n 1 sel.json | json /dev/stdin '(d["mode"], d["exit_status"], d["selected_by"], "failed (exit 2)" in d["selection_reason"])')" \
+  = "(3, 0, 'fallback', True)"
+check "... and bbctl's log says there was no decision" grep -q "no decision from bb-modeselect" sel.log
 
 # Profiling off: a job run without --profile leaves no counters on any daemon.
 check "a run without --profile" run --name plain --mode 3 --keep -- probe.sh

@@ -1,5 +1,7 @@
 #include "fs/daemon/profile_json.h"
 
+#include <algorithm>
+
 namespace bb::fs {
 namespace {
 
@@ -7,37 +9,40 @@ using nlohmann::json;
 
 double Unix(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
+// Only what is not zero, false or empty: a node's reply names every file it touched, and most
+// of a metadata-heavy run's counters are 0 (bbctl reads a missing key as 0, false or []).
+void Put(json* j, const char* key, uint64_t v) {
+  if (v != 0) (*j)[key] = v;
+}
+void Put(json* j, const char* key, bool v) {
+  if (v) (*j)[key] = true;
+}
+template <typename List>
+void PutList(json* j, const char* key, const List& v) {
+  if (std::any_of(v.begin(), v.end(), [](const auto& x) { return x != 0; })) (*j)[key] = v;
+}
+
 json FileJson(uint64_t id, const FileProfile& f) {
-  return {{"file_id", id},
-          {"path", f.path},
-          {"opens", f.opens},
-          {"reads", f.reads},
-          {"writes", f.writes},
-          {"bytes_read", f.bytes_read},
-          {"bytes_written", f.bytes_written},
-          {"read_sizes", f.read_sizes},
-          {"write_sizes", f.write_sizes},
-          {"seq_reads", f.seq_reads},
-          {"consec_reads", f.consec_reads},
-          {"seq_writes", f.seq_writes},
-          {"consec_writes", f.consec_writes},
-          {"seeks", f.seeks},
-          {"stats", f.stats},
-          {"fsyncs", f.fsyncs},
-          {"truncates", f.truncates},
-          {"renames", f.renames},
-          {"unlinks", f.unlinks},
-          {"append_writes", f.append_writes},
-          {"max_offset", f.max_offset},
-          {"first_unix", Unix(f.first_ns)},
-          {"last_unix", Unix(f.last_ns)},
-          {"created", f.created},
-          {"opened", f.opened},
-          {"written", f.written},
-          {"read", f.read},
-          {"stat", f.stat},
-          {"writers", f.writers},
-          {"readers", f.readers}};
+  json j = {{"file_id", id}, {"path", f.path}, {"first_unix", Unix(f.first_ns)}, {"last_unix", Unix(f.last_ns)}};
+  for (auto [key, v] :
+       {std::pair{"opens", f.opens}, std::pair{"reads", f.reads}, std::pair{"writes", f.writes},
+        std::pair{"bytes_read", f.bytes_read}, std::pair{"bytes_written", f.bytes_written},
+        std::pair{"seq_reads", f.seq_reads}, std::pair{"consec_reads", f.consec_reads},
+        std::pair{"seq_writes", f.seq_writes}, std::pair{"consec_writes", f.consec_writes}, std::pair{"seeks", f.seeks},
+        std::pair{"stats", f.stats}, std::pair{"fsyncs", f.fsyncs}, std::pair{"truncates", f.truncates},
+        std::pair{"renames", f.renames}, std::pair{"unlinks", f.unlinks}, std::pair{"append_writes", f.append_writes},
+        std::pair{"max_offset", f.max_offset}}) {
+    Put(&j, key, v);
+  }
+  PutList(&j, "read_sizes", f.read_sizes);
+  PutList(&j, "write_sizes", f.write_sizes);
+  for (auto [key, v] : {std::pair{"created", f.created}, std::pair{"opened", f.opened}, std::pair{"written", f.written},
+                        std::pair{"read", f.read}, std::pair{"stat", f.stat}}) {
+    Put(&j, key, v);
+  }
+  if (!f.writers.empty()) j["writers"] = f.writers;
+  if (!f.readers.empty()) j["readers"] = f.readers;
+  return j;
 }
 
 }  // namespace
@@ -47,15 +52,16 @@ nlohmann::json ProfileJson(const ProfileSnapshot& p) {
   for (const auto& [id, f] : p.files) files.push_back(FileJson(id, f));
   json dirs = json::array();
   for (const auto& [path, d] : p.dirs) {
-    dirs.push_back({{"path", d.path},
-                    {"creates", d.creates},
-                    {"unlinks", d.unlinks},
-                    {"lookups", d.lookups},
-                    {"readdirs", d.readdirs},
-                    {"created", d.created},
-                    {"made_entries", d.made_entries},
-                    {"looked_up", d.looked_up},
-                    {"listed", d.listed}});
+    json j = {{"path", d.path}};
+    for (auto [key, v] : {std::pair{"creates", d.creates}, std::pair{"unlinks", d.unlinks},
+                          std::pair{"lookups", d.lookups}, std::pair{"readdirs", d.readdirs}}) {
+      Put(&j, key, v);
+    }
+    for (auto [key, v] : {std::pair{"created", d.created}, std::pair{"made_entries", d.made_entries},
+                          std::pair{"looked_up", d.looked_up}, std::pair{"listed", d.listed}}) {
+      Put(&j, key, v);
+    }
+    dirs.push_back(std::move(j));
   }
   json timeline = json::array();
   for (const TimeBucket& b : p.timeline) {

@@ -11,6 +11,9 @@
 //    "dirs": [{"path", "creates", "unlinks", "lookups", "readdirs",
 //              "created", "made_entries", "looked_up", "listed"}, ...],
 //    "timeline": [{"meta_ops", "data_ops", "bytes_read", "bytes_written"}, ...]  (1-s buckets)}
+// A file's or directory's counters that are 0, flags that are false and lists that are empty (or
+// all 0) are left out: most of a metadata-heavy run's counters are 0, and a node's reply names
+// every file it touched (bbctl reads a missing key as 0, false or empty).
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -16,11 +16,19 @@ using testing::Fixture;
 using testing::kMiB;
 
 // Signals no Darshan log has: nodes, directories and what only the file system sees.
-const char* const kNeverFromDarshan[] = {"profile.writer_nodes_per_file",    "profile.shared_write_fraction",
-                                         "profile.cross_node_read_fraction", "profile.cross_node_files",
-                                         "profile.cross_node_dirs",          "profile.creates",
-                                         "profile.shared_dir_creator_nodes", "profile.readdirs",
-                                         "profile.append_fraction",          "profile.nodes"};
+const char* const kNeverFromDarshan[] = {"profile.writer_nodes_per_file",
+                                         "profile.shared_write_fraction",
+                                         "profile.cross_node_read_fraction",
+                                         "profile.cross_node_files",
+                                         "profile.cross_node_file_fraction",
+                                         "profile.shared_dir_meta_share",
+                                         "profile.common_parent_dirs",
+                                         "profile.cross_node_dirs",
+                                         "profile.creates",
+                                         "profile.shared_dir_creator_nodes",
+                                         "profile.readdirs",
+                                         "profile.append_fraction",
+                                         "profile.nodes"};
 // Signals that need per-file records (absent from --total).
 const char* const kPerFile[] = {"profile.files_written",
                                 "profile.files_read",

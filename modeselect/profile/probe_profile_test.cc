@@ -67,7 +67,8 @@ TEST_CASE("ParseProbeProfile: a checkpoint-restart probe run", "[modeselect][pro
                    {"profile.shared_write_fraction", 0},
                    {"profile.cross_node_read_fraction", 1.0 / 3},
                    {"profile.cross_node_files", 5},
-                   {"profile.cross_node_dirs", 1},
+                   {"profile.cross_node_file_fraction", 1},
+                   {"profile.cross_node_dirs", 0},
                    {"profile.cross_rank_read_fraction", 1.0 / 3},
                    {"profile.shared_read_fraction", 2.0 / 3},
                    {"profile.bytes_written", bw},
@@ -77,6 +78,7 @@ TEST_CASE("ParseProbeProfile: a checkpoint-restart probe run", "[modeselect][pro
                    {"profile.meta_per_mib", 54 / ((br + bw) / kMiB)},
                    {"profile.creates", 7},
                    {"profile.shared_dir_creator_nodes", 4},
+                   {"profile.shared_dir_meta_share", 0},
                    {"profile.readdirs", 0},
                    {"profile.stats", 3},
                    {"profile.small_write_fraction", 10.0 / 42},
@@ -94,8 +96,11 @@ TEST_CASE("ParseProbeProfile: a checkpoint-restart probe run", "[modeselect][pro
   CHECK(FindIn(s, "profile.creates")->why == "7 files and directories created in 4 directories; the most in /ckpt (4)");
   CHECK(FindIn(s, "profile.phases")->why ==
         "2 switches between write-heavy and read-heavy seconds: read 0 s, write 1-2 s, read 3 s");
-  CHECK(FindIn(s, "profile.cross_node_dirs")->why.find("/logs (made on 0, entries from 0, used on 1, 2, 3)") !=
-        std::string::npos);
+  // /logs was looked up everywhere and listed nowhere: its log file, stat'ed on every node, is what is shared.
+  CHECK(FindIn(s, "profile.cross_node_files")->why ==
+        "5 of 6 files were made or written on one node and opened, read, written or stat'ed on another: "
+        "/ckpt/rank0.dat (made on 0, written on 0, used on 0, 1), /ckpt/rank1.dat (made on 1, written on 1, used on 1, "
+        "2), /ckpt/rank2.dat (made on 2, written on 2, used on 2, 3) and 2 more");
 }
 
 TEST_CASE("ParseProbeProfile: a probe run gives every profile signal of the table", "[modeselect][profile]") {
@@ -127,14 +132,15 @@ TEST_CASE("ParseProbeProfile: the document of a real probe run", "[modeselect][p
                     {"profile.nodes", 4}});
   std::vector<Signal> signals = ProfileSignals(*r);
   const Signal* cross = FindIn(signals, "profile.cross_node_files");
-  CHECK(cross->why.find("/data (made on 1, written on 1, used on 2)") != std::string::npos);
+  CHECK(cross->why.find("/data (made on 1, written on 1, used on 1, 2)") != std::string::npos);
 }
 
 TEST_CASE("ParseProbeProfile: a wrong version and a missing field", "[modeselect][profile]") {
   Result<Profile> v = ParseProbeProfile(Fixture("probe_bad_version.json"), "probe_bad_version.json");
   REQUIRE(!v.has_value());
   CHECK(v.error().code() == EINVAL);
-  CHECK(v.error().message() == "probe_bad_version.json: version: 2 is not supported (this reader knows version 1)");
+  CHECK(v.error().message() ==
+        "probe_bad_version.json: version: 3 is not supported (this reader knows versions 1 to 2)");
   Result<Profile> m = ParseProbeProfile(Fixture("probe_missing_field.json"), "probe_missing_field.json");
   REQUIRE(!m.has_value());
   CHECK(m.error().code() == EINVAL);

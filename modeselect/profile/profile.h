@@ -1,8 +1,9 @@
 // Profile: one probe run's I/O, as the mode selector's runtime evidence. Two readers fill it:
-//   - ParseProbeProfile: the profile document of `bbctl job run --profile` (version 1, the
-//     format at the top of tools/jobs/profile_doc.h): per file and directory what Darshan's
-//     POSIX module would count, plus which nodes and processes made, opened, wrote, read,
-//     stat'ed, looked up and listed each one;
+//   - ParseProbeProfile: the profile document of `bbctl job run --profile` (the format at the
+//     top of tools/jobs/profile_doc.h): per file and directory what Darshan's POSIX module would
+//     count, plus which nodes and processes made, opened, wrote, read, stat'ed, looked up and
+//     listed each one — every file (version 1), or (version 2) every file of a small run and
+//     the top files of a large one, with all of them summed by class (summary.h);
 //   - ParseDarshanText: darshan-parser text, `--base` (a line per counter per record) or
 //     `--total` (`total_<COUNTER>: value` lines), or both. Darshan knows ranks, not nodes: the
 //     node fields stay empty and has_nodes is false; it sees no creates, lookups, listings,
@@ -29,8 +30,10 @@
 // Thread-safety: value types and pure functions.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -116,9 +119,18 @@ struct FileRecord {
   // created during the run. stat_nodes: stat'ed or looked up there.
   std::optional<uint32_t> created_on;
   std::vector<uint32_t> opened_on, writer_nodes, reader_nodes, stat_nodes;  // sorted
+  // Probe version 2: the bytes read on nodes that wrote none of the file (a version 1 document
+  // gives only each node's part of the file's readers, and the signals then take the read bytes
+  // to split evenly over the reader nodes).
+  std::optional<uint64_t> remote_bytes_read;
 
   uint64_t BytesRead() const { return io.bytes_read + stream_bytes_read; }
   uint64_t BytesWritten() const { return io.bytes_written + stream_bytes_written; }
+  bool Written() const { return io.writes > 0 || BytesWritten() > 0; }
+  bool Read() const { return io.reads > 0 || BytesRead() > 0; }
+  // w(f) and r(f): the named processes, or Darshan's estimate for a rank -1 record.
+  uint32_t Writers() const { return std::max(static_cast<uint32_t>(writers.size()), shared_writers); }
+  uint32_t Readers() const { return std::max(static_cast<uint32_t>(readers.size()), shared_readers); }
 };
 
 // Probe only. The workspace's root "/" has created_on nullopt: every node has it.
@@ -143,13 +155,18 @@ struct Timeline {
   bool estimated = false;
 };
 
+struct ProfileSummary;  // summary.h
+
 struct Profile {
   ProfileSource source = ProfileSource::kProbe;
   std::string origin;  // the name the caller gave the input (a file path), for messages
   ProfileJob job;
   ProfileTotals totals;
-  std::vector<FileRecord> files;
-  std::vector<DirRecord> dirs;
+  std::vector<FileRecord> files;  // version 2 of a large run: the top files only
+  std::vector<DirRecord> dirs;    // likewise
+  // Every file and directory in classes: a version 2 document's; null when `files` and `dirs`
+  // are all there is (the signals then summarise them).
+  std::shared_ptr<const ProfileSummary> summary;
   Timeline timeline;
   // What the source could see: per-file records (probe, --base), node fields and directories
   // (probe), creates/lookups/listings/unlinks/truncates/appends (probe), a timeline (probe,
@@ -158,11 +175,11 @@ struct Profile {
   std::vector<std::string> warnings;  // e.g. a Darshan module marked incomplete
 };
 
-// The profile in a probe profile document (JSON). Unknown keys are ignored; everything the
-// format lists is required, with its type: EINVAL naming the field and where it is
-// ("files[3] \"/ckpt/r3\": writer_nodes: missing"), for JSON that does not parse, a version
-// other than 1, a wrong type, a negative or fractional counter, a size histogram that is not
-// 10 counts. `source` names the input in messages.
+// The profile in a probe profile document (JSON, version 1 or 2). Unknown keys are ignored;
+// everything the format lists is required, with its type: EINVAL naming the field and where it
+// is ("files[3] \"/ckpt/r3\": writer_nodes: missing"), for JSON that does not parse, another
+// version, a wrong type, a negative or fractional counter, a size histogram that is not 10
+// counts. `source` names the input in messages.
 Result<Profile> ParseProbeProfile(std::string_view json_text, const std::string& source);
 
 // The profile in darshan-parser text (--base, --total or both; with both, the records win and

@@ -1,32 +1,17 @@
 // The sharing signals (signals.h defines each): which processes and nodes wrote, read and used
-// each file and directory. One pass over the files gathers every sum; the signals follow.
+// each file and directory. Every value is a sum of the files' and directories' measures
+// (summary.h), taken from the profile's summary; the examples in the `why`s come from the files
+// and directories the profile lists (a large run's document lists its top files and an example
+// of each class).
 
 #include <algorithm>
 #include <set>
 #include <string_view>
-#include <unordered_set>
 
 #include "modeselect/profile/signal_parts.h"
 
 namespace bb::modeselect::profile_signals {
 namespace {
-
-uint32_t WriterCount(const FileRecord& f) {
-  return std::max(static_cast<uint32_t>(f.writers.size()), f.shared_writers);
-}
-uint32_t ReaderCount(const FileRecord& f) {
-  return std::max(static_cast<uint32_t>(f.readers.size()), f.shared_readers);
-}
-bool Written(const FileRecord& f) { return f.io.writes > 0 || f.BytesWritten() > 0; }
-bool Read(const FileRecord& f) { return f.io.reads > 0 || f.BytesRead() > 0; }
-bool Has(const std::vector<uint32_t>& sorted, uint32_t n) {
-  return std::binary_search(sorted.begin(), sorted.end(), n);
-}
-
-void AddSorted(std::vector<uint32_t>* sorted, uint32_t n) {
-  auto at = std::lower_bound(sorted->begin(), sorted->end(), n);
-  if (at == sorted->end() || *at != n) sorted->insert(at, n);
-}
 
 std::string List(const std::vector<uint32_t>& nodes) {
   std::string s;
@@ -40,111 +25,39 @@ std::string Names(const std::vector<Process>& procs) {
   return procs.size() > 3 ? s + ", ..." : s;
 }
 
-struct FileStats {
-  Examples written, read;
-  double writer_sum = 0, writer_node_sum = 0;  // over written files
-  const FileRecord* most_writers = nullptr;
-  const FileRecord* most_writer_nodes = nullptr;
-  std::unordered_set<std::string_view> writer_names, names;
-  uint32_t shared_writers = 0, shared_procs = 0;  // the largest rank -1 estimates
-  size_t shared_records = 0;
-  double bytes_written = 0, bytes_read = 0;  // per-file sums
-  double node_shared = 0, shared_read = 0, cross_node_read = 0, cross_rank_read = 0;
-  Examples node_shared_ex, shared_read_ex, cross_node_read_ex, cross_rank_read_ex;
-  Examples cross_node_files;
-  std::vector<uint32_t> nodes;  // sorted
+std::string Of(uint64_t n) { return Num(static_cast<double>(n)); }
+
+// The listed files with their measures.
+struct Listed {
+  const Profile& p;
+  std::vector<FileSums> m;
+
+  Listed(const Profile& profile) : p(profile) {  // NOLINT: a view of the profile
+    for (const FileRecord& f : p.files) m.push_back(MeasureFile(f, p.has_nodes));
+  }
+  // Up to three listed files for which `pick` holds, as `text` makes them, of `total` in all
+  // (0: as many as are listed).
+  template <typename Pick, typename Text>
+  Examples First(Pick pick, Text text, uint64_t total) const {
+    Examples ex;
+    for (size_t i = 0; i < p.files.size(); ++i) {
+      if (pick(m[i])) ex.Add([&] { return text(p.files[i]); });
+    }
+    ex.count = std::max<size_t>(ex.count, total);
+    return ex;
+  }
+  // The listed file with the largest `metric` among those `pick` holds for, or null.
+  template <typename Pick, typename Metric>
+  const FileRecord* Most(Pick pick, Metric metric) const {
+    const FileRecord* top = nullptr;
+    for (size_t i = 0; i < p.files.size(); ++i) {
+      if (pick(m[i]) && (!top || metric(p.files[i]) > metric(*top))) top = &p.files[i];
+    }
+    return top;
+  }
 };
 
-void CountUse(const FileRecord& f, FileStats* s) {
-  uint32_t w = WriterCount(f), r = ReaderCount(f);
-  for (const Process& p : f.writers) s->writer_names.insert(p.name), s->names.insert(p.name);
-  for (const Process& p : f.readers) s->names.insert(p.name);
-  if (f.shared_record) ++s->shared_records;
-  s->shared_writers = std::max(s->shared_writers, f.shared_writers);
-  s->shared_procs = std::max({s->shared_procs, f.shared_writers, f.shared_readers});
-  if (Written(f)) {
-    s->written.Add([&] { return f.path; });
-    s->writer_sum += w;
-    if (!s->most_writers || w > WriterCount(*s->most_writers)) s->most_writers = &f;
-  }
-  if (Read(f)) s->read.Add([&] { return f.path; });
-  double bw = static_cast<double>(f.BytesWritten()), br = static_cast<double>(f.BytesRead());
-  s->bytes_written += bw;
-  s->bytes_read += br;
-  // One reader node (the probe names nodes; Darshan does not): the file stayed on that node.
-  if (r > 1 && br > 0 && f.reader_nodes.size() != 1) {
-    s->shared_read += br;
-    s->shared_read_ex.Add([&] {
-      return f.path + " (" + Num(r) + " readers" + (f.reader_nodes.empty() ? "" : " on nodes " + List(f.reader_nodes)) +
-             ")";
-    });
-  }
-}
-
-// The nodes that opened, read or stat'ed `f` but neither created nor wrote it.
-std::vector<uint32_t> OutsideNodes(const FileRecord& f) {
-  std::vector<uint32_t> outside;
-  for (const auto* list : {&f.opened_on, &f.reader_nodes, &f.stat_nodes}) {
-    for (uint32_t n : *list) {
-      if (!Has(f.writer_nodes, n) && f.created_on != n) AddSorted(&outside, n);
-    }
-  }
-  return outside;
-}
-
-void CountNodes(const FileRecord& f, FileStats* s) {
-  for (const auto* list : {&f.opened_on, &f.writer_nodes, &f.reader_nodes, &f.stat_nodes}) {
-    for (uint32_t n : *list) AddSorted(&s->nodes, n);
-  }
-  if (f.created_on) AddSorted(&s->nodes, *f.created_on);
-  if (Written(f)) {
-    s->writer_node_sum += static_cast<double>(f.writer_nodes.size());
-    if (!s->most_writer_nodes || f.writer_nodes.size() > s->most_writer_nodes->writer_nodes.size()) {
-      s->most_writer_nodes = &f;
-    }
-  }
-  if (f.writer_nodes.size() > 1 && f.BytesWritten() > 0) {
-    s->node_shared += static_cast<double>(f.BytesWritten());
-    s->node_shared_ex.Add([&] { return f.path + " (nodes " + List(f.writer_nodes) + ")"; });
-  }
-  if (f.created_on || !f.writer_nodes.empty()) {
-    std::vector<uint32_t> outside = OutsideNodes(f);
-    if (!outside.empty()) {
-      s->cross_node_files.Add([&] {
-        return f.path + " (made on " + (f.created_on ? std::to_string(*f.created_on) : "none") + ", written on " +
-               List(f.writer_nodes) + ", used on " + List(outside) + ")";
-      });
-    }
-  }
-  size_t remote_readers = 0;
-  for (uint32_t n : f.reader_nodes) remote_readers += !Has(f.writer_nodes, n);
-  if (f.writer_nodes.empty() || remote_readers == 0 || f.BytesRead() == 0) return;
-  s->cross_node_read += static_cast<double>(f.BytesRead()) * static_cast<double>(remote_readers) /
-                        static_cast<double>(f.reader_nodes.size());
-  s->cross_node_read_ex.Add(
-      [&] { return f.path + " (written on " + List(f.writer_nodes) + ", read on " + List(f.reader_nodes) + ")"; });
-}
-
-bool IsWriter(const FileRecord& f, const std::string& name) {
-  for (const Process& w : f.writers) {
-    if (w.name == name) return true;
-  }
-  return false;
-}
-
-void CountCrossRank(const FileRecord& f, FileStats* s) {
-  if (f.shared_record || f.writers.empty() || f.readers.empty()) return;
-  double even_share = static_cast<double>(f.BytesRead()) / static_cast<double>(f.readers.size());
-  double bytes = 0;
-  for (const Process& r : f.readers) {
-    if (!IsWriter(f, r.name)) bytes += r.bytes ? static_cast<double>(*r.bytes) : even_share;
-  }
-  bytes = std::min(bytes, static_cast<double>(f.BytesRead()));
-  if (bytes <= 0) return;
-  s->cross_rank_read += bytes;
-  s->cross_rank_read_ex.Add(
-      [&] { return f.path + " (written by " + Names(f.writers) + ", read by " + Names(f.readers) + ")"; });
-}
+std::string PathOnly(const FileRecord& f) { return f.path; }
 
 // "X of Y bytes read (Z%) <what>: examples"; absent when no bytes.
 void EmitShare(std::vector<Signal>* out, const char* name, double part, double whole, const char* of,
@@ -154,144 +67,193 @@ void EmitShare(std::vector<Signal>* out, const char* name, double part, double w
        Num(part) + " of " + Num(whole) + " bytes " + of + Percent(part, whole) + " " + what + ex.Text());
 }
 
-void EmitWriters(const Profile& p, const FileStats& s, std::vector<Signal>* out) {
-  std::string files = " of " + Num(static_cast<double>(p.files.size())) + " files were ";
-  Emit(out, "profile.files_written", s.written.count, Num(s.written.count) + files + "written" + s.written.Text());
-  Emit(out, "profile.files_read", s.read.count, Num(s.read.count) + files + "read" + s.read.Text());
-  if (s.written.count > 0) {
-    double mean = s.writer_sum / static_cast<double>(s.written.count);
+void EmitWriters(const Listed& l, const ProfileSummary& s, const FileSums& t, std::vector<Signal>* out) {
+  auto written = [](const FileSums& m) { return m.written > 0; };
+  Examples ex = l.First(written, PathOnly, t.written);
+  std::string files = " of " + Of(t.files) + " files were ";
+  Emit(out, "profile.files_written", static_cast<double>(t.written), Of(t.written) + files + "written" + ex.Text());
+  Emit(out, "profile.files_read", static_cast<double>(t.read),
+       Of(t.read) + files + "read" + l.First([](const FileSums& m) { return m.read > 0; }, PathOnly, t.read).Text());
+  if (t.written > 0) {
+    double mean = static_cast<double>(t.writers) / static_cast<double>(t.written);
+    const FileRecord* most = l.Most(written, [](const FileRecord& f) { return f.Writers(); });
     Emit(out, "profile.writers_per_file", mean,
-         "the " + Num(s.written.count) + " written files had " + Num(mean) + " writer processes each; the most: " +
-             s.most_writers->path + " (" + Num(WriterCount(*s.most_writers)) + ")");
+         "the " + Of(t.written) + " written files had " + Num(mean) + " writer processes each" +
+             (most ? "; the most: " + most->path + " (" + Of(most->Writers()) + ")" : ""));
   }
-  double writers = std::max<double>(static_cast<double>(s.writer_names.size()), s.shared_writers);
+  double writers = static_cast<double>(std::max<uint64_t>(s.writer_processes, s.shared_writers));
   if (writers > 0) {
-    Emit(out, "profile.files_per_writer", s.writer_sum / writers,
-         Num(s.writer_sum) + " (file, writer) pairs over " + Num(writers) + " writing processes" +
-             (s.shared_writers > 0 ? " (rank -1 records: estimated)" : "") + s.written.Text());
+    Emit(out, "profile.files_per_writer", static_cast<double>(t.writers) / writers,
+         Of(t.writers) + " (file, writer) pairs over " + Num(writers) + " writing processes" +
+             (s.shared_writers > 0 ? " (rank -1 records: estimated)" : "") + ex.Text());
   }
-  EmitShare(out, "profile.shared_read_fraction", s.shared_read, s.bytes_read, "read",
-            "came from files read by more than one process (on more than one node)", s.shared_read_ex);
-  double procs = std::max<double>(static_cast<double>(s.names.size()), s.shared_procs);
-  std::vector<std::string_view> sorted(s.names.begin(), s.names.end());
-  std::sort(sorted.begin(), sorted.end());
-  Examples names;
-  for (std::string_view n : sorted) names.Add([n] { return std::string(n); });
+  auto shared_read = [](const FileRecord& f) {
+    return f.path + " (" + Of(f.Readers()) + " readers" +
+           (f.reader_nodes.empty() ? "" : " on nodes " + List(f.reader_nodes)) + ")";
+  };
+  EmitShare(out, "profile.shared_read_fraction", t.shared_bytes_read, t.BytesRead(), "read",
+            "came from files read by more than one process (on more than one node)",
+            l.First([](const FileSums& m) { return m.shared_bytes_read > 0; }, shared_read, 0));
+  double procs = static_cast<double>(std::max<uint64_t>(s.processes, s.shared_procs));
+  std::set<std::string_view> names;
+  for (const FileRecord& f : l.p.files) {
+    for (const auto* list : {&f.writers, &f.readers}) {
+      for (const Process& proc : *list) names.insert(proc.name);
+    }
+  }
+  Examples shown;
+  for (std::string_view n : names) shown.Add([n] { return std::string(n); });
+  shown.count = std::max(shown.count, static_cast<size_t>(procs));
   Emit(out, "profile.processes", procs,
        Num(procs) + " processes read or wrote files" + (s.shared_procs > 0 ? " (rank -1 records: estimated)" : "") +
-           names.Text());
+           shown.Text());
 }
 
-void EmitCrossRank(const FileStats& s, std::vector<Signal>* out) {
-  std::string files = " (" + Num(static_cast<double>(s.cross_rank_read_ex.count)) + " files";
-  if (s.shared_records > 0) {
-    files +=
-        "; " + Num(static_cast<double>(s.shared_records)) + " with a rank -1 record name no ranks and count as not";
-  }
-  EmitShare(out, "profile.cross_rank_read_fraction", s.cross_rank_read, s.bytes_read, "read",
-            "were read by processes that did not write the file" + files + ")", s.cross_rank_read_ex);
+void EmitCrossRank(const Listed& l, const FileSums& t, std::vector<Signal>* out) {
+  std::string files = " (" + Of(t.cross_rank) + " files";
+  if (t.shared_records > 0)
+    files += "; " + Of(t.shared_records) + " with a rank -1 record name no ranks and count as not";
+  auto text = [](const FileRecord& f) {
+    return f.path + " (written by " + Names(f.writers) + ", read by " + Names(f.readers) + ")";
+  };
+  EmitShare(out, "profile.cross_rank_read_fraction", t.cross_rank_bytes_read, t.BytesRead(), "read",
+            "were read by processes that did not write the file" + files + ")",
+            l.First([](const FileSums& m) { return m.cross_rank > 0; }, text, t.cross_rank));
 }
 
-void EmitNodes(const Profile& p, const FileStats& s, std::vector<Signal>* out) {
-  if (s.written.count > 0) {
-    double mean = s.writer_node_sum / static_cast<double>(s.written.count);
+void EmitNodes(const Listed& l, const ProfileSummary& s, const FileSums& t, std::vector<Signal>* out) {
+  if (t.written > 0) {
+    double mean = static_cast<double>(t.writer_nodes) / static_cast<double>(t.written);
+    const FileRecord* most = l.Most([](const FileSums& m) { return m.written > 0; },
+                                    [](const FileRecord& f) { return f.writer_nodes.size(); });
     Emit(out, "profile.writer_nodes_per_file", mean,
-         "the " + Num(s.written.count) + " written files had " + Num(mean) + " writer nodes each; the most: " +
-             s.most_writer_nodes->path + " (nodes " + List(s.most_writer_nodes->writer_nodes) + ")");
+         "the " + Of(t.written) + " written files had " + Num(mean) + " writer nodes each" +
+             (most ? "; the most: " + most->path + " (nodes " + List(most->writer_nodes) + ")" : ""));
   }
-  EmitShare(out, "profile.shared_write_fraction", s.node_shared, s.bytes_written, "written",
-            "went to files written from more than one node", s.node_shared_ex);
-  EmitShare(out, "profile.cross_node_read_fraction", s.cross_node_read, s.bytes_read, "read",
-            "came from files written on another node (a file's read bytes split evenly over its reader nodes)",
-            s.cross_node_read_ex);
-  Emit(out, "profile.cross_node_files", s.cross_node_files.count,
-       Num(s.cross_node_files.count) + " of " + Num(static_cast<double>(p.files.size())) +
-           " files were opened, read or stat'ed on a node that neither made nor wrote them" +
-           s.cross_node_files.Text());
-  std::vector<uint32_t> nodes = s.nodes;
-  for (const DirRecord& d : p.dirs) {
-    for (const auto* list : {&d.entry_nodes, &d.lookup_nodes, &d.readdir_nodes}) {
-      for (uint32_t n : *list) AddSorted(&nodes, n);
+  auto writers_text = [](const FileRecord& f) { return f.path + " (nodes " + List(f.writer_nodes) + ")"; };
+  EmitShare(out, "profile.shared_write_fraction", t.node_shared_bytes, t.BytesWritten(), "written",
+            "went to files written from more than one node",
+            l.First([](const FileSums& m) { return m.node_shared_bytes > 0; }, writers_text, 0));
+  auto read_text = [](const FileRecord& f) {
+    return f.path + " (written on " + List(f.writer_nodes) + ", read on " + List(f.reader_nodes) + ")";
+  };
+  EmitShare(out, "profile.cross_node_read_fraction", t.remote_bytes_read, t.BytesRead(), "read",
+            "were read on a node that wrote none of the file (a version 1 profile: a file's read bytes split evenly "
+            "over its reader nodes)",
+            l.First([](const FileSums& m) { return m.remote_bytes_read > 0; }, read_text, 0));
+  auto used_text = [](const FileRecord& f) {
+    std::vector<uint32_t> used;
+    for (const auto* list : {&f.opened_on, &f.reader_nodes, &f.stat_nodes, &f.writer_nodes}) {
+      used.insert(used.end(), list->begin(), list->end());
     }
-    if (d.created_on) AddSorted(&nodes, *d.created_on);
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    return f.path + " (made on " + (f.created_on ? std::to_string(*f.created_on) : "none") + ", written on " +
+           List(f.writer_nodes) + ", used on " + List(used) + ")";
+  };
+  Emit(out, "profile.cross_node_files", static_cast<double>(t.cross_node),
+       Of(t.cross_node) + " of " + Of(t.files) +
+           " files were made or written on one node and opened, read, written or stat'ed on another" +
+           l.First([](const FileSums& m) { return m.cross_node > 0; }, used_text, t.cross_node).Text());
+  if (t.files > 0) {
+    auto multi = static_cast<double>(t.multi_node), files = static_cast<double>(t.files);
+    Emit(out, "profile.cross_node_file_fraction", multi / files,
+         Num(multi) + " of " + Num(files) + " files" + Percent(multi, files) + " were used on more than one node" +
+             l.First([](const FileSums& m) { return m.multi_node > 0; }, used_text, t.multi_node).Text());
   }
-  Emit(out, "profile.nodes", static_cast<double>(nodes.size()),
-       Num(static_cast<double>(nodes.size())) + " nodes used files or directories: " + List(nodes));
+  Emit(out, "profile.nodes", static_cast<double>(s.nodes.size()),
+       Of(s.nodes.size()) + " nodes used files or directories: " + List(s.nodes));
 }
 
-// Where a directory was used outside the nodes that made it or its entries; empty when nowhere.
-std::vector<uint32_t> OutsideNodes(const DirRecord& d) {
-  std::set<uint32_t> origin(d.entry_nodes.begin(), d.entry_nodes.end());
-  if (d.created_on) origin.insert(*d.created_on);
-  std::set<uint32_t> users(d.lookup_nodes.begin(), d.lookup_nodes.end());
-  users.insert(d.readdir_nodes.begin(), d.readdir_nodes.end());
-  std::vector<uint32_t> outside;
-  for (uint32_t n : users) {
-    if (!origin.count(n)) outside.push_back(n);
+// The listed directory with the largest `metric`, or null when none has any.
+template <typename Metric>
+const DirRecord* MostDir(const Profile& p, Metric metric) {
+  const DirRecord* top = nullptr;
+  for (const DirRecord& d : p.dirs) {
+    if (metric(d) > 0 && (!top || metric(d) > metric(*top))) top = &d;
   }
-  return origin.empty() || d.path == "/" ? std::vector<uint32_t>{} : outside;  // the root is every node's
+  return top;
 }
 
-void EmitDirNodes(const Profile& p, std::vector<Signal>* out) {
+void EmitNamespace(const Profile& p, const DirSums& t, std::vector<Signal>* out) {
+  const DirRecord* most_creates = MostDir(p, [](const DirRecord& d) { return d.creates; });
+  const DirRecord* most_listed = MostDir(p, [](const DirRecord& d) { return d.readdirs; });
+  auto creates = static_cast<double>(p.totals.creates), readdirs = static_cast<double>(p.totals.readdirs);
+  Emit(out, "profile.creates", creates,
+       Num(creates) + " files and directories created in " + Of(t.dirs) + " directories" +
+           (most_creates ? "; the most in " + most_creates->path + " (" + Of(most_creates->creates) + ")" : ""));
+  Emit(out, "profile.readdirs", readdirs,
+       Num(readdirs) + " directory listings" +
+           (most_listed ? "; the most of " + most_listed->path + " (" + Of(most_listed->readdirs) + ")" : ""));
+  double ops = static_cast<double>(p.totals.meta_ops + p.totals.data_ops);
+  if (ops <= 0) return;
+  auto contended = static_cast<double>(t.contended_ops);
+  Examples ex;
+  for (const DirRecord& d : p.dirs) {
+    if (MeasureDir(d, 0, 0).contended == 0) continue;
+    ex.Add([&] { return d.path + " (" + Of(d.creates) + " entries from nodes " + List(d.entry_nodes) + ")"; });
+  }
+  ex.count = std::max<size_t>(ex.count, t.contended);
+  Emit(out, "profile.shared_dir_meta_share", contended / ops,
+       Num(contended) + " of " + Num(ops) + " operations" + Percent(contended, ops) + " were in " + Of(t.contended) +
+           " directories where " + Of(kContendedNodes) + " or more nodes created " + Of(kContendedCreates) +
+           " or more entries (creates, lookups, listings, unlinks, and the opens and stats of their files)" +
+           ex.Text());
+}
+
+void EmitDirNodes(const Profile& p, const DirSums& t, std::vector<Signal>* out) {
   const DirRecord* most_nodes = nullptr;
-  Examples cross;
   for (const DirRecord& d : p.dirs) {
     if (!most_nodes || d.entry_nodes.size() > most_nodes->entry_nodes.size()) most_nodes = &d;
-    std::vector<uint32_t> outside = OutsideNodes(d);
-    if (outside.empty()) continue;
+  }
+  auto nodes = static_cast<double>(t.max_entry_nodes);
+  Emit(out, "profile.shared_dir_creator_nodes", nodes,
+       t.dirs == 0  ? "no directory was used"
+       : most_nodes ? most_nodes->path + " had entries created from " + Num(nodes) + " nodes (" +
+                          List(most_nodes->entry_nodes) + ")"
+                    : Num(nodes) + " nodes created entries in one directory");
+  Examples cross;
+  for (const DirRecord& d : p.dirs) {
+    if (MeasureDir(d, 0, 0).cross_node == 0) continue;
     cross.Add([&] {
-      return d.path + " (made on " + (d.created_on ? std::to_string(*d.created_on) : "none") + ", entries from " +
-             List(d.entry_nodes) + ", used on " + List(outside) + ")";
+      return d.path + " (entries from " + List(d.entry_nodes) + ", listed on " + List(d.readdir_nodes) + ")";
     });
   }
-  double nodes = most_nodes ? static_cast<double>(most_nodes->entry_nodes.size()) : 0;
-  Emit(out, "profile.shared_dir_creator_nodes", nodes,
-       most_nodes ? most_nodes->path + " had entries created from " + Num(nodes) + " nodes (" +
-                        List(most_nodes->entry_nodes) + ")"
-                  : "no directory was used");
-  Emit(out, "profile.cross_node_dirs", cross.count,
-       Num(cross.count) + " of " + Num(static_cast<double>(p.dirs.size())) +
-           " directories were looked up or listed on a node that made neither them nor their entries (\"/\" never "
-           "counts)" +
+  cross.count = std::max<size_t>(cross.count, t.cross_node);
+  Emit(out, "profile.cross_node_dirs", static_cast<double>(t.cross_node),
+       Of(t.cross_node) + " of " + Of(t.dirs) +
+           " directories were listed on a node while another node made entries in them (\"/\" never counts)" +
            cross.Text());
+  Examples parents;
+  for (const DirRecord& d : p.dirs) {
+    if (MeasureDir(d, 0, 0).common_parent == 0) continue;
+    parents.Add([&] {
+      return d.path + " (made on " + std::to_string(*d.created_on) + ", entries from " + List(d.entry_nodes) + ")";
+    });
+  }
+  parents.count = std::max<size_t>(parents.count, t.common_parent);
+  Emit(out, "profile.common_parent_dirs", static_cast<double>(t.common_parent),
+       Of(t.common_parent) + " of " + Of(t.dirs) +
+           " directories were made on one node and given entries by others (node-local mode needs every node to make "
+           "them itself)" +
+           parents.Text());
 }
 
 }  // namespace
 
-void AddFileSignals(const Profile& p, std::vector<Signal>* out) {
+void AddFileSignals(const Profile& p, const ProfileSummary& s, std::vector<Signal>* out) {
   if (!p.has_files) return;
-  FileStats s;
-  for (const FileRecord& f : p.files) {
-    CountUse(f, &s);
-    CountCrossRank(f, &s);
-    if (p.has_nodes) CountNodes(f, &s);
-  }
-  EmitWriters(p, s, out);
-  EmitCrossRank(s, out);
-  if (p.has_nodes) EmitNodes(p, s, out);
+  Listed l(p);
+  FileSums t = s.FileTotals();
+  EmitWriters(l, s, t, out);
+  EmitCrossRank(l, t, out);
+  if (p.has_nodes) EmitNodes(l, s, t, out);
 }
 
-void AddDirSignals(const Profile& p, std::vector<Signal>* out) {
-  if (p.has_namespace) {
-    const DirRecord *most_listed = nullptr, *most_creates = nullptr;
-    for (const DirRecord& d : p.dirs) {
-      if (!most_listed || d.readdirs > most_listed->readdirs) most_listed = &d;
-      if (!most_creates || d.creates > most_creates->creates) most_creates = &d;
-    }
-    auto creates = static_cast<double>(p.totals.creates), readdirs = static_cast<double>(p.totals.readdirs);
-    Emit(out, "profile.creates", creates,
-         Num(creates) + " files and directories created in " + Num(static_cast<double>(p.dirs.size())) +
-             " directories" +
-             (most_creates && most_creates->creates > 0
-                  ? "; the most in " + most_creates->path + " (" + Num(static_cast<double>(most_creates->creates)) + ")"
-                  : ""));
-    Emit(out, "profile.readdirs", readdirs,
-         Num(readdirs) + " directory listings" +
-             (most_listed && most_listed->readdirs > 0
-                  ? "; the most of " + most_listed->path + " (" + Num(static_cast<double>(most_listed->readdirs)) + ")"
-                  : ""));
-  }
-  if (p.has_nodes) EmitDirNodes(p, out);
+void AddDirSignals(const Profile& p, const ProfileSummary& s, std::vector<Signal>* out) {
+  DirSums t = s.DirTotals();
+  if (p.has_namespace) EmitNamespace(p, t, out);
+  if (p.has_nodes) EmitDirNodes(p, t, out);
 }
 
 }  // namespace bb::modeselect::profile_signals

@@ -1,6 +1,7 @@
 // Private to modeselect/profile/: the parts of ProfileSignals (signals.h) — the volume, request
-// and time signals (signals.cc) and the sharing signals of files and directories (sharing.cc) —
-// and the few words they share for their `why` sentences.
+// and time signals (signals.cc) and the sharing signals of files and directories (sharing.cc),
+// the latter summed from the profile's summary (summary.h) — and the few words they share for
+// their `why` sentences.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -10,6 +11,7 @@
 
 #include "modeselect/evidence.h"
 #include "modeselect/profile/profile.h"
+#include "modeselect/profile/summary.h"
 
 namespace bb::modeselect::profile_signals {
 
@@ -34,9 +36,9 @@ struct Examples {
 
 void Emit(std::vector<Signal>* out, const char* name, double value, std::string why);
 
-// files_written ... processes and nodes: who wrote and read which file.
-void AddFileSignals(const Profile& p, std::vector<Signal>* out);
-// creates, shared_dir_creator_nodes, readdirs, cross_node_dirs.
-void AddDirSignals(const Profile& p, std::vector<Signal>* out);
+// files_written ... processes and nodes: who wrote and read which file. `s`: p's summary.
+void AddFileSignals(const Profile& p, const ProfileSummary& s, std::vector<Signal>* out);
+// creates, readdirs, shared_dir_meta_share, shared_dir_creator_nodes, cross_node_dirs.
+void AddDirSignals(const Profile& p, const ProfileSummary& s, std::vector<Signal>* out);
 
 }  // namespace bb::modeselect::profile_signals

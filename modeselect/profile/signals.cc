@@ -194,8 +194,11 @@ size_t TableIndex(const std::string& name) {
 
 std::vector<Signal> ProfileSignals(const Profile& p) {
   std::vector<Signal> out;
-  profile_signals::AddFileSignals(p, &out);
-  profile_signals::AddDirSignals(p, &out);
+  // A version 2 document brings its summary; else the files and directories listed are all.
+  std::shared_ptr<const ProfileSummary> summary = p.summary;
+  if (!summary) summary = std::make_shared<const ProfileSummary>(Summarise(p));
+  profile_signals::AddFileSignals(p, *summary, &out);
+  profile_signals::AddDirSignals(p, *summary, &out);
   AddVolumeSignals(p, &out);
   AddRequestSignals(p, &out);
   AddTimeSignals(p, &out);

@@ -9,7 +9,10 @@
 // Terms. A file is written when its writes or bytes written (STDIO's included) are > 0, read
 // likewise. Its writer count w(f) = max(|writers|, shared_writers) and reader count
 // r(f) = max(|readers|, shared_readers): the named processes, or Darshan's estimate for a rank -1
-// record (profile.h). Per-file sums are over Profile::files; "totals" are Profile::totals.
+// record (profile.h). A file is made on M = created_on + writer_nodes and used on U = opened_on +
+// reader_nodes + stat_nodes + writer_nodes. Per-file sums are over every file: a document's
+// summary (summary.h: each file's measures summed by class, so the sums are the same however
+// files are grouped), or Profile::files when there is none; "totals" are Profile::totals.
 //
 //   files_written, files_read      P B    files written / read
 //   writers_per_file               P B    mean w(f) over written files (1 = N-N, more = N-1)
@@ -18,15 +21,28 @@
 //                                         processes (B: at least the largest shared_writers)
 //   shared_write_fraction          P      bytes written to files with |writer_nodes| > 1 / bytes
 //                                         written (per-file sums)
-//   cross_node_read_fraction       P      sum over files with writer nodes W of bytes read x
-//                                         |R - W| / |R| (R = reader nodes: read bytes taken to
-//                                         split evenly over them) / bytes read (per-file sums)
-//   cross_node_files               P      files with an origin O = writer_nodes + created_on that
-//                                         is not empty and a node in opened_on, reader_nodes or
-//                                         stat_nodes outside O
-//   cross_node_dirs                P      directories but "/" with an origin O = entry_nodes +
-//                                         created_on that is not empty and a node in
-//                                         lookup_nodes or readdir_nodes outside O
+//   cross_node_read_fraction       P      bytes read on a node that wrote none of the file, of
+//                                         files some node wrote / bytes read (per-file sums). A
+//                                         version 1 document does not say what each node read:
+//                                         a file's read bytes count as split evenly over its
+//                                         reader nodes R, bytes read x |R - W| / |R|. A node that
+//                                         reads a file it wrote part of reads its own
+//   cross_node_files               P      files with M not empty and |M + U| > 1: made on one node
+//                                         and used on another (with several makers, any use).
+//                                         Node-local mode would show each node its own copy
+//   cross_node_file_fraction       P      files used on more than one node (|M + U| > 1) / files
+//   cross_node_dirs                P      directories but "/" listed on a node l while a node
+//                                         other than l made entries in them: the listing would
+//                                         differ in node-local mode. Entries that nodes add to a
+//                                         common parent (mkdir -p run; run/task$RANK) are not
+//                                         sharing; a node using an entry another made is, and
+//                                         counts as the entry's (cross_node_files)
+//   common_parent_dirs             P      directories but "/" made in the run on one node that
+//                                         other nodes made entries in. Not sharing by itself: in
+//                                         node-local mode each node has its own copy, which works
+//                                         when every node makes it (mkdir -p run) and fails with
+//                                         ENOENT when the nodes rely on the one node that made it
+//                                         (mdtest's test directory); the profile cannot tell which
 //   cross_rank_read_fraction       P B    bytes read from a file by processes that did not write
 //                                         it (a reader's own bytes when known (B), else an even
 //                                         share of the file's) / bytes read (per-file sums). Files
@@ -43,6 +59,12 @@
 //                                         moves under 1 MiB gets its op count
 //   creates, readdirs              P      totals
 //   shared_dir_creator_nodes       P      the most entry_nodes of one directory ("/" included)
+//   shared_dir_meta_share          P      the metadata operations of contended directories —
+//                                         entries created from >= 2 nodes, >= 64 creates
+//                                         (summary.h) — their creates, unlinks, lookups and
+//                                         listings and the opens and stats of the files in them,
+//                                         / (meta_ops + data_ops): how much of the job a create
+//                                         storm in a flat directory is ("/" included)
 //   stats, fsyncs                  P B T  totals
 //   small_write_fraction,          P B T  (bins 0-100 + 100-1K + 1K-10K + 0.6 x 10K-100K) / all
 //   small_read_fraction                   binned requests: "small" is below 64 KiB, and the
@@ -68,7 +90,8 @@
 // Darshan's MPI-IO calls (independent, collective) are in Profile::totals.mpiio and per file;
 // no signal reads them: the layout modes differ in placement, not in how MPI-IO batches calls.
 //
-// Cost: linear in files and directories (10,000 files: a few milliseconds).
+// Cost: linear in the files and directories listed and the classes (10,000 files: a few
+// milliseconds; a version 2 document of any size lists at most a few hundred).
 //
 // Thread-safety: a pure function.
 #pragma once

@@ -173,7 +173,7 @@ TEST_CASE("a large job's prompt stays compact and valid UTF-8", "[modeselect][ll
   const json r = BuildChatRequest(e, kb, {});
   const size_t chars = Content(r, 0).size() + Content(r, 1).size();
   INFO("prompt bytes " << chars);
-  CHECK(chars < 24000);  // about 6,000 tokens at 4 bytes a token
+  CHECK(chars < 25000);  // about 6,000 tokens at 4 bytes a token (each signal of the table adds ~200 bytes)
   const std::string user = Content(r, 1);
   CHECK(user.find("more not quoted") != std::string::npos);
   CHECK(user.find("also found, not quoted") != std::string::npos);

@@ -18,6 +18,7 @@
 #include "fs/core/workspace.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_cgroup.h"
+#include "tools/bbctl/job_select.h"
 #include "tools/bbctl/proc.h"
 #include "tools/config/yaml.h"
 #include "tools/jobs/batch_script.h"
@@ -215,9 +216,8 @@ Status RunBatch(const JobRunOptions& o, const std::vector<std::string>& interp,
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<JobRunResult> JobRun(const JobRunOptions& o) {
+// The job, with the status of its profile apart (`profile`: Ok when none was asked for).
+Result<JobRunResult> RunJob(const JobRunOptions& o, Status* profile) {
   BB_ASSIGN_OR_RETURN(EmulatedInfo cluster, ReadEmulated());
   BB_RETURN_IF_ERROR(fs::ValidateWorkspaceName(o.name));
   BB_ASSIGN_OR_RETURN(std::string text, config::ReadTextFile(o.script, "job script"));
@@ -264,12 +264,21 @@ Result<JobRunResult> JobRun(const JobRunOptions& o) {
                 {"wall_seconds", r.wall_seconds},
                 {"exit_status", r.exit_status},
                 {"script", o.script}};
-    BB_RETURN_IF_ERROR(WriteProfile(sockets, o.name, job, o.profile_out));
+    *profile = WriteProfile(sockets, o.name, job, o.profile_out);
   }
   return r;
 }
 
-Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, std::string* decision) {
+}  // namespace
+
+Result<JobRunResult> JobRun(const JobRunOptions& o) {
+  Status profile;
+  BB_ASSIGN_OR_RETURN(JobRunResult r, RunJob(o, &profile));
+  BB_RETURN_IF_ERROR(profile);
+  return r;
+}
+
+Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, jobs::Selection* selection) {
   char tmpl[] = "/tmp/bb-select-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) return Status(errno, "cannot make a folder for the probe's profile");
   std::string dir = tmpl;
@@ -285,20 +294,29 @@ Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, s
   p.mode_file.clear();
   p.keep = false;
   p.profile_out = o.profile_out.empty() ? dir + "/probe.json" : o.profile_out;
-  BB_ASSIGN_OR_RETURN(*probe, JobRun(p));
+  Status profile;
+  BB_ASSIGN_OR_RETURN(*probe, RunJob(p, &profile));
   std::fprintf(stderr, "bbctl: probe run (mode 3) of %s: exit %d after %.2f s\n", o.name.c_str(), probe->exit_status,
                probe->wall_seconds);
-  std::string mode_file = dir + "/mode.yaml", out = dir + "/decision.json";
-  std::vector<std::string> argv = {
-      SelfDir() + "/bb-modeselect", "--job", o.script,  "--profile", p.profile_out, "--nodes",
-      std::to_string(probe->nodes), "--out", mode_file, "--json"};
-  BB_ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, {}, false, out));
-  if (Wait(pid) != 0) return Status(EIO, "bb-modeselect failed for " + o.script);
-  BB_ASSIGN_OR_RETURN(*decision, config::ReadTextFile(out, "bb-modeselect's decision"));
+  std::string mode_file = dir + "/mode.yaml";
+  if (profile.ok()) {
+    std::vector<std::string> argv = {
+        SelfDir() + "/bb-modeselect", "--job", o.script,  "--profile", p.profile_out, "--nodes",
+        std::to_string(probe->nodes), "--out", mode_file, "--json"};
+    *selection = ChooseMode(argv, mode_file);
+  } else {
+    jobs::SelectorRun none;
+    none.error = "no profile of the probe run: " + profile.message();
+    *selection = TakeSelection(none, mode_file);
+  }
   JobRunOptions run = o;
   run.mode = 0;
   run.mode_file = mode_file;
   run.profile_out.clear();
+  if (selection->fallback && !config::LoadModeFile(mode_file)) {  // the mode file could not be written
+    run.mode = 3;
+    run.mode_file.clear();
+  }
   return JobRun(run);
 }
 

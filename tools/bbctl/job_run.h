@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
+#include "tools/jobs/selection.h"
 
 namespace bb::ctl {
 
@@ -51,8 +52,10 @@ Result<JobRunResult> JobRun(const JobRunOptions& o);
 
 // --select: one probe run in mode 3 with its profile, bb-modeselect's decision from the
 // script, its sources and that profile, then the job in the selected mode. `probe` gets the
-// probe's outcome, `decision` bb-modeselect's JSON; the result is the second run's.
-Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, std::string* decision);
+// probe's outcome, `selection` the decision — or mode 3 and why, when the selector failed,
+// crashed, ran past its deadline, printed no decision or had no profile to read: the selector
+// never fails the job. The result is the second run's; errors are JobRun's (of either run).
+Result<JobRunResult> SelectAndRun(const JobRunOptions& o, JobRunResult* probe, jobs::Selection* selection);
 
 // The job's srun, mpirun, mpiexec and scontrol: `name` is the name bbctl was called by. Returns
 // the exit status (of the step, or 1 and a message on stderr for a bad command line).

@@ -187,30 +187,33 @@ int main(int argc, char** argv) {
     run_opts.script = script_and_args.front();
     run_opts.args.assign(script_and_args.begin() + 1, script_and_args.end());
     JobRunResult probe;
-    std::string decision;
-    auto r = run_opts.select ? SelectAndRun(run_opts, &probe, &decision) : JobRun(run_opts);
+    bb::jobs::Selection selection;
+    auto r = run_opts.select ? SelectAndRun(run_opts, &probe, &selection) : JobRun(run_opts);
     if (!r) return Report(r.error());
     if (run_opts.select) {
-      auto d = nlohmann::json::parse(decision, nullptr, false);
-      std::fprintf(stderr, "bbctl: bb-modeselect chose mode %d (confidence %.2f, %s): %s\n",
-                   d.is_discarded() ? 0 : d.value("selected_mode", 0),
-                   d.is_discarded() ? 0 : d.value("confidence", 0.0),
-                   d.is_discarded() ? "?" : d.value("selected_by", std::string("?")).c_str(),
-                   d.is_discarded() ? "?" : d.value("primary_reason", std::string()).c_str());
+      if (selection.fallback) {
+        std::fprintf(stderr, "bbctl: no decision from bb-modeselect: %s\n", selection.reason.c_str());
+      } else {
+        std::fprintf(stderr, "bbctl: bb-modeselect chose mode %d (confidence %.2f, %s): %s\n", selection.mode,
+                     selection.confidence, selection.selected_by.c_str(), selection.reason.c_str());
+      }
       std::fprintf(stderr, "bbctl: probe in mode 3: %.2f s; run in mode %d: %.2f s (%.2fx)\n", probe.wall_seconds,
                    r->mode, r->wall_seconds, r->wall_seconds > 0 ? probe.wall_seconds / r->wall_seconds : 0);
     }
     if (run_opts.json) {
-      std::printf("%s\n", nlohmann::json{{"name", run_opts.name},
-                                         {"job_id", r->job_id},
-                                         {"exit_status", r->exit_status},
-                                         {"timed_out", r->timed_out},
-                                         {"wall_seconds", r->wall_seconds},
-                                         {"nodes", r->nodes},
-                                         {"tasks", r->tasks},
-                                         {"mode", r->mode}}
-                              .dump()
-                              .c_str());
+      nlohmann::json out = {{"name", run_opts.name},
+                            {"job_id", r->job_id},
+                            {"exit_status", r->exit_status},
+                            {"timed_out", r->timed_out},
+                            {"wall_seconds", r->wall_seconds},
+                            {"nodes", r->nodes},
+                            {"tasks", r->tasks},
+                            {"mode", r->mode}};
+      if (run_opts.select) {
+        out["selected_by"] = selection.selected_by;
+        out["selection_reason"] = selection.reason;
+      }
+      std::printf("%s\n", out.dump().c_str());
     }
     std::fprintf(stderr, "bbctl: job %s (%s) on %d nodes, %d tasks, mode %d: %s after %.2f s\n", run_opts.name.c_str(),
                  r->job_id.c_str(), r->nodes, r->tasks, r->mode,

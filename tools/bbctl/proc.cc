@@ -1,6 +1,7 @@
 #include "tools/bbctl/proc.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -91,6 +93,86 @@ Status RunLogged(const std::vector<std::string>& argv, const std::string& what) 
   std::string msg = out.error().message();
   return Status(out.error().code(),
                 what + ": " + msg.substr(msg.find(')') == std::string::npos ? 0 : msg.find(')') + 1));
+}
+
+namespace {
+
+constexpr size_t kMaxCaptured = 1 << 20;
+
+// Reads what is ready on `fd` into `into` (up to kMaxCaptured). False at end of file or error.
+bool Drain(int fd, std::string* into) {
+  char buf[4096];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (n <= 0) return false;
+  into->append(
+      buf, static_cast<size_t>(std::min(static_cast<size_t>(n), kMaxCaptured - std::min(kMaxCaptured, into->size()))));
+  return true;
+}
+
+// Collects the child's two pipes until both close, signalling it at `deadline` (SIGTERM) and
+// 2 s later (SIGKILL). Descendants that keep a pipe open after the child is killed are not
+// waited for.
+void Collect(pid_t pid, int out_fd, int err_fd, std::chrono::steady_clock::time_point deadline, Ran* r) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  int open = 2, sent = 0;
+  while (open > 0) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline + std::chrono::seconds(2 * sent)) {
+      if (sent == 2) break;  // killed; what still holds the pipes is not the selector
+      ::kill(pid, sent == 0 ? SIGTERM : SIGKILL);
+      r->timed_out = true;
+      ++sent;
+      continue;
+    }
+    int wait_ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline + std::chrono::seconds(2 * sent) - now).count());
+    if (::poll(fds, 2, std::max(1, wait_ms)) < 0 && errno != EINTR) break;
+    for (pollfd& p : fds) {
+      if (p.fd < 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!Drain(p.fd, p.fd == out_fd ? &r->out : &r->err)) {
+        p.fd = -1;
+        --open;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<Ran> RunWithDeadline(const std::vector<std::string>& argv, std::chrono::milliseconds deadline) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return Status(errno, "pipe");
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return Status(errno, "pipe");
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  Ran r;
+  if (rc == 0) Collect(pid, out[0], err[0], std::chrono::steady_clock::now() + deadline, &r);
+  ::close(out[0]);
+  ::close(err[0]);
+  if (rc != 0) return Status(rc, "cannot run " + argv[0] + ": " + std::strerror(rc));
+  if (r.timed_out) ::kill(pid, SIGKILL);  // it closed its pipes but may not have ended
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st)) r.exit_status = WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) r.signal = WTERMSIG(st);
+  return r;
 }
 
 int TryWait(pid_t pid) {

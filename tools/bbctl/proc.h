@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,16 @@ Result<std::string> Capture(const std::vector<std::string>& argv);
 // As Capture, with the program's stderr joined to its stdout; the error starts with `what`
 // and holds what the program printed.
 Status RunLogged(const std::vector<std::string>& argv, const std::string& what);
+// What a program run with a deadline gave.
+struct Ran {
+  int exit_status = -1;    // when it exited
+  int signal = 0;          // the signal that ended it (at the deadline: SIGTERM or SIGKILL)
+  bool timed_out = false;  // it was still running at the deadline, and was ended
+  std::string out, err;    // its standard output and error (each at most 1 MiB, the rest dropped)
+};
+// Runs `argv` (no shell; stdin from /dev/null) until it ends or `deadline` passes, when it gets
+// SIGTERM and, 2 s later, SIGKILL. Errors: it cannot be started (errno of the spawn).
+Result<Ran> RunWithDeadline(const std::vector<std::string>& argv, std::chrono::milliseconds deadline);
 // Waits for `pid`; returns its exit status or -1.
 int Wait(pid_t pid);
 // The exit status of `pid` once it has exited (-1 when killed), or -2 while it runs.

@@ -6,16 +6,39 @@
 #include <set>
 #include <string>
 
+#include "modeselect/profile/probe_document.h"
+
 namespace bb::jobs {
 namespace {
 
+using modeselect::DirRecord;
+using modeselect::FileRecord;
+using modeselect::IoCounts;
+using modeselect::Process;
 using nlohmann::json;
 
-constexpr const char* kFileSums[] = {
-    "opens",         "reads", "writes", "bytes_read", "bytes_written", "seq_reads", "consec_reads", "seq_writes",
-    "consec_writes", "seeks", "stats",  "fsyncs",     "truncates",     "renames",   "unlinks",      "append_writes"};
-constexpr const char* kDirSums[] = {"creates", "unlinks", "lookups", "readdirs"};
-constexpr const char* kBucketSums[] = {"meta_ops", "data_ops", "bytes_read", "bytes_written"};
+struct CountKey {
+  const char* key;
+  uint64_t IoCounts::*member;
+};
+constexpr CountKey kFileSums[] = {
+    {"opens", &IoCounts::opens},
+    {"reads", &IoCounts::reads},
+    {"writes", &IoCounts::writes},
+    {"bytes_read", &IoCounts::bytes_read},
+    {"bytes_written", &IoCounts::bytes_written},
+    {"seq_reads", &IoCounts::seq_reads},
+    {"consec_reads", &IoCounts::consec_reads},
+    {"seq_writes", &IoCounts::seq_writes},
+    {"consec_writes", &IoCounts::consec_writes},
+    {"seeks", &IoCounts::seeks},
+    {"stats", &IoCounts::stats},
+    {"fsyncs", &IoCounts::fsyncs},
+    {"truncates", &IoCounts::truncates},
+    {"renames", &IoCounts::renames},
+    {"unlinks", &IoCounts::unlinks},
+    {"append_writes", &IoCounts::append_writes},
+};
 
 uint64_t U(const json& j, const char* key) {
   auto it = j.find(key);
@@ -32,109 +55,164 @@ bool B(const json& j, const char* key) {
   return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
+// One file as the nodes saw it, merged.
 struct FileAcc {
-  json out = json::object();
-  std::set<uint32_t> opened, writers_n, readers_n, stat;
+  FileRecord r;
+  std::set<uint32_t> opened, writer_nodes, reader_nodes, stat;
   std::set<std::string> writers, readers;
-  std::optional<uint32_t> created_on;
+  std::map<uint32_t, uint64_t> read_on;  // bytes read per node
+  bool seen = false;
   double last_seen = -1;  // the path of the node that touched the file last wins
 };
 
 struct DirAcc {
-  json out = json::object();
+  DirRecord r;
   std::set<uint32_t> entries, lookups, readdirs;
-  std::optional<uint32_t> created_on;
 };
 
-json Nullable(const std::optional<uint32_t>& n) { return n ? json(*n) : json(nullptr); }
+template <typename Into>
+void AddProcesses(uint32_t node, const json& f, const char* key, Into* into) {
+  if (!f.contains(key) || !f[key].is_array()) return;
+  for (const json& pid : f[key]) {
+    if (pid.is_number_integer()) into->insert(std::to_string(node) + ":" + std::to_string(pid.get<int64_t>()));
+  }
+}
 
 Status AddFile(uint32_t node, const json& f, std::map<uint64_t, FileAcc>* files) {
   if (!f.is_object() || !f.contains("file_id") || !f["file_id"].is_number_unsigned()) {
     return Status(EPROTO, "node " + std::to_string(node) + ": a file without a file_id");
   }
   FileAcc& a = (*files)[f["file_id"].get<uint64_t>()];
-  for (const char* k : kFileSums) a.out[k] = U(a.out, k) + U(f, k);
-  for (const char* bins : {"read_sizes", "write_sizes"}) {
-    json sum = a.out.contains(bins) ? a.out[bins] : json(std::vector<uint64_t>(10, 0));
-    const json& add = f.contains(bins) && f[bins].is_array() ? f[bins] : json::array();
-    for (size_t i = 0; i < 10 && i < add.size(); ++i) {
-      if (add[i].is_number_unsigned()) sum[i] = sum[i].get<uint64_t>() + add[i].get<uint64_t>();
+  IoCounts& io = a.r.io;
+  for (const CountKey& k : kFileSums) io.*k.member += U(f, k.key);
+  for (auto [key, bins] : {std::pair{"read_sizes", &io.read_sizes}, std::pair{"write_sizes", &io.write_sizes}}) {
+    const json& add = f.contains(key) && f[key].is_array() ? f[key] : json::array();
+    for (size_t i = 0; i < bins->size() && i < add.size(); ++i) {
+      if (add[i].is_number_unsigned()) (*bins)[i] += add[i].get<uint64_t>();
     }
-    a.out[bins] = sum;
   }
-  a.out["max_offset"] = std::max(U(a.out, "max_offset"), U(f, "max_offset"));
+  io.max_offset = std::max(io.max_offset, U(f, "max_offset"));
   double first = D(f, "first_unix"), last = D(f, "last_unix");
-  a.out["first_unix"] = a.out.contains("first_unix") ? std::min(D(a.out, "first_unix"), first) : first;
-  a.out["last_unix"] = std::max(D(a.out, "last_unix"), last);
+  a.r.first_unix = a.seen ? std::min(a.r.first_unix, first) : first;
+  a.r.last_unix = std::max(a.r.last_unix, last);
+  a.seen = true;
   if (last >= a.last_seen && f.contains("path") && f["path"].is_string()) {
-    a.out["path"] = f["path"];
+    a.r.path = f["path"].get<std::string>();
     a.last_seen = last;
   }
-  if (B(f, "created")) a.created_on = node;
+  if (B(f, "created")) a.r.created_on = node;
   if (B(f, "opened")) a.opened.insert(node);
-  if (B(f, "written")) a.writers_n.insert(node);
-  if (B(f, "read")) a.readers_n.insert(node);
+  if (B(f, "written")) a.writer_nodes.insert(node);
+  if (B(f, "read")) a.reader_nodes.insert(node);
   if (B(f, "stat")) a.stat.insert(node);
-  for (auto [key, into] : {std::pair{"writers", &a.writers}, std::pair{"readers", &a.readers}}) {
-    if (!f.contains(key) || !f[key].is_array()) continue;
-    for (const json& pid : f[key]) into->insert(std::to_string(node) + ":" + std::to_string(pid.get<int64_t>()));
-  }
+  a.read_on[node] += U(f, "bytes_read");
+  AddProcesses(node, f, "writers", &a.writers);
+  AddProcesses(node, f, "readers", &a.readers);
   return Status::Ok();
 }
 
 void AddDir(uint32_t node, const json& d, std::map<std::string, DirAcc>* dirs) {
   if (!d.is_object() || !d.contains("path") || !d["path"].is_string()) return;
   DirAcc& a = (*dirs)[d["path"].get<std::string>()];
-  a.out["path"] = d["path"];
-  for (const char* k : kDirSums) a.out[k] = U(a.out, k) + U(d, k);
-  if (B(d, "created")) a.created_on = node;
+  a.r.path = d["path"].get<std::string>();
+  a.r.creates += U(d, "creates");
+  a.r.unlinks += U(d, "unlinks");
+  a.r.lookups += U(d, "lookups");
+  a.r.readdirs += U(d, "readdirs");
+  if (B(d, "created")) a.r.created_on = node;
   if (B(d, "made_entries")) a.entries.insert(node);
   if (B(d, "looked_up")) a.lookups.insert(node);
   if (B(d, "listed")) a.readdirs.insert(node);
 }
 
-json FileList(std::map<uint64_t, FileAcc>* files, json* totals) {
-  json out = json::array();
-  for (auto& [id, a] : *files) {
-    for (const char* k : kFileSums) {
-      if (std::string_view(k) != "unlinks") (*totals)[k] = U(*totals, k) + U(a.out, k);  // the dirs count them
-    }
-    a.out["created_on"] = Nullable(a.created_on);
-    a.out["opened_on"] = a.opened;
-    a.out["writer_nodes"] = a.writers_n;
-    a.out["reader_nodes"] = a.readers_n;
-    a.out["stat_nodes"] = a.stat;
-    a.out["writers"] = a.writers;
-    a.out["readers"] = a.readers;
-    out.push_back(std::move(a.out));
-  }
+std::vector<uint32_t> Sorted(const std::set<uint32_t>& s) { return {s.begin(), s.end()}; }
+std::vector<Process> Procs(const std::set<std::string>& names) {
+  std::vector<Process> out;
+  for (const std::string& n : names) out.push_back(Process{n, std::nullopt});
   return out;
 }
 
-json DirList(std::map<std::string, DirAcc>* dirs, json* totals) {
-  json out = json::array();
-  for (auto& [path, a] : *dirs) {
-    for (const char* k : kDirSums) (*totals)[k] = U(*totals, k) + U(a.out, k);
-    a.out["created_on"] = Nullable(a.created_on);
-    a.out["entry_nodes"] = a.entries;
-    a.out["lookup_nodes"] = a.lookups;
-    a.out["readdir_nodes"] = a.readdirs;
-    out.push_back(std::move(a.out));
-  }
-  return out;
+// The merged file, with the bytes read on nodes that wrote none of it.
+FileRecord Finish(FileAcc&& a) {
+  FileRecord r = std::move(a.r);
+  r.opened_on = Sorted(a.opened);
+  r.writer_nodes = Sorted(a.writer_nodes);
+  r.reader_nodes = Sorted(a.reader_nodes);
+  r.stat_nodes = Sorted(a.stat);
+  r.writers = Procs(a.writers);
+  r.readers = Procs(a.readers);
+  uint64_t remote = 0;
+  for (auto [node, bytes] : a.read_on) remote += a.writer_nodes.count(node) ? 0 : bytes;
+  r.remote_bytes_read = a.writer_nodes.empty() ? 0 : remote;
+  return r;
 }
 
-}  // namespace
+modeselect::ProfileJob JobOf(const json& job) {
+  modeselect::ProfileJob j;
+  if (!job.is_object()) return j;
+  j.name = job.value("name", std::string());
+  j.script = job.value("script", std::string());
+  j.mode = static_cast<int>(job.value("mode", 0));
+  j.nodes = static_cast<uint32_t>(U(job, "nodes"));
+  j.tasks = static_cast<uint32_t>(U(job, "tasks"));
+  j.tasks_per_node = static_cast<uint32_t>(U(job, "tasks_per_node"));
+  j.wall_seconds = D(job, "wall_seconds");
+  j.exit_status = static_cast<int>(job.value("exit_status", 0));
+  return j;
+}
 
-Result<json> MergeProfiles(const std::vector<json>& nodes, const json& job) {
-  std::map<uint64_t, FileAcc> files;
-  std::map<std::string, DirAcc> dirs;
+// The nodes' 1-s buckets on one time line from the earliest start; seconds without operations
+// left out.
+void MergeTimeline(const std::vector<json>& nodes, modeselect::Profile* p) {
   double start = 0;
   for (const json& n : nodes) {
     double s = D(n, "start_unix");
     if (start == 0 || (s > 0 && s < start)) start = s;
   }
-  std::map<int64_t, json> buckets;
+  std::map<int64_t, modeselect::TimeBucket> buckets;
+  for (const json& n : nodes) {
+    int64_t shift = static_cast<int64_t>(std::floor(D(n, "start_unix") - start + 0.5)), t = 0;
+    for (const json& b : n.value("timeline", json::array())) {
+      modeselect::TimeBucket& into = buckets[t + shift];
+      into.t = t + shift;
+      into.meta_ops += U(b, "meta_ops");
+      into.data_ops += U(b, "data_ops");
+      into.bytes_read += U(b, "bytes_read");
+      into.bytes_written += U(b, "bytes_written");
+      ++t;
+    }
+  }
+  p->job.start_unix = start;
+  for (auto& [t, b] : buckets) {
+    if (b.meta_ops + b.data_ops == 0) continue;
+    p->totals.meta_ops += b.meta_ops;
+    p->totals.data_ops += b.data_ops;
+    p->timeline.buckets.push_back(b);
+  }
+}
+
+void AddTotals(modeselect::Profile* p) {
+  modeselect::ProfileTotals& t = p->totals;
+  t.files = p->files.size();
+  t.dirs = p->dirs.size();
+  for (const FileRecord& f : p->files) {
+    for (const CountKey& k : kFileSums) {
+      if (std::string_view(k.key) != "unlinks") t.io.*k.member += f.io.*k.member;  // the dirs count them
+    }
+  }
+  for (const DirRecord& d : p->dirs) {
+    t.io.unlinks += d.unlinks;
+    t.creates += d.creates;
+    t.lookups += d.lookups;
+    t.readdirs += d.readdirs;
+  }
+}
+
+}  // namespace
+
+Result<json> MergeProfiles(const std::vector<json>& nodes, const json& job, const modeselect::KeepLimits& keep) {
+  std::map<uint64_t, FileAcc> files;
+  std::map<std::string, DirAcc> dirs;
   for (const json& n : nodes) {
     if (!n.is_object() || !n.contains("node") || !n["node"].is_number_unsigned()) {
       return Status(EPROTO, "a node's profile without its node id");
@@ -142,33 +220,23 @@ Result<json> MergeProfiles(const std::vector<json>& nodes, const json& job) {
     uint32_t node = n["node"].get<uint32_t>();
     for (const json& f : n.value("files", json::array())) BB_RETURN_IF_ERROR(AddFile(node, f, &files));
     for (const json& d : n.value("dirs", json::array())) AddDir(node, d, &dirs);
-    int64_t shift = static_cast<int64_t>(std::floor(D(n, "start_unix") - start + 0.5));
-    int64_t t = 0;
-    for (const json& b : n.value("timeline", json::array())) {
-      json& into = buckets[t + shift];
-      into["t"] = t + shift;
-      for (const char* k : kBucketSums) into[k] = U(into, k) + U(b, k);
-      ++t;
-    }
   }
-  json doc = {{"version", kProfileDocVersion}, {"job", job}};
-  json totals = {{"files", files.size()}, {"dirs", dirs.size()}};
-  json file_list = FileList(&files, &totals);
-  json dir_list = DirList(&dirs, &totals);
-  json timeline = json::array();
-  for (auto& [t, b] : buckets) {
-    if (U(b, "meta_ops") + U(b, "data_ops") == 0) continue;
-    totals["meta_ops"] = U(totals, "meta_ops") + U(b, "meta_ops");
-    totals["data_ops"] = U(totals, "data_ops") + U(b, "data_ops");
-    timeline.push_back(b);
+  modeselect::Profile p;
+  p.source = modeselect::ProfileSource::kProbe;
+  p.has_files = p.has_nodes = p.has_namespace = p.has_timeline = true;
+  p.job = JobOf(job);
+  for (auto& [id, a] : files) p.files.push_back(Finish(std::move(a)));
+  for (auto& [path, a] : dirs) {
+    a.r.entry_nodes = Sorted(a.entries);
+    a.r.lookup_nodes = Sorted(a.lookups);
+    a.r.readdir_nodes = Sorted(a.readdirs);
+    p.dirs.push_back(std::move(a.r));
   }
-  totals["meta_ops"] = U(totals, "meta_ops");
-  totals["data_ops"] = U(totals, "data_ops");
-  doc["totals"] = totals;
-  doc["timeline"] = {{"bucket_seconds", 1}, {"start_unix", start}, {"buckets", timeline}};
-  doc["files"] = file_list;
-  doc["dirs"] = dir_list;
-  return doc;
+  MergeTimeline(nodes, &p);
+  AddTotals(&p);
+  modeselect::ProfileSummary summary = modeselect::Summarise(p);
+  modeselect::KeepTop(&p, summary, keep);
+  return modeselect::ProbeDocument(p, summary);
 }
 
 }  // namespace bb::jobs

@@ -80,7 +80,11 @@ Result<StaticEvidence> ReadStatic(const std::string& job, const std::vector<std:
 Result<std::optional<std::vector<Signal>>> ReadProfileSignals(const std::string& profile, const std::string& darshan) {
   if (profile.empty() && darshan.empty()) return std::optional<std::vector<Signal>>();
   const std::string& path = profile.empty() ? darshan : profile;
-  BB_ASSIGN_OR_RETURN(std::string text, config::ReadTextFile(path, profile.empty() ? "Darshan log" : "probe profile"));
+  // A version 2 probe profile stays under a MiB at any size of run, but a version 1 document
+  // lists every file (29 MB for 32,000 files) and darshan-parser --base text is larger still.
+  constexpr size_t kMaxProfileBytes = size_t{256} << 20;
+  BB_ASSIGN_OR_RETURN(std::string text,
+                      config::ReadTextFile(path, profile.empty() ? "Darshan log" : "probe profile", kMaxProfileBytes));
   auto parsed = profile.empty() ? modeselect::ParseDarshanText(text, path) : modeselect::ParseProbeProfile(text, path);
   if (!parsed) return parsed.error();
   return std::optional<std::vector<Signal>>(modeselect::ProfileSignals(*parsed));
