@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "${1:-$(dirname "$0")/..}"
 command -v clang-format >/dev/null || { echo "format: clang-format is not installed (apt-get install clang-format)"; exit 1; }
-files=$(git ls-files '*.h' '*.cc' | grep -v -E '(^|/)testdata/|^modeselect/corpus/')
+files=$(git ls-files '*.h' '*.cc' | grep -v -E '(^|/)testdata/|^modeselect/(corpus|heldout)/')
 if clang-format --dry-run -Werror $files 2> /tmp/bb-format.$$; then
   echo "format: $(echo "$files" | wc -l) files as clang-format writes them"
   rm -f /tmp/bb-format.$$

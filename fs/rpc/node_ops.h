@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fs/core/chunking.h"
-#include "fs/core/node_service.h"
+#include "fs/core/placement/chunking.h"
+#include "fs/core/service/node_service.h"
 #include "fs/rpc/node_rpc.h"
 #include "fs/store/chunk_store.h"
 #include "transport/transport.h"

@@ -15,7 +15,7 @@
 #include <map>
 #include <thread>
 
-#include "fs/core/workspace.h"
+#include "fs/core/placement/workspace.h"
 #include "tools/bbctl/cluster.h"
 #include "tools/bbctl/job_cgroup.h"
 #include "tools/bbctl/proc.h"

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "fs/core/workspace.h"
+#include "fs/core/placement/workspace.h"
 #include "fs/daemon/control.h"
 #include "fs/daemon/metrics.h"
 #include "tools/bbctl/cluster.h"
