@@ -729,7 +729,7 @@ std::unique_ptr<Transport> NodeTransport(NodeId self, milliseconds deadline = mi
   return std::move(*t);
 }
 
-TEST_CASE("a second claim of a live node's id is refused; the node keeps its session", "[transport]") {
+TEST_CASE("a second claim of a live node's id is refused, and the node keeps its session", "[transport]") {
   auto server = NodeTransport(0);
   auto node1 = NodeTransport(1);
   server->SetPeer(1, "127.0.0.1", node1->port());

@@ -139,6 +139,10 @@ class Client {
   // A caller gives up on its own driving thread ("progress stalled") only once it has not come
   // round for this long.
   static constexpr int64_t kStalledNs = 30'000'000'000;
+  // Expire's steps (driving thread).
+  void MovePastPause(int64_t now);
+  void RetryAndExpireWaiting(int64_t now);
+  void JudgeLate(const CallRef& call, int64_t now);
   // Marks a call as extended, or not (extended_).
   void SetExtended(const CallRef& call, bool extended);
   static void OnCallSent(void* request, ucs_status_t status, void* user_data);

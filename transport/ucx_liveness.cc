@@ -83,22 +83,26 @@ void Client::ReportLate(const CallRef& call, Verdict verdict, int64_t now) {
       describe_server_ ? describe_server_(now) : "");
 }
 
-void Client::Expire(int64_t now) {
-  // This side did not run for a while (the host paused, or this process did): the time is not
-  // held against the peers, who may have paused with it; every deadline and every time kept of
-  // them moves on by the gap.
+// This side did not run for a while (the host paused, or this process did): the time is not
+// held against the peers, who may have paused with it; every deadline and every time kept of them
+// moves on by the gap.
+void Client::MovePastPause(int64_t now) {
   int64_t gap = last_sweep_ns_ > 0 ? now - last_sweep_ns_ : 0;
   last_sweep_ns_ = now;
-  if (gap >= kPauseNs && HasPending()) {
-    spdlog::warn("transport: this node did not run for {:.1f} s; the deadlines of its calls move on by as much",
-                 static_cast<double>(gap) / 1e9);
-    for (auto& [id, call] : pending_) call->deadline_ns.fetch_add(gap, std::memory_order_relaxed);
-    for (auto& [id, peer] : peers_) {
-      Paused(&peer.live, gap);
-      for (const CallRef& call : peer.waiting) call->deadline_ns.fetch_add(gap, std::memory_order_relaxed);
-    }
+  if (gap < kPauseNs || !HasPending()) return;
+  spdlog::warn("transport: this node did not run for {:.1f} s; the deadlines of its calls move on by as much",
+               static_cast<double>(gap) / 1e9);
+  for (auto& [id, call] : pending_) call->deadline_ns.fetch_add(gap, std::memory_order_relaxed);
+  for (auto& [id, peer] : peers_) {
+    Paused(&peer.live, gap);
+    for (const CallRef& call : peer.waiting) call->deadline_ns.fetch_add(gap, std::memory_order_relaxed);
   }
-  std::vector<CallRef> again;  // pushed back by busy peers, due now
+}
+
+// Sends again the calls busy peers pushed back that are due, and fails the calls waiting for a
+// connection that is slower than they may be.
+void Client::RetryAndExpireWaiting(int64_t now) {
+  std::vector<CallRef> again;
   for (auto& [id, call] : pending_) {
     if (call->retry_at_ns != 0 && call->retry_at_ns <= now && !call->send_inflight) again.push_back(call);
   }
@@ -106,7 +110,7 @@ void Client::Expire(int64_t now) {
     call->retry_at_ns = 0;
     StartCall(call);
   }
-  for (auto& [id, peer] : peers_) {  // calls waiting for a connection that is slower than they may be
+  for (auto& [id, peer] : peers_) {
     for (auto it = peer.waiting.begin(); it != peer.waiting.end();) {
       if ((*it)->deadline_ns.load(std::memory_order_relaxed) > now || (*it)->ping) {
         ++it;
@@ -117,39 +121,47 @@ void Client::Expire(int64_t now) {
       Decide(call, Status(ETIMEDOUT, "connect to node " + std::to_string(id) + ": no answer in time"), {});
     }
   }
+}
+
+// A call past its deadline: another deadline while its peer is alive, a look again shortly while
+// that is not known, else ETIMEDOUT.
+void Client::JudgeLate(const CallRef& call, int64_t now) {
+  Verdict v = call->ping ? Verdict::kGone : Judge(call->peer, now);
+  // Alive only because it waits on other nodes: a bounded number of extensions (a cycle of nodes
+  // waiting on each other would keep itself alive).
+  if (v == Verdict::kWaiting && ++call->waited_on > kMaxWaitedOn) v = Verdict::kGone;
+  if (!call->ping) ReportLate(call, v, now);
+  if (v == Verdict::kAlive || v == Verdict::kWaiting) {
+    call->deadline_ns.store(now + call->patience_ns, std::memory_order_relaxed);
+    SetExtended(call, true);
+    stats_->CountExtension(call->peer);
+    return;
+  }
+  SetExtended(call, false);
+  if (v == Verdict::kAsk) {  // not known yet: ask, and look again shortly
+    MaybePing(call->peer, now, /*force=*/true);
+    call->deadline_ns.store(now + call->patience_ns / 16, std::memory_order_relaxed);
+    return;
+  }
+  Decide(call, Status(ETIMEDOUT, "no reply from node " + std::to_string(call->peer) + " in time"), {});
+  if (call->recv_req != nullptr) ucp_request_cancel(worker_->handle(), call->recv_req);
+  if (call->send_inflight) {
+    // The connection is stuck: close it so the send completes and the buffer is free.
+    FailPeer(call->peer, Status(ETIMEDOUT, "connection to node " + std::to_string(call->peer) + " stalled"));
+  }
+}
+
+void Client::Expire(int64_t now) {
+  MovePastPause(now);
+  RetryAndExpireWaiting(now);
   std::vector<CallRef> late;
   std::set<NodeId> waiting;  // peers with a call out for half its deadline or more
   for (auto& [id, call] : pending_) {
-    int64_t due = call->deadline_ns.load(std::memory_order_relaxed);
     if (!call->ping && now - call->start_ns >= call->patience_ns / 2) waiting.insert(call->peer);
-    if (due <= now) late.push_back(call);
+    if (call->deadline_ns.load(std::memory_order_relaxed) <= now) late.push_back(call);
   }
   for (NodeId id : waiting) MaybePing(id, now);
-  for (const CallRef& call : late) {
-    Verdict v = call->ping ? Verdict::kGone : Judge(call->peer, now);
-    // Alive only because it waits on other nodes: a bounded number of extensions (a cycle of
-    // nodes waiting on each other would keep itself alive).
-    if (v == Verdict::kWaiting && ++call->waited_on > kMaxWaitedOn) v = Verdict::kGone;
-    if (!call->ping) ReportLate(call, v, now);
-    if (v == Verdict::kAlive || v == Verdict::kWaiting) {  // alive and working: wait another deadline
-      call->deadline_ns.store(now + call->patience_ns, std::memory_order_relaxed);
-      SetExtended(call, true);
-      stats_->CountExtension(call->peer);
-      continue;
-    }
-    SetExtended(call, false);
-    if (v == Verdict::kAsk) {  // not known yet: ask, and look again shortly
-      MaybePing(call->peer, now, /*force=*/true);
-      call->deadline_ns.store(now + call->patience_ns / 16, std::memory_order_relaxed);
-      continue;
-    }
-    Decide(call, Status(ETIMEDOUT, "no reply from node " + std::to_string(call->peer) + " in time"), {});
-    if (call->recv_req != nullptr) ucp_request_cancel(worker_->handle(), call->recv_req);
-    if (call->send_inflight) {
-      // The connection is stuck: close it so the send completes and the buffer is free.
-      FailPeer(call->peer, Status(ETIMEDOUT, "connection to node " + std::to_string(call->peer) + " stalled"));
-    }
-  }
+  for (const CallRef& call : late) JudgeLate(call, now);
 }
 
 }  // namespace bb::transport::ucx

@@ -225,32 +225,38 @@ void Worker::ProgressLoop() {
       Nap();
       continue;
     }
-    sleeping_.store(true);
-    if (has_work_.load() || stopping_.load()) {
-      sleeping_.store(false);
-      continue;
-    }
-    idle_sleep_.store(idle);
-    if (ucp_worker_arm(worker_) == UCS_OK) {
-      // Idle (no call waits for anything): nothing is due but what wakes it (a message, a
-      // Submit); a second bounds what was missed. Calls waiting for replies need the sweep for
-      // their deadlines and pings, which 20 ms serves (a reply wakes it at once); only a call
-      // pushed back, sent again after 1 ms and more, needs it sooner. Waking every millisecond
-      // while calls were out cost a daemon five wake-ups per create at 200 creates/s.
-      int timeout_ms = idle ? 1000 : hooks_.retrying && hooks_.retrying() ? 1 : 20;
-      wl.unlock();
-      pollfd pfd{efd_, POLLIN, 0};
-      asleep_ = true;
-      ::poll(&pfd, 1, timeout_ms);
-      asleep_ = false;
-      Doing("waking");
-    }
-    idle_sleep_.store(false);
-    sleeping_.store(false);
+    SleepInPoll(wl, idle);
   }
   std::lock_guard wl(worker_mu_);
   hooks_.close_all();
   DrainClosing(NowNs() + 2'000'000'000);
+}
+
+// Sleeps in poll on the worker's event fd, the worker lock `wl` dropped, until UCX or Submit wakes
+// it or the timeout for what waits passes; nothing when work came meanwhile.
+void Worker::SleepInPoll(std::unique_lock<std::mutex>& wl, bool idle) {
+  sleeping_.store(true);
+  if (has_work_.load() || stopping_.load()) {
+    sleeping_.store(false);
+    return;
+  }
+  idle_sleep_.store(idle);
+  if (ucp_worker_arm(worker_) == UCS_OK) {
+    // Idle (no call waits for anything): nothing is due but what wakes it (a message, a
+    // Submit); a second bounds what was missed. Calls waiting for replies need the sweep for
+    // their deadlines and pings, which 20 ms serves (a reply wakes it at once); only a call
+    // pushed back, sent again after 1 ms and more, needs it sooner. Waking every millisecond
+    // while calls were out cost a daemon five wake-ups per create at 200 creates/s.
+    int timeout_ms = idle ? 1000 : hooks_.retrying && hooks_.retrying() ? 1 : 20;
+    wl.unlock();
+    pollfd pfd{efd_, POLLIN, 0};
+    asleep_ = true;
+    ::poll(&pfd, 1, timeout_ms);
+    asleep_ = false;
+    Doing("waking");
+  }
+  idle_sleep_.store(false);
+  sleeping_.store(false);
 }
 
 // The progress thread's sleep while callers drive: up to kNapNs, or until a caller hands the

@@ -98,6 +98,7 @@ class Worker {
   void ProgressLoop();
   bool RunSubmissions();
   void Nap();
+  void SleepInPoll(std::unique_lock<std::mutex>& wl, bool idle);
   void HandBack();
   void DrainClosing(int64_t until_ns);
   // What the driving thread does now, from when (Stalled, Describe); a caller that drives sets

@@ -140,41 +140,59 @@ std::string ModeSummary(const std::string& mode_file, int asked, const std::stri
          (evidence.empty() ? "" : "; decided from " + evidence);
 }
 
+// The first node's mode file: the directives' mode, or mode=auto's choice by the selector, which
+// reads the user's sources as the user, into a mode file the user may write, from the script and
+// the profile of an earlier run of it on as many nodes (burst_history.h); mode 3 when it fails.
+void WriteModeFile(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text,
+                   const std::string& mode_file) {
+  if (req.mode != 0) {
+    std::ofstream(mode_file) << jobs::ModeFileText(req);
+    return;
+  }
+  std::ofstream(mode_file).flush();
+  if (::geteuid() == 0) (void)::chown(mode_file.c_str(), j.slurm.uid, j.slurm.gid);
+  std::vector<std::string> argv = {Beside("bb-modeselect"),
+                                   "--job",
+                                   j.state + "/script",
+                                   "--sources",
+                                   j.slurm.work_dir,
+                                   "--nodes",
+                                   std::to_string(j.nodes.size()),
+                                   "--out",
+                                   mode_file};
+  const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
+  bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
+  if (have_profile) argv.insert(argv.end(), {"--profile", history});
+  std::ofstream(j.state + "/evidence")
+      << (have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
+                       : "the script and its sources (no earlier run of this script on " +
+                             std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)")
+      << "\n";
+  auto chosen = Capture(AsUser(j, argv));
+  if (!chosen) {
+    std::ofstream(mode_file) << jobs::ModeFileText(req);
+    std::ofstream(j.state + "/mode.note") << "mode selector failed (" << chosen.error().message() << "): mode 3\n";
+  }
+}
+
+// Mode 1 on several nodes, first node: waits until every other node staged its own copy in.
+Status WaitForNodesStagingIn(const BurstJob& j) {
+  bool all = WaitFor(kStagingWaitS, [&] {
+    if (!Failures(j).empty()) return true;
+    for (const auto& n : j.nodes) {
+      if (n != j.node && !Exists(j.state + "/staged_in." + n)) return false;
+    }
+    return true;
+  });
+  if (auto failed = Failures(j); !failed.empty()) return Status(ECANCELED, "gave up: " + failed.front());
+  if (!all) return Status(ETIMEDOUT, "not every node staged in within " + std::to_string(kStagingWaitS) + " s");
+  return Status::Ok();
+}
+
 // The first node: the mode file, the workspace (the job's user's), stage-in, then `env`.
 Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text) {
   const std::string mode_file = j.state + "/mode.yaml";
-  std::string note;
-  if (req.mode == 0) {
-    // The selector reads the user's sources: as the user, into a mode file the user may write.
-    // An earlier run of the same script on as many nodes left its profile (burst_history.h).
-    std::ofstream(mode_file).flush();
-    if (::geteuid() == 0) (void)::chown(mode_file.c_str(), j.slurm.uid, j.slurm.gid);
-    std::vector<std::string> argv = {Beside("bb-modeselect"),
-                                     "--job",
-                                     j.state + "/script",
-                                     "--sources",
-                                     j.slurm.work_dir,
-                                     "--nodes",
-                                     std::to_string(j.nodes.size()),
-                                     "--out",
-                                     mode_file};
-    const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
-    bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
-    if (have_profile) argv.insert(argv.end(), {"--profile", history});
-    std::ofstream(j.state + "/evidence")
-        << (have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
-                         : "the script and its sources (no earlier run of this script on " +
-                               std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)")
-        << "\n";
-    auto chosen = Capture(AsUser(j, argv));
-    if (!chosen) {
-      note = "mode selector failed (" + chosen.error().message() + "): mode 3";
-      std::ofstream(mode_file) << jobs::ModeFileText(req);
-    }
-  } else {
-    std::ofstream(mode_file) << jobs::ModeFileText(req);
-  }
-  if (!note.empty()) std::ofstream(j.state + "/mode.note") << note << "\n";
+  WriteModeFile(j, req, script_text, mode_file);
   const std::string name = "job" + j.slurm.id;
   BB_RETURN_IF_ERROR(
       RunLogged({Beside("bbctl"), "job", "start", "--name", name, "--mode-file", mode_file, "--root", j.root},
@@ -184,18 +202,7 @@ Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req, const std
   }
   std::ofstream(j.state + "/workspace").flush();  // node-private staging may begin on every node
   BB_RETURN_IF_ERROR(StageIn(j, req));
-  if (NodePrivateStaging(j, req) && !req.stage_in.empty()) {
-    // Mode 1: every node stages its own copy in; the job starts once each has.
-    bool all = WaitFor(kStagingWaitS, [&] {
-      if (!Failures(j).empty()) return true;
-      for (const auto& n : j.nodes) {
-        if (n != j.node && !Exists(j.state + "/staged_in." + n)) return false;
-      }
-      return true;
-    });
-    if (auto failed = Failures(j); !failed.empty()) return Status(ECANCELED, "gave up: " + failed.front());
-    if (!all) return Status(ETIMEDOUT, "not every node staged in within " + std::to_string(kStagingWaitS) + " s");
-  }
+  if (NodePrivateStaging(j, req) && !req.stage_in.empty()) BB_RETURN_IF_ERROR(WaitForNodesStagingIn(j));
   if (req.mode == 0) BB_RETURN_IF_ERROR(StartProfile(j).Annotate("the I/O profile of the workspace"));
   std::ofstream env(j.state + "/env.tmp");
   env << "BB_MOUNT=" << j.mount << "\nBB_WORKSPACE=" << j.workspace << "\n";

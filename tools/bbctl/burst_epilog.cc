@@ -92,6 +92,61 @@ void StopNode(const BurstJob& j) {
   std::filesystem::remove(j.mount, ec);
 }
 
+// Stage-out while every daemon is up: the first node stages out (in mode 1 on several nodes
+// every node its own files) and says when it is done; the other nodes, which hold the data being
+// staged out, wait for that. Returns the first node's lines for the job's output.
+std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
+  auto req = LoadRequest(o, j, nullptr);
+  const bool every_node = req && NodePrivateStaging(j, *req);
+  std::string report;
+  if (j.first || every_node) {
+    bool ok = true;
+    if (up && Alive(DaemonPid(j.root))) {
+      report = StageOut(o, j, &ok);
+    } else if (up) {  // its data went with it: say so rather than stay silent
+      ok = false;
+      report = "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
+    }
+    if (every_node) {
+      std::ofstream(j.state + "/staged_out." + j.node) << report;
+      if (j.first) report = EveryNodesStageOut(j, &ok);
+    }
+    if (j.first) std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
+  } else if (up && !WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
+    std::fprintf(stderr, "bbctl bb: %s: stage-out not done after %d s; stopping anyway\n", j.node.c_str(),
+                 o.deadline_s * 10);
+  }
+  return report;
+}
+
+// The first node, once it is down: waits for the others, keeps mode=auto's profile, tells the
+// job's user what came back, and removes the job's state.
+void FinishJob(const BurstOptions& o, const BurstJob& j, std::string report, const Status& saved,
+               Clock::time_point t0) {
+  bool all = WaitFor(o.deadline_s, [&] {
+    for (const auto& n : j.nodes) {
+      if (!Exists(j.state + "/down." + n)) return false;
+    }
+    return true;
+  });
+  if (!saved.ok()) report += "bb: mode=auto: no I/O profile from " + j.node + ": " + saved.message() + "\n";
+  std::ifstream script(j.state + "/script");
+  report += KeepProfile(j, std::string(std::istreambuf_iterator<char>(script), {}));
+  char line[160];
+  std::snprintf(line, sizeof line, "bb: %s after %.2f s\n",
+                all ? "stopped and removed on every node" : "NOT every node said it is down",
+                std::chrono::duration<double>(Clock::now() - t0).count());
+  report += line;
+  std::fputs(report.c_str(), stderr);
+  // The job's output tells its user what came back (written as the user: the file is theirs).
+  // A job-script step's stderr is the job's output already.
+  if (!j.slurm.std_out.empty() && FromSlurmEpilog()) {
+    (void)Run(AsUser(j, {Beside("bbctl"), "bb", "append", "--file", j.slurm.std_out, "--text", report}), true);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(j.state, ec);
+}
+
 }  // namespace
 
 Status BurstEpilog(const BurstOptions& o) {
@@ -100,63 +155,17 @@ Status BurstEpilog(const BurstOptions& o) {
   const bool up = Exists(j.state + "/env");
   const auto t0 = Clock::now();
   std::string report;
+  if (j.first && FromSlurmEpilog()) {  // a job-script form's `bbctl bb up` printed it already
+    std::ifstream up_log(j.state + "/up.log");
+    std::getline(up_log, report);
+    if (!report.empty()) report += "\n";
+  }
   // mode=auto: this node's part of the job's I/O profile, before stage-out reads the workspace.
   Status saved = up ? SaveNodeProfile(j) : Status::Ok();
-  auto req = LoadRequest(o, j, nullptr);
-  const bool every_node = req && NodePrivateStaging(j, *req);  // mode 1: each node stages its own files
-  if (j.first || every_node) {
-    if (j.first && FromSlurmEpilog()) {  // a job-script form's `bbctl bb up` printed it already
-      std::ifstream up_log(j.state + "/up.log");
-      std::getline(up_log, report);
-      if (!report.empty()) report += "\n";
-    }
-    bool ok = true;
-    std::string staged;
-    if (up && Alive(DaemonPid(j.root))) {
-      staged = StageOut(o, j, &ok);
-    } else if (up) {  // its data went with it: say so rather than stay silent
-      ok = false;
-      staged = "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
-    }
-    if (every_node) {
-      std::ofstream(j.state + "/staged_out." + j.node) << staged;
-      if (j.first) staged = EveryNodesStageOut(j, &ok);
-    }
-    report += staged;
-    if (j.first) std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
-  } else if (up) {
-    // The other daemons hold the data being staged out: wait for it.
-    if (!WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
-      std::fprintf(stderr, "bbctl bb: %s: stage-out not done after %d s; stopping anyway\n", j.node.c_str(),
-                   o.deadline_s * 10);
-    }
-  }
+  report += StageOutPhase(o, j, up);
   StopNode(j);
   std::ofstream(j.state + "/down." + j.node).flush();
-  if (j.first) {
-    bool all = WaitFor(o.deadline_s, [&] {
-      for (const auto& n : j.nodes) {
-        if (!Exists(j.state + "/down." + n)) return false;
-      }
-      return true;
-    });
-    if (!saved.ok()) report += "bb: mode=auto: no I/O profile from " + j.node + ": " + saved.message() + "\n";
-    std::ifstream script(j.state + "/script");
-    report += KeepProfile(j, std::string(std::istreambuf_iterator<char>(script), {}));
-    char line[160];
-    std::snprintf(line, sizeof line, "bb: %s after %.2f s\n",
-                  all ? "stopped and removed on every node" : "NOT every node said it is down",
-                  std::chrono::duration<double>(Clock::now() - t0).count());
-    report += line;
-    std::fputs(report.c_str(), stderr);
-    // The job's output tells its user what came back (written as the user: the file is theirs).
-    // A job-script step's stderr is the job's output already.
-    if (!j.slurm.std_out.empty() && FromSlurmEpilog()) {
-      (void)Run(AsUser(j, {Beside("bbctl"), "bb", "append", "--file", j.slurm.std_out, "--text", report}), true);
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(j.state, ec);
-  }
+  if (j.first) FinishJob(o, j, std::move(report), saved, t0);
   return Status::Ok();
 }
 
