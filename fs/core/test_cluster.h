@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/core/file_system.h"
 #include "fs/core/placement/workspace.h"
 #include "fs/core/service/lock_recovery.h"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/core/file_system.h"
 #include "fs/core/observe/stats.h"
 #include "fs/core/placement/workspace.h"

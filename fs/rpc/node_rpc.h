@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/core/service/node_service.h"
 #include "transport/transport.h"
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/core/service/node_service.h"
 #include "fs/rpc/node_rpc.h"
 #include "fs/store/chunk_store.h"

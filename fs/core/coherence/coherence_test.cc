@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"
 

@@ -1,11 +1,12 @@
 // CoherentView (coherence.h): the local node's store as one caller sees it — registering the
 // caller for what it reads, telling the others of what it changes, and settling the names
 // reserved for other nodes (name_reservations.h) before it reads, makes or lists them.
+#include "fs/core/coherence/coherent_view.h"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
 
-#include "fs/core/coherence/coherence.h"
 #include "fs/core/creates/deferred_creates.h"
 #include "fs/core/placement/path.h"
 

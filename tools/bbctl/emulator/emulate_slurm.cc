@@ -1,4 +1,4 @@
-#include "tools/bbctl/emulate_slurm.h"
+#include "tools/bbctl/emulator/emulate_slurm.h"
 
 #include <signal.h>
 #include <unistd.h>

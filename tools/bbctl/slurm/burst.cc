@@ -1,5 +1,5 @@
 // The burst buffer's Slurm steps (burst.h): prolog, task-env, epilog, and the job-script form.
-#include "tools/bbctl/burst.h"
+#include "tools/bbctl/slurm/burst.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "fs/base/mounts.h"
-#include "tools/bbctl/burst_history.h"
-#include "tools/bbctl/burst_job.h"
 #include "tools/bbctl/proc.h"
+#include "tools/bbctl/slurm/burst_history.h"
+#include "tools/bbctl/slurm/burst_job.h"
 
 namespace bb::ctl {
 namespace {

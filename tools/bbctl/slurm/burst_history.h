@@ -15,7 +15,7 @@
 #include <string>
 
 #include "fs/base/status.h"
-#include "tools/bbctl/burst_job.h"
+#include "tools/bbctl/slurm/burst_job.h"
 
 namespace bb::ctl {
 

@@ -23,7 +23,7 @@
 
 #include "fs/base/auth.h"
 #include "tools/bbctl/cluster.h"
-#include "tools/bbctl/emulate_slurm.h"
+#include "tools/bbctl/emulator/emulate_slurm.h"
 #include "tools/bbctl/proc.h"
 
 namespace bb::ctl {

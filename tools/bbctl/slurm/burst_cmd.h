@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/bbctl/burst.h"
+#include "tools/bbctl/slurm/burst.h"
 
 namespace bb::ctl {
 

@@ -1,4 +1,4 @@
-#include "tools/bbctl/stage_cmd.h"
+#include "tools/bbctl/admin/stage_cmd.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>

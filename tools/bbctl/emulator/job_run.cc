@@ -1,5 +1,5 @@
 // bbctl job run: a Slurm batch script on the emulated cluster (job_run.h).
-#include "tools/bbctl/job_run.h"
+#include "tools/bbctl/emulator/job_run.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,7 +17,7 @@
 
 #include "fs/core/placement/workspace.h"
 #include "tools/bbctl/cluster.h"
-#include "tools/bbctl/job_cgroup.h"
+#include "tools/bbctl/emulator/job_cgroup.h"
 #include "tools/bbctl/proc.h"
 #include "tools/config/yaml.h"
 #include "tools/jobs/batch_script.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
-#include "tools/bbctl/burst.h"
+#include "tools/bbctl/slurm/burst.h"
 #include "tools/jobs/bb_directives.h"
 #include "tools/jobs/slurm_info.h"
 

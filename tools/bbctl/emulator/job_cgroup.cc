@@ -1,4 +1,4 @@
-#include "tools/bbctl/job_cgroup.h"
+#include "tools/bbctl/emulator/job_cgroup.h"
 
 #include <signal.h>
 #include <unistd.h>

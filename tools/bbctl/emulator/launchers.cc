@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "tools/bbctl/cluster.h"
-#include "tools/bbctl/job_run.h"
+#include "tools/bbctl/emulator/job_run.h"
 #include "tools/bbctl/proc.h"
 #include "tools/jobs/launch_args.h"
 #include "tools/jobs/placement.h"

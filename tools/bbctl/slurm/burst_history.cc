@@ -1,4 +1,4 @@
-#include "tools/bbctl/burst_history.h"
+#include "tools/bbctl/slurm/burst_history.h"
 
 #include <fcntl.h>
 #include <pwd.h>

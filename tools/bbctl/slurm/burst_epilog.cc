@@ -12,10 +12,10 @@
 #include <thread>
 
 #include "fs/base/mounts.h"
-#include "tools/bbctl/burst.h"
-#include "tools/bbctl/burst_history.h"
-#include "tools/bbctl/burst_job.h"
 #include "tools/bbctl/proc.h"
+#include "tools/bbctl/slurm/burst.h"
+#include "tools/bbctl/slurm/burst_history.h"
+#include "tools/bbctl/slurm/burst_job.h"
 
 namespace bb::ctl {
 namespace {

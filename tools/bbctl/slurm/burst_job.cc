@@ -1,4 +1,4 @@
-#include "tools/bbctl/burst_job.h"
+#include "tools/bbctl/slurm/burst_job.h"
 
 #include <netdb.h>
 #include <pwd.h>

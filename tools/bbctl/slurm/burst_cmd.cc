@@ -1,4 +1,4 @@
-#include "tools/bbctl/burst_cmd.h"
+#include "tools/bbctl/slurm/burst_cmd.h"
 
 #include <cstdio>
 
