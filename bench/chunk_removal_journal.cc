@@ -1,4 +1,4 @@
-// What the chunk-removal journal costs (fs/core/chunk_removals.h): the CPU time per removal of
+// What the chunk-removal journal costs (fs/core/data/chunk_removals.h): the CPU time per removal of
 // ChunkRemovals::Note (on the unlink's FUSE request path) and of its share of Flush (on the
 // flusher thread), with the journal in LevelDB against none, interleaved over rounds.
 //
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fs/base/temp_dir.h"
-#include "fs/core/chunk_removals.h"
+#include "fs/core/data/chunk_removals.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 # moves across its link.
 #   bench/link_ceiling.sh [RESULT.md]     (root; default bench/results/link_ceiling.md)
 # Environment: NODES (4), RATE (1gbit), SIZE (MiB from each node to each other node, 128).
-# Uses the emulated cluster's names (tools/bbctl/emulate.cc): namespace bbnode<i>, address
+# Uses the emulated cluster's names (tools/bbctl/emulator/emulate.cc): namespace bbnode<i>, address
 # 198.18.0.<i+1>, host end of its link bbv<i>.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A daemon's restart with locks to take back (fs/core/lock_recovery.h), on the emulated cluster:
+# A daemon's restart with locks to take back (fs/core/service/lock_recovery.h), on the emulated cluster:
 # a process on node 2 holds LOCKS record locks (separate byte ranges, 1,000 per file) of files
 # in a mode 3 workspace, whose locks the nodes their file ids pick keep; node 1's daemon is
 # killed and started again (`bbctl emulate kill`, `restart`), ROUNDS times, each after the same

@@ -19,7 +19,7 @@ trap '"$bbctl" emulate down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 "$bbctl" emulate up --nodes 4 --link-rate "$rate" --root "$work/root" --mount "$work/mnt" >/dev/null
 "$bbctl" job start --name m3 --mode-file configs/modes/mode3.yaml >/dev/null
 "$bbctl" job start --name m1 --mode-file configs/modes/mode1.yaml >/dev/null
-# A node's network and mount namespaces (tools/bbctl/emulate.cc); processes left in the
+# A node's network and mount namespaces (tools/bbctl/emulator/emulate.cc); processes left in the
 # background by `bbctl exec` do not outlive it.
 on() { local n=$1; shift; nsenter --net=/run/netns/bbnode$n --mount=/run/bb-emu/mnt$n -- "$@"; }
 files=()

@@ -18,7 +18,7 @@ work=$(mktemp -d /var/tmp/bb-tree-XXXXXX)
 trap '"$bbctl" emulate down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 "$bbctl" emulate up --nodes 4 --link-rate "$rate" --root "$work/root" --mount "$work/mnt" >/dev/null
 for m in 1 2 3 4; do "$bbctl" job start --name "m$m" --mode-file "configs/modes/mode$m.yaml" >/dev/null; done
-# A node's network and mount namespaces (tools/bbctl/emulate.cc).
+# A node's network and mount namespaces (tools/bbctl/emulator/emulate.cc).
 on() { local n=$1; shift; nsenter --net=/run/netns/bbnode$n --mount=/run/bb-emu/mnt$n -- "$@"; }
 calls_sent() { "$bbctl" stats --node 2 --json | python3 -c 'import json, sys; print(sum(p["calls_sent"] for p in json.load(sys.stdin)["peers"]))'; }
 make_tree='

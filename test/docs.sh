@@ -11,7 +11,7 @@
 #
 # What counts as a cited path (the matcher is deliberately simple):
 #   - in Markdown, outside fenced code blocks: a backticked span with no blanks that contains a
-#     '/' (`fs/core/layout.h`, `docs/<page>.md#<section>`, `results/modes.md`), and the target of a
+#     '/' (`fs/core/placement/layout.h`, `docs/<page>.md#<section>`, `results/modes.md`), and the target of a
 #     link [text](target);
 #   - in code comments (after // in .h/.cc; after a # that starts a comment in .sh, .py, .yaml
 #     and CMake files): the same backticked spans, and bare docs/<page>.md#<section> citations.

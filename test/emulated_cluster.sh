@@ -169,7 +169,7 @@ check "and all 40 files read back on node 2 ($ok)" test "$ok" = 40
 # node 1 keeps, a process on node 1 that of a file node 0 keeps; node 1's daemon is killed and
 # started again. Node 1 takes back node 2's lock (node 3 is still refused it), and node 1's
 # processes' lock at node 0 goes with their daemon (node 3 takes it).
-keeper() {  # the node that keeps the locks of file $2, as seen from node $1 (fs/core/file_locks.cc)
+keeper() {  # the node that keeps the locks of file $2, as seen from node $1 (fs/core/ops/file_locks.cc)
   on "$1" python3 -c "import os, sys
 m = (1 << 64) - 1
 x = ((os.stat(sys.argv[1]).st_ino ^ 0x6c6f636b) + 0x9e3779b97f4a7c15) & m

@@ -186,7 +186,7 @@ for i in range(30):
   check "mode $m: the stream's directory lists 30 files on node $c" test "$(on $c ls $ws/stream | wc -l)" = 30
   on $a rm -r "$ws/stream"
 
-  # A stream's directory is leased to its node (fs/core/dir_leases.h) while another node races it
+  # A stream's directory is leased to its node (fs/core/creates/dir_leases.h) while another node races it
   # for the same names with O_EXCL creates: each name is made exactly once, by one of the two, and
   # every node lists all of them.
   on $a mkdir "$ws/race"
@@ -293,7 +293,7 @@ on 0 rm "$ws/shared"
 
 # A node that cannot be told in time (its daemon stopped) sees the change once it runs again,
 # not when its kernel's cache (300 s) runs out: what was sent waits in its connection, and what
-# a broken connection lost its owner sends again (fs/core/coherence_test.cc covers that part).
+# a broken connection lost its owner sends again (fs/core/coherence/coherence_test.cc covers that part).
 ws=$mnt/c3
 on 1 sh -c "printf 0123456789 > $ws/late"
 check "node 2 caches late as 10 bytes" test "$(st 2 $ws/late | cut -d' ' -f4)" = 10
@@ -355,7 +355,7 @@ if [ "$missing" != none ]; then
 fi
 on 0 rm -r "$ws/dying"
 
-# A name's node killed while a stream holds its lease of the directory (fs/core/dir_leases.h):
+# A name's node killed while a stream holds its lease of the directory (fs/core/creates/dir_leases.h):
 # the stream goes on making files of that node's names for the rest of the lease's term, their
 # entries wait (sent again every second), and once the node runs again every node lists all of
 # them and none was lost.

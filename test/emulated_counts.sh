@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Requests per operation, per mode, on a 4-node emulated cluster with the cluster's default
 # kernel caching (entries and attributes for 300 s, kept coherent by invalidations between the
-# nodes, fs/core/coherence.h): node 1 creates N files (open O_CREAT, a 100-byte write, close), stats
+# nodes, fs/core/coherence/coherence.h): node 1 creates N files (open O_CREAT, a 100-byte write, close), stats
 # them, reads them (open, read, close) and removes them, in a workspace of each mode, and the
 # daemons' counters say how many FUSE requests node 1 served per operation, how many metadata
 # requests it addressed to other nodes, and how many round trips (calls of any kind: metadata,
@@ -37,7 +37,7 @@ n=50  # files per operation
 # 0.84-0.90 to 0.72 (the entry's node removes the chunk with it).
 # otherstat: stats of 50 files another node made (mdtest's stat phase); statahead answers all but
 # the first 8 from one page per node (--statahead 0: 0.74-1.0 round trips per stat).
-# One process makes all 50 files of a phase, a stream of small files (fs/core/create_streams.h)
+# One process makes all 50 files of a phase, a stream of small files (fs/core/creates/create_streams.h)
 # from its second file on: each name reserved by its lookup, the file made on node 1, its writes
 # through and no FLUSH at its close, its entry going to its node with the first write when that
 # goes there (mode 3: chunk, entry and size in one request) or else in a batch every 20 ms. Mode 3
@@ -46,7 +46,7 @@ n=50  # files per operation
 # node for 42 of these 50 names; the first file of the stream costs 6 and 3). The batches follow
 # the timing: modes 2 and 4, whose writes rarely go to the entry's node, are bounded as if each
 # file went in a batch of its own (measured here: mode 2 create 1.88, mode 4 0.78).
-# Directory leases (fs/core/dir_leases.h) then made the lookups of new names local: after one
+# Directory leases (fs/core/creates/dir_leases.h) then made the lookups of new names local: after one
 # request per owner for the lease, a file of a stream costs only its write to another node and
 # its share of the batches. Mode 3 create went from 1.46 to 0.82 round trips, subcreate from 1.74
 # to 0.98, mode 2 create from 1.88 to 0.92 and subcreate to 0.86, mode 4 create from 0.78 to 0.12;
@@ -106,7 +106,7 @@ for m in 1 2 3 4; do
     fi
     read -r f0 q0 r0 d0 b0 <<<"$(counts)"
     on 1 python3 "$tmp/ops.py" "$phase" "$mnt/m$m" "$n"
-    # Chunk removals go within 5 ms of their unlink (fs/core/chunk_removals.h): counted here.
+    # Chunk removals go within 5 ms of their unlink (fs/core/data/chunk_removals.h): counted here.
     [ $phase = unlink ] && sleep 0.1
     read -r f1 q1 r1 d1 b1 <<<"$(counts)"
     fuse=$(python3 -c "print(round(($f1 - $f0) / $n, 2))")

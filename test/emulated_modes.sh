@@ -171,7 +171,7 @@ print(ok)'
     # ratio 0.25 of 4 nodes: node 0 is the only metadata server. At least an unlink per file of
     # nodes 1-3 reaches it (each process is a stream of small files in a directory node 0 leases
     # to its node, whose lookups are answered there and whose entries go to node 0 in batches:
-    # fs/core/dir_leases.h, deferred_creates.h; before leases a lookup per file went too, and
+    # fs/core/creates/dir_leases.h, deferred_creates.h; before leases a lookup per file went too, and
     # before streams a create).
     elsewhere=0; to0=0
     for n in 0 1 2 3; do

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <limits>
 
-#include "fs/core/profile.h"
+#include "fs/core/observe/profile.h"
 #include "fs/daemon/profile_json.h"
 #include "modeselect/profile/signals.h"
 #include "modeselect/reason/rules.h"

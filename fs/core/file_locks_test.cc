@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "fs/core/file_system.h"
-#include "fs/core/inode.h"
+#include "fs/core/ops/inode.h"
 #include "fs/core/test_cluster.h"
 
 namespace bb::fs {

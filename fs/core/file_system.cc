@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <map>
 
-#include "fs/core/fan_out.h"
-#include "fs/core/inode.h"
-#include "fs/core/interval_flusher.h"
-#include "fs/core/path.h"
-#include "fs/core/write_behind.h"
+#include "fs/core/data/fan_out.h"
+#include "fs/core/data/interval_flusher.h"
+#include "fs/core/data/write_behind.h"
+#include "fs/core/ops/inode.h"
+#include "fs/core/placement/path.h"
 
 namespace bb::fs {
 
@@ -289,7 +289,7 @@ Result<Entry> FileSystem::SetAttr(uint64_t ino, const SetAttrRequest& req, OpenF
   if (req.size) {
     if (md.type == FileType::kDirectory) return Status(EISDIR, "truncate of a directory");
     if (md.type != FileType::kRegular) return Status(EINVAL, "truncate of a non-regular file");
-    BB_RETURN_IF_ERROR(WriteBehind::Wait(*inode, false));  // no write behind lands past the cut
+    BB_RETURN_IF_ERROR(WriteBehind::Wait(inode->behind, false));  // no write behind lands past the cut
     BB_RETURN_IF_ERROR(TruncateChunksOf(md, md.size, *req.size, path));
     if (profiles_.active()) profiles_.Truncated(Profiled(path), md.file_id, now);
     u.size = *req.size;

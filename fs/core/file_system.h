@@ -31,7 +31,7 @@
 // The root directory's entry is kept on every node (created on all at Init, changed on all by
 // SetAttr, read locally), so that path walks, which the kernel checks against the root's
 // attributes, keep working while some node is down. So is the root of every workspace
-// (fs/core/workspace.h): CreateWorkspace puts it on every node, RemoveWorkspace removes the
+// (fs/core/placement/workspace.h): CreateWorkspace puts it on every node, RemoveWorkspace removes the
 // workspace's entries and data from every node; a file operation never removes or renames it
 // (EBUSY), and a rename never moves an entry between workspaces (EXDEV).
 //
@@ -65,19 +65,19 @@
 
 #include "fs/base/clock.h"
 #include "fs/base/status.h"
-#include "fs/core/chunk_removals.h"
-#include "fs/core/chunking.h"
-#include "fs/core/create_streams.h"
-#include "fs/core/deferred_creates.h"
-#include "fs/core/dir_changes.h"
-#include "fs/core/dir_leases.h"
-#include "fs/core/file_id_allocator.h"
-#include "fs/core/node_service.h"
-#include "fs/core/profile.h"
-#include "fs/core/router.h"
-#include "fs/core/statahead.h"
-#include "fs/core/stats.h"
-#include "fs/core/workspace.h"
+#include "fs/core/coherence/dir_changes.h"
+#include "fs/core/coherence/statahead.h"
+#include "fs/core/creates/create_streams.h"
+#include "fs/core/creates/deferred_creates.h"
+#include "fs/core/creates/dir_leases.h"
+#include "fs/core/data/chunk_removals.h"
+#include "fs/core/observe/profile.h"
+#include "fs/core/observe/stats.h"
+#include "fs/core/placement/chunking.h"
+#include "fs/core/placement/file_id_allocator.h"
+#include "fs/core/placement/router.h"
+#include "fs/core/placement/workspace.h"
+#include "fs/core/service/node_service.h"
 
 namespace bb::fs {
 
@@ -106,17 +106,17 @@ struct FileSystemOptions {
   // bb-page-fault-bench). The daemon sets it when it has peers.
   bool prefault_write_behind = false;
   // How long a directory's entry changes (mtime, ctime, subdirectory count) wait here to be
-  // sent to its owner together (fs/core/dir_changes.h); 0: only when this node reads the
+  // sent to its owner together (fs/core/coherence/dir_changes.h); 0: only when this node reads the
   // directory's attributes, and at stop.
   uint32_t dir_change_ms = 20;
   // How long the removal of a removed small file's chunk on another node waits here to go with
-  // others to that node (fs/core/chunk_removals.h); 0: only at statfs and at stop.
+  // others to that node (fs/core/data/chunk_removals.h); 0: only at statfs and at stop.
   uint32_t chunk_removal_ms = 5;
-  // Streams of small files (fs/core/create_streams.h): their names reserved at lookup and their
-  // entries made here (fs/core/deferred_creates.h), their writes through and their close sending
+  // Streams of small files (fs/core/creates/create_streams.h): their names reserved at lookup and their
+  // entries made here (fs/core/creates/deferred_creates.h), their writes through and their close sending
   // nothing. Reservations need the owners' callbacks (attr_cache_ns > 0).
   bool small_file_streams = true;
-  // Leases of the directories streams make files in (fs/core/dir_leases.h): their lookups of new
+  // Leases of the directories streams make files in (fs/core/creates/dir_leases.h): their lookups of new
   // names answered here.
   bool dir_leases = true;
   // How long entries made here on reserved names wait to go to their owners together (those
@@ -127,14 +127,14 @@ struct FileSystemOptions {
   // Null: kept in memory only.
   MetaStore* chunk_removal_journal = nullptr;
   // How long an entry's attributes read from its owner may answer getattr and open here
-  // without asking again, unless the owner tells this node it changed (fs/core/coherence.h:
+  // without asking again, unless the owner tells this node it changed (fs/core/coherence/coherence.h:
   // set only where the owners tell, and to no more than their callback hold). 0: always ask.
   int64_t attr_cache_ns = 0;
   // The same, for directories, at most: their times and link count move with entries other
   // nodes make or remove in them, which are not told (DirChanges). The kernel caches their
   // attributes no longer either (their names as long as any other's).
   int64_t dir_attr_cache_ns = 1'000'000'000;
-  // Statahead (fs/core/statahead.h): the entries of a directory whose entries are looked up one
+  // Statahead (fs/core/coherence/statahead.h): the entries of a directory whose entries are looked up one
   // after another are read ahead, at most this many per read-ahead (over all nodes), and answer
   // for attr_cache_ns; 0 (or attr_cache_ns 0): every lookup asks the entry's owner.
   uint32_t statahead_window = 8192;
@@ -232,7 +232,7 @@ class FileSystem {
   // group execute is set, as the kernel does on its own path. True when the mode changed.
   Result<bool> DropSetIdOnWrite(OpenFile* file);
 
-  // Extended attributes, kept in the file's entry and changed at its owner (fs/core/xattrs.cc):
+  // Extended attributes, kept in the file's entry and changed at its owner (fs/core/ops/xattrs.cc):
   // `user.*`, `trusted.*` and `security.*` for whoever the kernel lets through (it checks the
   // permissions and capabilities each needs), others EOPNOTSUPP. SetXattr: `flags` XATTR_CREATE
   // (EEXIST when it is there) or XATTR_REPLACE (ENODATA when it is not); E2BIG past 64 KiB,
@@ -357,7 +357,7 @@ class FileSystem {
   // neither root nor the owner of the workspace's root.
   Status RemoveWorkspace(const std::string& name, const WorkspaceRouter& workspaces, const Caller& who);
 
-  // The I/O profile of workspaces (fs/core/profile.h): Start counting what this node's
+  // The I/O profile of workspaces (fs/core/observe/profile.h): Start counting what this node's
   // processes do in one, and Stop (returning what was counted).
   Profiles& profiles() { return profiles_; }
 

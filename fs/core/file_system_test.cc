@@ -13,7 +13,7 @@
 #include <set>
 
 #include "fs/base/temp_dir.h"
-#include "fs/core/workspace.h"
+#include "fs/core/placement/workspace.h"
 
 namespace bb::fs {
 namespace {

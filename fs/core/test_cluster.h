@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "fs/core/coherence.h"
+#include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/core/file_system.h"
-#include "fs/core/lock_recovery.h"
-#include "fs/core/workspace.h"
+#include "fs/core/placement/workspace.h"
+#include "fs/core/service/lock_recovery.h"
 
 namespace bb::fs::testing {
 
@@ -145,7 +146,7 @@ const Caller kUser{1000, 1000, 1};
 
 // `options` apply to every node (chunk_size defaults to kChunk); `chunks(i)` makes node i's
 // chunk store (default: an in-memory one). With options.attr_cache_ns > 0 the nodes keep each
-// other's caches coherent as daemons do (fs/core/coherence.h): node i reaches node j's store
+// other's caches coherent as daemons do (fs/core/coherence/coherence.h): node i reaches node j's store
 // through a CoherentView as caller i, and what a node is told reaches its core (Invalidated)
 // and its `told` list (its kernel's).
 struct Cluster {

@@ -1,6 +1,6 @@
 // Write-behind (FileSystemOptions::write_behind_bytes) on two in-process nodes: node 0 writes,
 // node 1's chunk store can be held shut or made to fail, so what waits for what is visible.
-#include "fs/core/write_behind.h"
+#include "fs/core/data/write_behind.h"
 
 #include <fcntl.h>
 
@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "fs/core/file_system.h"
-#include "fs/core/inode.h"
+#include "fs/core/ops/inode.h"
 #include "fs/core/test_cluster.h"
 
 namespace bb::fs {

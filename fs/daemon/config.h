@@ -11,7 +11,7 @@
 #include <string>
 
 #include "fs/base/status.h"
-#include "fs/core/chunking.h"
+#include "fs/core/placement/chunking.h"
 
 namespace bb::fs {
 
@@ -26,9 +26,9 @@ struct DaemonConfig {
   double cache_timeout = -1;  // < 0: not set (1 s on one node, 300 s in a cluster)
   double private_cache_timeout = 60;
   uint32_t statahead = 8192;       // entries per read-ahead of a directory; 0: off
-  bool small_file_streams = true;  // fs/core/create_streams.h
-  bool dir_leases = true;          // fs/core/dir_leases.h
-  bool xattrs = false;             // extended attributes (fs/core/xattrs.cc)
+  bool small_file_streams = true;  // fs/core/creates/create_streams.h
+  bool dir_leases = true;          // fs/core/creates/dir_leases.h
+  bool xattrs = false;             // extended attributes (fs/core/ops/xattrs.cc)
   uint64_t reserve_bytes = 8 << 20;
   uint64_t write_behind_bytes = 64 << 20;
   uint32_t io_threads = 16;

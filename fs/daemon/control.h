@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "fs/base/status.h"
-#include "fs/core/layout.h"
+#include "fs/core/placement/layout.h"
 
 namespace bb::fs {
 

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "fs/core/lock_recovery.h"
-#include "fs/core/workspace.h"
+#include "fs/core/placement/workspace.h"
+#include "fs/core/service/lock_recovery.h"
 #include "fs/daemon/hosts_file.h"
 #include "fs/daemon/startup.h"
 
@@ -135,7 +135,7 @@ Status Daemon::StartFileSystem(const DaemonConfig& cfg, NodeView view) {
   local_ = NewLocalNodeService(meta_.get(), chunks_.get(),
                                {cfg.root, cfg.reserve_bytes, router_.get(), stats_.get(), kept_locks_.get()});
   // Kernels cache entries and attributes for the timeout; in a cluster each node tells the
-  // others of what changed (fs/core/coherence.h), and remembers who read a path for a second
+  // others of what changed (fs/core/coherence/coherence.h), and remembers who read a path for a second
   // longer than the timeout (a reply may take that long to reach the kernel).
   double timeout = cfg.EffectiveCacheTimeout();
   int64_t hold_ns = cfg.cluster() && timeout > 0 ? static_cast<int64_t>((timeout + 1) * 1e9) : 0;

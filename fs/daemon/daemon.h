@@ -13,10 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "fs/core/coherence.h"
+#include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
 #include "fs/core/file_system.h"
-#include "fs/core/stats.h"
-#include "fs/core/workspace.h"
+#include "fs/core/observe/stats.h"
+#include "fs/core/placement/workspace.h"
 #include "fs/daemon/config.h"
 #include "fs/daemon/control.h"
 #include "fs/daemon/metrics.h"

@@ -20,7 +20,7 @@
 //   bb_qos_limit{job,class}                    the channel's limit (absent: unlimited)
 //   bb_qos_queued{job,class}                   requests waiting for tokens now
 //   bb_qos_waited_total{job,class}, bb_qos_wait_seconds_total{job,class}
-//   bb_small_files_total{event}                streams of small files (fs/core/deferred_creates.h):
+//   bb_small_files_total{event}                streams of small files (fs/core/creates/deferred_creates.h):
 //                                              made here, stored with the first write, handed over, lost
 //   bb_space_bytes{kind}                       the backing store: total, free, avail
 //   bb_workspaces, bb_nodes                    gauges

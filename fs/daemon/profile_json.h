@@ -1,4 +1,4 @@
-// One node's I/O profile of a workspace (fs/core/profile.h) as JSON, the reply of the control
+// One node's I/O profile of a workspace (fs/core/observe/profile.h) as JSON, the reply of the control
 // command profile_stop. bbctl merges the nodes' replies into the profile document
 // (tools/jobs/profile_doc.h). Per node:
 //   {"node": N, "start_unix": S (wall clock, seconds),
@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fs/core/profile.h"
+#include "fs/core/observe/profile.h"
 
 namespace bb::fs {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fs/core/coherence.h"
-#include "fs/core/path.h"
+#include "fs/core/coherence/coherence.h"
+#include "fs/core/placement/path.h"
 
 namespace bb::fs {
 namespace adapter {

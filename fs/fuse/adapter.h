@@ -14,9 +14,9 @@
 #include <utility>
 
 #include "fs/base/log_limit.h"
-#include "fs/core/coherence.h"
+#include "fs/core/coherence/coherence.h"
 #include "fs/core/file_system.h"
-#include "fs/core/stats.h"
+#include "fs/core/observe/stats.h"
 #include "fs/fuse/lock_waits.h"
 #include "qos/channel_cache.h"
 #include "qos/stage.h"
@@ -58,7 +58,7 @@ struct AdapterContext {
 // security.capability, before every write.
 const fuse_lowlevel_ops& FuseOperations(bool xattrs = false);
 
-// Drops what `session`'s kernel holds of each item's path (fs/core/coherence.h): its name from
+// Drops what `session`'s kernel holds of each item's path (fs/core/coherence/coherence.h): its name from
 // its parent directory for an entry, the attributes and pages of the inode at the path. Paths
 // the kernel was never given are skipped. Returns once the kernel did it.
 void InvalidateInKernel(fuse_session* session, const FileSystem& fs, const std::vector<Invalidation>& items);

@@ -1,4 +1,4 @@
-// The messages of record and flock locks (node_ops.h: Lock, HeldLocks; fs/core/range_locks.h).
+// The messages of record and flock locks (node_ops.h: Lock, HeldLocks; fs/core/locks/range_locks.h).
 #include "fs/rpc/node_ops.h"
 
 namespace bb::fs::rpc {

@@ -1,9 +1,9 @@
 // The messages of reserved names and the entries made on them (node_ops.h: ReserveName,
-// MakeEntries, HandOver, LeaseDir, HandOverDir; fs/core/name_reservations.h, deferred_creates.h
+// MakeEntries, HandOver, LeaseDir, HandOverDir; fs/core/creates/name_reservations.h, deferred_creates.h
 // and dir_leases.h).
 #include <algorithm>
 
-#include "fs/core/path.h"
+#include "fs/core/placement/path.h"
 #include "fs/rpc/node_ops.h"
 
 namespace bb::fs::rpc {

@@ -18,8 +18,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "fs/core/coherence.h"
-#include "fs/core/node_service.h"
+#include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
+#include "fs/core/service/node_service.h"
 #include "transport/transport.h"
 
 namespace bb::fs {
@@ -83,7 +84,7 @@ transport::Response ServeNodeRequest(NodeService& local, uint16_t op, std::strin
 // The server side of a daemon: the transport's Handler, serving the local node once it is
 // attached. Requests that come before Attach (the node is still being assembled) are answered
 // EIO "node is starting"; callers retry. With `coherence`, each request reaches `local`
-// through a CoherentView as the node that sent it (fs/core/coherence.h).
+// through a CoherentView as the node that sent it (fs/core/coherence/coherence.h).
 class NodeServer {
  public:
   // The handler to start the transport with. This object must outlive the transport.

@@ -123,7 +123,7 @@ Result<Metadata> DecodeMetadata(std::string_view bytes);
 // any workspace).
 std::string LinkRecordPath(std::string_view root, uint64_t file_id);
 
-// REQUIRES: `path` is normalized (see fs/core/path.h).
+// REQUIRES: `path` is normalized (see fs/core/placement/path.h).
 std::string DentryKey(std::string_view path);
 // The prefix shared by the keys of all direct children of directory `dir`.
 std::string ChildKeyPrefix(std::string_view dir);

@@ -1,5 +1,5 @@
 // Test support for modeselect/profile/: probe profiles built in code, counted as the daemons
-// count (fs/core/profile.cc) and summed as bbctl merges them (tools/jobs/profile_doc.cc).
+// count (fs/core/observe/profile.cc) and summed as bbctl merges them (tools/jobs/profile_doc.cc).
 //
 // Thread-safety: value types and functions of their arguments.
 #pragma once
@@ -17,7 +17,7 @@ namespace bb::modeselect::testing {
 
 inline constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
 
-// The probe's bin of a request (fs/core/profile.cc, SizeBin).
+// The probe's bin of a request (fs/core/observe/profile.cc, SizeBin).
 inline size_t ProbeBin(uint64_t bytes) {
   constexpr uint64_t kUpper[] = {100, 1024, 10240, 102400, 1 << 20, 4 << 20, 10ULL << 20, 100ULL << 20, 1ULL << 30};
   for (size_t i = 0; i < std::size(kUpper); ++i) {

@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "fs/core/coherence.h"
-#include "fs/core/node_service.h"
+#include "fs/core/coherence/coherence.h"
+#include "fs/core/coherence/coherent_view.h"
+#include "fs/core/service/node_service.h"
 #include "fs/rpc/node_rpc.h"
 #include "fs/store/chunk_store.h"
 #include "fs/store/meta_store.h"

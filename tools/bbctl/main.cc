@@ -28,10 +28,10 @@
 
 #include "fs/base/auth.h"
 #include "fs/base/units.h"
-#include "tools/bbctl/burst_cmd.h"
+#include "tools/bbctl/admin/stage_cmd.h"
 #include "tools/bbctl/cluster.h"
-#include "tools/bbctl/job_run.h"
-#include "tools/bbctl/stage_cmd.h"
+#include "tools/bbctl/emulator/job_run.h"
+#include "tools/bbctl/slurm/burst_cmd.h"
 #include "tools/cli/cli.h"
 
 using namespace bb::ctl;
@@ -48,7 +48,7 @@ int Report(const bb::Status& s) {
 
 int main(int argc, char** argv) {
   // In a job on the emulated cluster bbctl is also the job's srun, mpirun, mpiexec and scontrol,
-  // and the task those start (tools/bbctl/job_run.h).
+  // and the task those start (tools/bbctl/emulator/job_run.h).
   std::string called = std::filesystem::path(argv[0]).filename().string();
   if (called != "bbctl") return LauncherMain(called, std::vector<std::string>(argv + 1, argv + argc));
   if (argc > 1 && std::string(argv[1]) == "task") return TaskMain(std::vector<std::string>(argv + 2, argv + argc));

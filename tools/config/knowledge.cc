@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "fs/core/layout.h"
+#include "fs/core/placement/layout.h"
 #include "modeselect/reason/rules.h"
 #include "tools/config/yaml.h"
 
@@ -25,7 +25,7 @@ Result<std::vector<std::string>> TextList(const std::string& src, const std::str
   return out;
 }
 
-// A mode number of the mode table (fs/core/layout.h), as a 0-based index.
+// A mode number of the mode table (fs/core/placement/layout.h), as a 0-based index.
 Result<int> ModeIndex(const std::string& src, const std::string& field, const YAML::Node& v) {
   BB_ASSIGN_OR_RETURN(int64_t n, YamlScalar<int64_t>(src, field, v, "a mode number"));
   if (fs::FindMode(n) == nullptr) return YamlError(src, v.Mark(), "field '" + field + "' must be " + fs::ModeNumbers());

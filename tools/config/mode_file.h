@@ -1,8 +1,8 @@
 // The mode file: one per job, YAML, written by hand or by bb-modeselect
 // (docs/architecture.md#workspaces-and-mode-files).
 //
-//   mode: N                       the layout: a mode of the table in fs/core/layout.h (1..4)
-//   chunk_size: SIZE              a valid chunk size (fs/core/chunking.h; default 512KiB)
+//   mode: N                       the layout: a mode of the table in fs/core/placement/layout.h (1..4)
+//   chunk_size: SIZE              a valid chunk size (fs/core/placement/chunking.h; default 512KiB)
 //   metadata_server_ratio: R      modes that use one (mode 2): 0 < R <= 1 (default 0.25)
 //   confidence: C                 decision record: 0..1
 //   reason: TEXT                  decision record: why this mode
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "fs/base/status.h"
-#include "fs/core/layout.h"
+#include "fs/core/placement/layout.h"
 
 namespace bb::config {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fs/base/units.h"
-#include "fs/core/chunking.h"
+#include "fs/core/placement/chunking.h"
 #include "fs/daemon/hosts_file.h"
 
 namespace bb::config {

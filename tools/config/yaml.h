@@ -59,7 +59,7 @@ Result<YAML::Node> ParseYamlMap(const std::string& text, const std::string& sour
 Result<std::string> ReadTextFile(const std::string& path, const std::string& what, size_t max_bytes = 16 << 20);
 // A size field ("4096", "512KiB", ...) in bytes.
 Result<uint64_t> YamlSize(const std::string& source, const std::string& field, const YAML::Node& node);
-// A chunk size field: a size that IsValidChunkSize (fs/core/chunking.h).
+// A chunk size field: a size that IsValidChunkSize (fs/core/placement/chunking.h).
 Result<uint32_t> YamlChunkSize(const std::string& source, const std::string& field, const YAML::Node& node);
 // An "ip:port" field.
 Result<std::string> YamlHostPort(const std::string& source, const std::string& field, const YAML::Node& node);

@@ -1,5 +1,5 @@
 // Where the tasks of a job step go, as Slurm places them (the emulated cluster's srun and
-// mpirun, tools/bbctl/job_run.cc), and the Slurm environment strings that describe it.
+// mpirun, tools/bbctl/emulator/job_run.cc), and the Slurm environment strings that describe it.
 //
 //   block (Slurm's default): consecutive ranks fill a node before the next; without a per-node
 //     count the tasks are spread as evenly as they go, the first nodes taking one more

@@ -1,0 +1,362 @@
+// The burst buffer's Slurm steps (burst.h): prolog, task-env, epilog, and the job-script form.
+#include "tools/bbctl/slurm/burst.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fs/base/mounts.h"
+#include "tools/bbctl/proc.h"
+#include "tools/bbctl/slurm/burst_history.h"
+#include "tools/bbctl/slurm/burst_job.h"
+
+namespace bb::ctl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string LastLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// This node's root, mount and daemon, mounted once every node of the job has joined.
+Status StartNode(const BurstOptions& o, const BurstJob& j) {
+  std::error_code ec;
+  std::filesystem::remove_all(j.root, ec);  // a leftover of this job id
+  std::filesystem::create_directories(std::filesystem::path(j.root).parent_path(), ec);
+  if (::mkdir(j.root.c_str(), 0700) != 0)
+    return Status(errno, "cannot create the root " + j.root + ": " + std::strerror(errno));
+  std::filesystem::create_directories(j.mount, ec);
+  if (ec) return Status(EIO, "cannot create the mount point " + j.mount + ": " + ec.message());
+  BB_ASSIGN_OR_RETURN(std::string addr, NodeAddress(j.node));
+  // Port 0: one per job id, so that jobs sharing a node do not collide.
+  const int port = o.port > 0 ? o.port : 7100 + static_cast<int>(std::strtoul(j.slurm.id.c_str(), nullptr, 10) % 800);
+  std::vector<std::string> argv = {"sh",
+                                   "-c",
+                                   "exec \"$0\" \"$@\" 2>&1",
+                                   Beside("bbd"),
+                                   "--root",
+                                   j.root,
+                                   "--mount",
+                                   j.mount,
+                                   "--hosts-file",
+                                   j.state + "/hosts",
+                                   "--cluster-key-file",
+                                   j.state + "/hosts.key",
+                                   "--node-name",
+                                   j.node,
+                                   "--listen",
+                                   addr + ":" + std::to_string(port),
+                                   "--nodes",
+                                   std::to_string(j.nodes.size())};
+  argv.insert(argv.end(), o.bbd_args.begin(), o.bbd_args.end());
+  const std::string out = j.state + "/bbd." + j.node + ".out";
+  BB_ASSIGN_OR_RETURN(pid_t pid, Spawn(argv, {}, false, out));
+  auto until = Clock::now() + std::chrono::seconds(o.deadline_s);
+  for (;;) {
+    int rc = TryWait(pid);
+    if (rc == 0) return Status::Ok();
+    if (rc != -2) return Status(EIO, "bbd did not start (exit " + std::to_string(rc) + "): " + LastLine(out));
+    if (auto failed = Failures(j); !failed.empty()) {
+      Terminate(pid, 5);
+      return Status(ECANCELED, "gave up: " + failed.front());
+    }
+    if (Clock::now() > until) {
+      Terminate(pid, 5);
+      std::string log = LastLine(j.root + "/bbd.log");
+      return Status(ETIMEDOUT, "not mounted within " + std::to_string(o.deadline_s) + " s" +
+                                   (log.empty() ? "" : " (bbd: " + log + ")"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// Each stage directive as (source, destination) pairs, a type=list expanded.
+Result<std::vector<std::pair<std::string, std::string>>> StagePairs(const std::vector<jobs::StageDirective>& ds,
+                                                                    const BurstJob& j, bool in) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const std::string& src, const std::string& dst) {
+    if (in) {
+      out.emplace_back(jobs::OutsidePath(src, j.slurm.work_dir), jobs::InsidePath(dst, j.workspace));
+    } else {
+      out.emplace_back(jobs::InsidePath(src, j.workspace), jobs::OutsidePath(dst, j.slurm.work_dir));
+    }
+  };
+  for (const auto& d : ds) {
+    if (d.type != jobs::StageType::kList) {
+      add(d.source, d.destination);
+      continue;
+    }
+    std::string list = jobs::OutsidePath(d.source, j.slurm.work_dir);
+    auto text = Capture(AsUser(j, {"cat", "--", list}));  // read as the job's user
+    if (!text) return Status(ENOENT, "stage list " + list + " cannot be read");
+    BB_ASSIGN_OR_RETURN(auto pairs, jobs::ParseStageList(*text, list));
+    for (const auto& [s, t] : pairs) {
+      const std::string& inside = in ? t : s;
+      if (jobs::LeavesWorkspace(inside)) return Status(EINVAL, list + ": '" + inside + "' leaves the workspace");
+      add(s, t);
+    }
+  }
+  return out;
+}
+
+// This node's stage-in: every stage_in directive, as the job's user.
+Status StageIn(const BurstJob& j, const jobs::BbRequest& req) {
+  BB_ASSIGN_OR_RETURN(auto pairs, StagePairs(req.stage_in, j, true));
+  for (const auto& [src, dst] : pairs) {
+    BB_RETURN_IF_ERROR(
+        RunLogged(AsUser(j, {Beside("bbctl"), "stage", "in", src, dst, "--quiet"}), "stage_in " + src + " -> " + dst));
+  }
+  return Status::Ok();
+}
+
+// "mode 3 (asked)", or "mode 2 (mode=auto: REASON)" from the mode file, and for mode=auto the
+// evidence the selector had (state/evidence).
+std::string ModeSummary(const std::string& mode_file, int asked, const std::string& evidence_file) {
+  std::ifstream in(mode_file);
+  std::string mode = "?", reason;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("mode: ", 0) == 0) mode = line.substr(6);
+    if (line.rfind("reason: ", 0) == 0) reason = line.substr(8);
+  }
+  if (asked != 0) return "mode " + mode + " (asked)";
+  if (reason.size() > 200) reason = reason.substr(0, 200) + "...";
+  std::string evidence = LastLine(evidence_file);
+  return "mode " + mode + " (mode=auto: " + (reason.empty() ? "the mode selector's choice" : reason) + ")" +
+         (evidence.empty() ? "" : "; decided from " + evidence);
+}
+
+// The first node's mode file: the directives' mode, or mode=auto's choice by the selector, which
+// reads the user's sources as the user, into a mode file the user may write, from the script and
+// the profile of an earlier run of it on as many nodes (burst_history.h); mode 3 when it fails.
+void WriteModeFile(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text,
+                   const std::string& mode_file) {
+  if (req.mode != 0) {
+    std::ofstream(mode_file) << jobs::ModeFileText(req);
+    return;
+  }
+  std::ofstream(mode_file).flush();
+  if (::geteuid() == 0) (void)::chown(mode_file.c_str(), j.slurm.uid, j.slurm.gid);
+  std::vector<std::string> argv = {Beside("bb-modeselect"),
+                                   "--job",
+                                   j.state + "/script",
+                                   "--sources",
+                                   j.slurm.work_dir,
+                                   "--nodes",
+                                   std::to_string(j.nodes.size()),
+                                   "--out",
+                                   mode_file};
+  const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
+  bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
+  if (have_profile) argv.insert(argv.end(), {"--profile", history});
+  std::ofstream(j.state + "/evidence")
+      << (have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
+                       : "the script and its sources (no earlier run of this script on " +
+                             std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)")
+      << "\n";
+  auto chosen = Capture(AsUser(j, argv));
+  if (!chosen) {
+    std::ofstream(mode_file) << jobs::ModeFileText(req);
+    std::ofstream(j.state + "/mode.note") << "mode selector failed (" << chosen.error().message() << "): mode 3\n";
+  }
+}
+
+// Mode 1 on several nodes, first node: waits until every other node staged its own copy in.
+Status WaitForNodesStagingIn(const BurstJob& j) {
+  bool all = WaitFor(kStagingWaitS, [&] {
+    if (!Failures(j).empty()) return true;
+    for (const auto& n : j.nodes) {
+      if (n != j.node && !Exists(j.state + "/staged_in." + n)) return false;
+    }
+    return true;
+  });
+  if (auto failed = Failures(j); !failed.empty()) return Status(ECANCELED, "gave up: " + failed.front());
+  if (!all) return Status(ETIMEDOUT, "not every node staged in within " + std::to_string(kStagingWaitS) + " s");
+  return Status::Ok();
+}
+
+// The first node: the mode file, the workspace (the job's user's), stage-in, then `env`.
+Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text) {
+  const std::string mode_file = j.state + "/mode.yaml";
+  WriteModeFile(j, req, script_text, mode_file);
+  const std::string name = "job" + j.slurm.id;
+  BB_RETURN_IF_ERROR(
+      RunLogged({Beside("bbctl"), "job", "start", "--name", name, "--mode-file", mode_file, "--root", j.root},
+                "workspace " + name));
+  if (::geteuid() == 0 && ::chown(j.workspace.c_str(), j.slurm.uid, j.slurm.gid) != 0) {
+    return Status(errno, "cannot give " + j.workspace + " to uid " + std::to_string(j.slurm.uid));
+  }
+  std::ofstream(j.state + "/workspace").flush();  // node-private staging may begin on every node
+  BB_RETURN_IF_ERROR(StageIn(j, req));
+  if (NodePrivateStaging(j, req) && !req.stage_in.empty()) BB_RETURN_IF_ERROR(WaitForNodesStagingIn(j));
+  if (req.mode == 0) BB_RETURN_IF_ERROR(StartProfile(j).Annotate("the I/O profile of the workspace"));
+  std::ofstream env(j.state + "/env.tmp");
+  env << "BB_MOUNT=" << j.mount << "\nBB_WORKSPACE=" << j.workspace << "\n";
+  env.close();
+  std::filesystem::rename(j.state + "/env.tmp", j.state + "/env");
+  return Status::Ok();
+}
+
+// The arguments that give another bbctl bb step the same options.
+std::vector<std::string> OptionArgs(const BurstOptions& o) {
+  std::vector<std::string> a = {
+      "--state-dir", o.state_dir, "--local-dir",          o.local_dir,  "--mount-dir",
+      o.mount_dir,   "--port",    std::to_string(o.port), "--deadline", std::to_string(o.deadline_s)};
+  if (!o.script.empty()) a.insert(a.end(), {"--script", std::filesystem::absolute(o.script).string()});
+  if (!o.bbd_args.empty()) {
+    a.push_back("--");
+    a.insert(a.end(), o.bbd_args.begin(), o.bbd_args.end());
+  }
+  return a;
+}
+
+int OnEveryNode(const BurstOptions& o, const BurstJob& j, const std::string& step) {
+  std::string n = std::to_string(j.nodes.size());
+  std::vector<std::string> argv = {"srun",      "--nodes=" + n,         "--ntasks=" + n, "--ntasks-per-node=1",
+                                   "--overlap", "--kill-on-bad-exit=0", Beside("bbctl"), "bb",
+                                   step};
+  auto rest = OptionArgs(o);
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  return Run(argv);
+}
+
+}  // namespace
+
+Status BurstProlog(const BurstOptions& o) {
+  BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
+  std::string text;
+  auto req = LoadRequest(o, j, &text);
+  if (req && !req->wanted) return Status::Ok();  // no burst buffer asked for
+  std::error_code ec;
+  std::filesystem::create_directories(j.state, ec);
+  if (ec) return Status(EIO, "cannot create the job's state folder " + j.state + ": " + ec.message());
+  ::chmod(j.state.c_str(), 0755);
+  if (!req) {
+    RecordFailure(j, req.error().message());
+    return Status::Ok();
+  }
+  if (j.first) {
+    // The job's script is its user's alone (the state folder is readable by all).
+    const std::string copy = j.state + "/script";
+    int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      if (fd >= 0) ::close(fd);
+      return Status(errno, "cannot write " + copy);
+    }
+    if (::geteuid() == 0) (void)::fchown(fd, j.slurm.uid, j.slurm.gid);
+    ::close(fd);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = StartNode(o, j);
+  double mounted_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (s.ok() && j.first) s = PrepareWorkspace(j, *req, text);
+  if (s.ok() && !j.first && NodePrivateStaging(j, *req) && !req->stage_in.empty()) {
+    // Mode 1: this node sees only its own files, so it stages in its own copy.
+    bool made = WaitFor(kStagingWaitS, [&] { return Exists(j.state + "/workspace") || !Failures(j).empty(); });
+    s = !made ? Status(ETIMEDOUT, "the workspace was not made within " + std::to_string(kStagingWaitS) + " s")
+        : Exists(j.state + "/workspace") ? StageIn(j, *req)
+                                         : Status::Ok();
+    if (s.ok()) std::ofstream(j.state + "/staged_in." + j.node).flush();
+  }
+  if (s.ok() && !j.first && req->mode == 0) {
+    // mode=auto: this node's daemon counts the workspace too, once the first node made it.
+    bool ready = WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/env") || !Failures(j).empty(); });
+    if (ready && Exists(j.state + "/env")) s = StartProfile(j).Annotate("the I/O profile of the workspace");
+  }
+  if (!s.ok()) {
+    RecordFailure(j, s.message());
+  } else if (j.first) {
+    double ready_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    char times[96];
+    std::snprintf(times, sizeof times, ": mounted after %.2f s, staged in after %.2f s", mounted_s, ready_s);
+    std::ofstream(j.state + "/up.log") << "bb: burst buffer up on " << j.nodes.size() << " nodes in "
+                                       << ModeSummary(j.state + "/mode.yaml", req->mode, j.state + "/evidence") << times
+                                       << "\n";
+  }
+  return Status::Ok();
+}
+
+int BurstTaskEnv(const BurstOptions& o) {
+  const char* id = std::getenv("SLURM_JOB_ID");
+  if (id == nullptr) return 0;
+  const std::string state = o.state_dir + "/job." + id;
+  if (!Exists(state)) return 0;
+  // The nodes that failed on their own; those that gave up because of them only when none did.
+  std::vector<std::string> own, gave_up;
+  std::error_code ec;
+  for (auto& e : std::filesystem::directory_iterator(state, ec)) {
+    std::string name = e.path().filename();
+    if (name.rfind("fail.", 0) != 0) continue;
+    std::string why = LastLine(e.path());
+    (why.rfind("gave up: ", 0) == 0 ? gave_up : own).push_back(name.substr(5) + ": " + why);
+  }
+  for (const auto& f : own.empty() ? gave_up : own) {
+    std::printf("print bb: the burst buffer of job %s failed on %s\n", id, f.c_str());
+  }
+  if (!own.empty() || !gave_up.empty()) return 1;
+  std::ifstream env(state + "/env");
+  for (std::string line; std::getline(env, line);) {
+    if (!line.empty()) std::printf("export %s\n", line.c_str());
+  }
+  return 0;
+}
+
+Status BurstAppend(const std::string& file, const std::string& text) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return Status(errno, "cannot open " + file);
+  std::string line = text.empty() || text.back() == '\n' ? text : text + "\n";
+  ssize_t n = ::write(fd, line.data(), line.size());
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size())) return Status(EIO, "short write to " + file);
+  return Status::Ok();
+}
+
+int BurstUp(const BurstOptions& o) {
+  auto j = LoadBurstJob(o);
+  if (!j) {
+    std::fprintf(stderr, "bbctl bb up: %s\n", j.error().message().c_str());
+    return 1;
+  }
+  if (!Exists(j->state + "/env") && Failures(*j).empty()) OnEveryNode(o, *j, "prolog");
+  auto failed = Failures(*j);
+  if (!failed.empty() || !Exists(j->state + "/env")) {
+    for (const auto& f : failed) std::fprintf(stderr, "bbctl bb up: the burst buffer failed on %s\n", f.c_str());
+    if (failed.empty()) std::fprintf(stderr, "bbctl bb up: the burst buffer did not come up (no node said why)\n");
+    BurstDown(o);
+    return 1;
+  }
+  std::ifstream up_log(j->state + "/up.log");
+  for (std::string line; std::getline(up_log, line);) std::fprintf(stderr, "%s\n", line.c_str());
+  std::ifstream env(j->state + "/env");
+  for (std::string line; std::getline(env, line);) {
+    if (!line.empty()) std::printf("export %s\n", line.c_str());
+  }
+  return 0;
+}
+
+int BurstDown(const BurstOptions& o) {
+  auto j = LoadBurstJob(o);
+  if (!j) {
+    std::fprintf(stderr, "bbctl bb down: %s\n", j.error().message().c_str());
+    return 1;
+  }
+  if (!Exists(j->state)) return 0;
+  int rc = OnEveryNode(o, *j, "epilog");
+  return rc == 0 && !Exists(j->state) ? 0 : 1;
+}
+
+}  // namespace bb::ctl

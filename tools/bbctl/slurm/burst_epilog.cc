@@ -1,0 +1,172 @@
+// The burst buffer's epilog (burst.h): stage-out of what exists, then nothing left on any node.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fs/base/mounts.h"
+#include "tools/bbctl/proc.h"
+#include "tools/bbctl/slurm/burst.h"
+#include "tools/bbctl/slurm/burst_history.h"
+#include "tools/bbctl/slurm/burst_job.h"
+
+namespace bb::ctl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Run by slurmd as the Epilog (not as a step of the job-script form).
+bool FromSlurmEpilog() {
+  const char* context = std::getenv("SLURM_SCRIPT_CONTEXT");
+  return context != nullptr && std::string(context) == "epilog_slurmd";
+}
+
+// The first node, while every daemon is still up: each stage_out directive whose source exists.
+// Returns the report (one line per directive); `ok` false when any copy failed.
+std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
+  *ok = true;
+  std::string report;
+  auto req = LoadRequest(o, j, nullptr);
+  if (!req) {
+    *ok = false;
+    return "bb: stage_out: " + req.error().message() + "\n";
+  }
+  for (const auto& d : req->stage_out) {
+    std::string src = jobs::InsidePath(d.source, j.workspace), dst = jobs::OutsidePath(d.destination, j.slurm.work_dir);
+    struct stat st;
+    if (::lstat(src.c_str(), &st) != 0) {
+      const int err = errno;
+      if (err == ENOENT) {
+        report += "bb: stage_out " + src + ": nothing there, skipped\n";
+      } else {  // there may be something there that cannot be reached: not "nothing"
+        report += "bb: stage_out " + src + " FAILED: " + std::strerror(err) + "\n";
+        *ok = false;
+      }
+      continue;
+    }
+    Status s = RunLogged(AsUser(j, {Beside("bbctl"), "stage", "out", src, dst, "--quiet"}), "FAILED");
+    report +=
+        "bb: stage_out " + src + " -> " + dst + (s.ok() ? ": done, every file verified" : " " + s.message()) + "\n";
+    *ok = *ok && s.ok();
+  }
+  return report;
+}
+
+// Mode 1 on several nodes, first node: every node's stage-out report, each line naming its node,
+// once every node has written it (a node that does not within the deadline is named).
+std::string EveryNodesStageOut(const BurstJob& j, bool* ok) {
+  std::string report;
+  for (const auto& n : j.nodes) {
+    const std::string path = j.state + "/staged_out." + n;
+    if (!WaitFor(kStagingWaitS, [&] { return Exists(path) || Exists(j.state + "/down." + n); }) || !Exists(path)) {
+      report += "bb: stage_out on " + n + ": no report from it; its files were not staged out\n";
+      *ok = false;
+      continue;
+    }
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("FAILED") != std::string::npos) *ok = false;
+      report += (line.rfind("bb: ", 0) == 0 ? "bb: " + n + ": " + line.substr(4) : line) + "\n";
+    }
+  }
+  return report;
+}
+
+// This node's daemon stopped (it unmounts), its root and mount point removed.
+void StopNode(const BurstJob& j) {
+  pid_t pid = DaemonPid(j.root);
+  if (pid > 0) Terminate(pid, 15);
+  if (IsMountPoint(j.mount)) {
+    (void)Run({"fusermount3", "-uz", j.mount}, true);
+    if (IsMountPoint(j.mount)) (void)Run({"umount", "-l", j.mount}, true);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(j.root, ec);
+  std::filesystem::remove(j.mount, ec);
+}
+
+// Stage-out while every daemon is up: the first node stages out (in mode 1 on several nodes
+// every node its own files) and says when it is done; the other nodes, which hold the data being
+// staged out, wait for that. Returns the first node's lines for the job's output.
+std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
+  auto req = LoadRequest(o, j, nullptr);
+  const bool every_node = req && NodePrivateStaging(j, *req);
+  std::string report;
+  if (j.first || every_node) {
+    bool ok = true;
+    if (up && Alive(DaemonPid(j.root))) {
+      report = StageOut(o, j, &ok);
+    } else if (up) {  // its data went with it: say so rather than stay silent
+      ok = false;
+      report = "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
+    }
+    if (every_node) {
+      std::ofstream(j.state + "/staged_out." + j.node) << report;
+      if (j.first) report = EveryNodesStageOut(j, &ok);
+    }
+    if (j.first) std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
+  } else if (up && !WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
+    std::fprintf(stderr, "bbctl bb: %s: stage-out not done after %d s; stopping anyway\n", j.node.c_str(),
+                 o.deadline_s * 10);
+  }
+  return report;
+}
+
+// The first node, once it is down: waits for the others, keeps mode=auto's profile, tells the
+// job's user what came back, and removes the job's state.
+void FinishJob(const BurstOptions& o, const BurstJob& j, std::string report, const Status& saved,
+               Clock::time_point t0) {
+  bool all = WaitFor(o.deadline_s, [&] {
+    for (const auto& n : j.nodes) {
+      if (!Exists(j.state + "/down." + n)) return false;
+    }
+    return true;
+  });
+  if (!saved.ok()) report += "bb: mode=auto: no I/O profile from " + j.node + ": " + saved.message() + "\n";
+  std::ifstream script(j.state + "/script");
+  report += KeepProfile(j, std::string(std::istreambuf_iterator<char>(script), {}));
+  char line[160];
+  std::snprintf(line, sizeof line, "bb: %s after %.2f s\n",
+                all ? "stopped and removed on every node" : "NOT every node said it is down",
+                std::chrono::duration<double>(Clock::now() - t0).count());
+  report += line;
+  std::fputs(report.c_str(), stderr);
+  // The job's output tells its user what came back (written as the user: the file is theirs).
+  // A job-script step's stderr is the job's output already.
+  if (!j.slurm.std_out.empty() && FromSlurmEpilog()) {
+    (void)Run(AsUser(j, {Beside("bbctl"), "bb", "append", "--file", j.slurm.std_out, "--text", report}), true);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(j.state, ec);
+}
+
+}  // namespace
+
+Status BurstEpilog(const BurstOptions& o) {
+  BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
+  if (!Exists(j.state)) return Status::Ok();  // no burst buffer, or already cleaned
+  const bool up = Exists(j.state + "/env");
+  const auto t0 = Clock::now();
+  std::string report;
+  if (j.first && FromSlurmEpilog()) {  // a job-script form's `bbctl bb up` printed it already
+    std::ifstream up_log(j.state + "/up.log");
+    std::getline(up_log, report);
+    if (!report.empty()) report += "\n";
+  }
+  // mode=auto: this node's part of the job's I/O profile, before stage-out reads the workspace.
+  Status saved = up ? SaveNodeProfile(j) : Status::Ok();
+  report += StageOutPhase(o, j, up);
+  StopNode(j);
+  std::ofstream(j.state + "/down." + j.node).flush();
+  if (j.first) FinishJob(o, j, std::move(report), saved, t0);
+  return Status::Ok();
+}
+
+}  // namespace bb::ctl

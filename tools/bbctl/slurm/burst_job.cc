@@ -1,0 +1,132 @@
+#include "tools/bbctl/slurm/burst_job.h"
+
+#include <netdb.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tools/bbctl/proc.h"
+
+namespace bb::ctl {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string Replace(std::string s, const std::string& what, const std::string& with) {
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size())) {
+    s.replace(at, what.size(), with);
+  }
+  return s;
+}
+
+}  // namespace
+
+bool Exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+std::string Beside(const std::string& program) {
+  std::string path = SelfDir() + "/" + program;
+  return Exists(path) ? path : program;
+}
+
+Result<BurstJob> LoadBurstJob(const BurstOptions& o) {
+  BurstJob j;
+  bool have_gid = false;
+  BB_ASSIGN_OR_RETURN(j.slurm, jobs::SlurmJobFromEnv(std::getenv, &have_gid));
+  j.node = Env("SLURMD_NODENAME");
+  if (j.node.empty()) return Status(EINVAL, "not in a Slurm job: no SLURMD_NODENAME");
+  const std::string& id = j.slurm.id;
+  BB_ASSIGN_OR_RETURN(std::string doc, Capture({"squeue", "--json", "--jobs", id}));
+  BB_RETURN_IF_ERROR(jobs::AddJobJson(doc, !have_gid, &j.slurm));
+  BB_ASSIGN_OR_RETURN(std::string names, Capture({"scontrol", "show", "hostnames", j.slurm.node_list}));
+  std::istringstream in(names);
+  for (std::string n; in >> n;) j.nodes.push_back(n);
+  if (j.nodes.empty())
+    return Status(EINVAL, "job " + id + " has no nodes (SLURM_JOB_NODELIST=" + j.slurm.node_list + ")");
+  j.first = j.nodes.front() == j.node;
+  j.state = o.state_dir + "/job." + id;
+  j.root = Replace(o.local_dir, "%n", j.node) + "/bb." + id;
+  j.mount = o.mount_dir + "/bb." + id;
+  j.workspace = j.mount + "/job" + id;
+  return j;
+}
+
+Result<jobs::BbRequest> LoadRequest(const BurstOptions& o, const BurstJob& j, std::string* script_text) {
+  std::string text;
+  std::string source = "job " + j.slurm.id + "'s script";
+  if (!o.script.empty()) {
+    if (!Exists(o.script)) return Status(ENOENT, "no job script " + o.script);
+    text = ReadAll(o.script);
+    source = o.script;
+  } else if (Exists(j.state + "/script")) {
+    text = ReadAll(j.state + "/script");
+  } else {
+    BB_ASSIGN_OR_RETURN(text, Capture({"scontrol", "write", "batch_script", j.slurm.id, "-"}));
+  }
+  std::string home;
+  if (const passwd* pw = ::getpwuid(j.slurm.uid)) home = pw->pw_dir;
+  std::map<std::string, std::string> vars = {
+      {"SLURM_JOB_ID", j.slurm.id}, {"SLURM_SUBMIT_DIR", j.slurm.work_dir}, {"USER", j.slurm.user}};
+  if (!home.empty()) vars["HOME"] = home;
+  if (script_text) *script_text = text;
+  return jobs::ParseBbDirectives(text, source, vars);
+}
+
+std::vector<std::string> AsUser(const BurstJob& j, std::vector<std::string> argv) {
+  // The uid is SLURM_JOB_UID, which the job's user cannot choose: root only for root's jobs. The
+  // user's supplementary groups come along (a group-shared input folder stages in as it reads).
+  if (::geteuid() != 0 || j.slurm.uid == 0) return argv;
+  std::vector<std::string> out = {"setpriv", "--reuid=" + std::to_string(j.slurm.uid),
+                                  "--regid=" + std::to_string(j.slurm.gid), "--init-groups", "--"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+void RecordFailure(const BurstJob& j, const std::string& why) {
+  std::ofstream(j.state + "/fail." + j.node) << why << "\n";
+  std::fprintf(stderr, "bbctl bb: %s: %s\n", j.node.c_str(), why.c_str());
+}
+
+std::vector<std::string> Failures(const BurstJob& j) {
+  std::vector<std::string> out;
+  for (const std::string& n : j.nodes) {
+    std::string path = j.state + "/fail." + n;
+    if (!Exists(path)) continue;
+    std::string why = ReadAll(path);
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    out.push_back(n + ": " + why);
+  }
+  return out;
+}
+
+Result<std::string> NodeAddress(const std::string& node) {
+  BB_ASSIGN_OR_RETURN(std::string doc, Capture({"sinfo", "--json", "--nodes", node}));
+  BB_ASSIGN_OR_RETURN(std::string addr, jobs::NodeAddrFromJson(doc, node));
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* res = nullptr;
+  if (int rc = ::getaddrinfo(addr.c_str(), nullptr, &hints, &res); rc != 0) {
+    return Status(EHOSTUNREACH, "node " + node + "'s address " + addr + ": " + ::gai_strerror(rc));
+  }
+  char host[NI_MAXHOST];
+  int rc = ::getnameinfo(res->ai_addr, res->ai_addrlen, host, sizeof host, nullptr, 0, NI_NUMERICHOST);
+  ::freeaddrinfo(res);
+  if (rc != 0) return Status(EHOSTUNREACH, "node " + node + "'s address " + addr + ": " + ::gai_strerror(rc));
+  return std::string(host);
+}
+
+}  // namespace bb::ctl

@@ -1,0 +1,66 @@
+// Private to burst*.cc: one job's places and its Slurm facts, and the small steps the hooks
+// share.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fs/base/status.h"
+#include "tools/bbctl/slurm/burst.h"
+#include "tools/jobs/bb_directives.h"
+#include "tools/jobs/slurm_info.h"
+
+namespace bb::ctl {
+
+struct BurstJob {
+  jobs::SlurmJob slurm;
+  std::string node;                // this node's name (SLURMD_NODENAME)
+  std::vector<std::string> nodes;  // of the allocation, in Slurm's order (the first runs the batch script)
+  bool first = false;
+  std::string state;      // <state_dir>/job.<id>
+  std::string root;       // this node's root
+  std::string mount;      // the mount, on every node
+  std::string workspace;  // <mount>/job<id>
+};
+
+// The job's owner and nodes from the environment Slurm gives its hooks and processes, its
+// submit dir and output file from `squeue --json` (tools/jobs/slurm_info.h). EINVAL
+// when not in a Slurm job, or when the two disagree.
+Result<BurstJob> LoadBurstJob(const BurstOptions& o);
+// The job's directives, from `o.script`, the state folder's copy, or scontrol.
+Result<jobs::BbRequest> LoadRequest(const BurstOptions& o, const BurstJob& j, std::string* script_text);
+// `argv` as the job's user (through setpriv when this process is root and the job is not).
+std::vector<std::string> AsUser(const BurstJob& j, std::vector<std::string> argv);
+// Records why this node's part failed (the job fails on it).
+void RecordFailure(const BurstJob& j, const std::string& why);
+// "node: why" for every node that recorded a failure.
+std::vector<std::string> Failures(const BurstJob& j);
+// Whether every node stages for itself: a node-private workspace (mode 1) on more than one node,
+// where the first node sees only its own files. Stage-in then makes a copy on every node and
+// stage-out copies every node's files.
+inline bool NodePrivateStaging(const BurstJob& j, const jobs::BbRequest& req) {
+  return req.mode == 1 && j.nodes.size() > 1;
+}
+// How long one node waits for the others' staging.
+inline constexpr int kStagingWaitS = 3600;
+// The address this node's daemon listens on (scontrol's NodeAddr, resolved).
+Result<std::string> NodeAddress(const std::string& node);
+bool Exists(const std::string& path);
+// Waits until `done()` or `seconds` passed; true when done.
+template <typename Done>
+bool WaitFor(int seconds, Done done) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+// The bbctl and bbd beside this binary (else from PATH).
+std::string Beside(const std::string& program);
+
+}  // namespace bb::ctl
