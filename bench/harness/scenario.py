@@ -1,4 +1,4 @@
-"""Scenario files (bench/scenarios/*.yaml): reading, checking and expanding into runs.
+"""Scenario files (bench/phases/scenarios/*.yaml): reading, checking and expanding into runs.
 
 A scenario names the cluster geometry, the modes, the chunk size, the repeats, a timeout and a
 list of workloads; a sweep varies one setting. load() checks every field and raises
