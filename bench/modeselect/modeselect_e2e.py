@@ -7,7 +7,9 @@ mode, from the oracle's measured runs (each mode run 3 times; medians).
                           [--bb-modeselect build/bin/bb-modeselect] [--out bench/results/modeselect.md]
 
 Writes OUT and, beside it, eval's own report (OUT's name with _eval: accuracy, ablations, confusion,
-every decision and its reason, time per decision).
+every decision and its reason, time per decision), and replaces the rows of this group of jobs
+(the corpus folder's name) in --picks: the selector's pick per job and evidence set, which
+bench/charts.py draws beside the oracle's labels.
 
 The selector's decisions come from `bb-modeselect eval --json` on the corpus and the committed
 probe profiles (all three evidence sets). Speedup over mode 3 = mode 3's median / the mode's
@@ -18,13 +20,17 @@ the oracle disqualified (mode 1 breaking its semantics) is counted as broken and
 means. The probe run the selection needs (one run of the job in mode 3) is not counted.
 """
 import argparse
+import csv
+import datetime
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: the harness package
-from harness import report, stats  # noqa: E402
+from harness import report, stats, table  # noqa: E402
+
+PICK_COLUMNS = ["commit", "date", "group", "evidence", "job", "selected", "by", "oracle", "right"]
 
 
 def job_speedups(entry, mode):
@@ -86,6 +92,25 @@ def render(labels, sets, command):
     return "\n".join(out) + "\n"
 
 
+def pick_rows(sets, group, commit, date):
+    """The --picks rows of one group's eval: one per job and evidence set."""
+    return [{"commit": commit, "date": date, "group": group, "evidence": evidence, "job": r["job"],
+             "selected": r["selected"], "by": r["by"], "oracle": r["label"], "right": int(bool(r["right"]))}
+            for evidence, s in sets.items() for r in sorted(s["rows"], key=lambda r: r["job"])]
+
+
+def write_picks(path, group, rows):
+    """PATH with its rows of GROUP replaced by ROWS (the other groups' rows kept, in their order)."""
+    kept = []
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            kept = [r for r in csv.DictReader(f) if r["group"] != group]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=PICK_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(kept + rows)
+
+
 def main(argv):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -93,6 +118,7 @@ def main(argv):
     p.add_argument("--corpus", default=os.path.join(root, "modeselect/corpus"))
     p.add_argument("--bb-modeselect", default=os.path.join(root, "build/bin/bb-modeselect"))
     p.add_argument("--out", default=os.path.join(root, "bench/results/modeselect.md"))
+    p.add_argument("--picks", default=os.path.join(root, "bench/results/modeselect_picks.csv"))
     a = p.parse_args(argv)
     if not os.access(a.bb_modeselect, os.X_OK):
         print(f"modeselect_e2e: {a.bb_modeselect} is missing: build first (tools/build.sh)", file=sys.stderr)
@@ -110,6 +136,8 @@ def main(argv):
     text = render(labels, sets, command)
     with open(a.out, "w") as f:
         f.write(text)
+    group = os.path.basename(os.path.normpath(a.corpus))
+    write_picks(a.picks, group, pick_rows(sets, group, table.git_commit(root), datetime.date.today().isoformat()))
     print(text)
     return 0
 

@@ -1,4 +1,7 @@
 """Unit tests of bench/modeselect/modeselect_e2e.py's arithmetic (no cluster, no bb-modeselect)."""
+import csv
+import os
+import tempfile
 import unittest
 
 from modeselect import modeselect_e2e as e2e
@@ -33,6 +36,24 @@ class E2ETest(unittest.TestCase):
         self.assertAlmostEqual(s["captured"], (2.0 - 1) / (8 ** 0.5 - 1))
         self.assertEqual(s["broken"], ["c"])
         self.assertEqual(s["jobs"], 3)
+
+    def test_picks_replace_their_group_only(self):
+        labels = {"jobs": {"a": entry({"1": 1.0, "3": 4.0}, 1), "b": entry({"3": 2.0, "4": 1.0}, 4)}}
+        sets = {"static + profile": e2e.summarize(labels, [result("b", 4), result("a", 1)]),
+                "static only": e2e.summarize(labels, [result("a", 3, correct=False), result("b", 3, correct=False)])}
+        rows = e2e.pick_rows(sets, "corpus", "abc1234", "2026-12-08")
+        self.assertEqual([(r["evidence"], r["job"], r["selected"], r["oracle"], r["right"]) for r in rows],
+                         [("static + profile", "a", 1, 1, 1), ("static + profile", "b", 4, 4, 1),
+                          ("static only", "a", 3, 1, 0), ("static only", "b", 3, 4, 0)])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "picks.csv")
+            e2e.write_picks(path, "corpus", rows)
+            e2e.write_picks(path, "heldout", e2e.pick_rows(sets, "heldout", "abc1234", "2026-12-08")[:1])
+            e2e.write_picks(path, "corpus", rows[2:])  # a new eval of the corpus replaces its rows
+            with open(path, newline="") as f:
+                got = [(r["group"], r["evidence"], r["job"]) for r in csv.DictReader(f)]
+        self.assertEqual(got, [("heldout", "static + profile", "a"), ("corpus", "static only", "a"),
+                               ("corpus", "static only", "b")])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """The benchmark harness: runs the scenario matrix of one or more scenario files on the emulated
-cluster (or a running one) and writes per-run JSON, a Markdown report and PNG charts.
+cluster (or a running one) and writes per-run JSON, a Markdown report and PNG charts into a work
+folder, and with --csv one row per figure of every run into the recording's CSV (the run files
+stay out of the tree; bench/charts.py charts the CSV).
 
-  bench/phases/harness.py bench/phases/scenarios/table1.yaml [more.yaml...] --out bench/results/matrix
+  bench/phases/harness.py bench/phases/scenarios/table1.yaml [more.yaml...] --out /var/tmp/matrix \
+      --csv bench/results/matrix.csv
 
 Runs whose JSON is already in --out are not made again; Ctrl-C stops after cleaning up (the
 cluster it built is torn down; one it attached to is left running). See bench/README.md."""
@@ -16,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: the harness package
-from harness import cluster, report, runner, scenario  # noqa: E402
+from harness import cluster, report, runner, scenario, table  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -25,6 +28,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scenarios", nargs="+", help="scenario files (YAML)")
     p.add_argument("--out", required=True, help="results folder (runs/, raw/, report.md, charts)")
+    p.add_argument("--csv", help="append the runs of --out not yet there to this CSV (bench/results/<recording>.csv)")
     p.add_argument("--bbctl", default=os.path.join(REPO, "build", "bin", "bbctl"), help="bbctl (default: build/bin/bbctl)")
     target = p.add_mutually_exclusive_group()
     target.add_argument("--attach", action="store_true", help="run on the emulated cluster that is up (never torn down)")
@@ -104,6 +108,9 @@ def main(argv):
         runner.write_json_atomic(os.path.join(a.out, "last_summary.json"), summary)
     path = report.write(a.out, scenarios, invocations)
     log(f"harness: report {path}")
+    if a.csv:
+        commit = table.git_commit(REPO)
+        log(f"harness: {table.append(a.csv, report.load_runs(a.out), commit)} runs added to {a.csv} (at {commit})")
     return 0
 
 
