@@ -45,6 +45,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+import summary_csv  # noqa: E402
 
 
 def need(tool):
@@ -345,6 +347,7 @@ def main():
     ap.add_argument("--variants", help="part 1: only these variants (comma-separated, e.g. 'passthrough_ll,mode 3')")
     ap.add_argument("--node-cpu", type=float, default=0.2, help="part 2: the CPU share of a core each node gets")
     ap.add_argument("--out", default=f"{SRC}/bench/results/metadata_scaling.md")
+    ap.add_argument("--csv", default=f"{SRC}/bench/results/phases.csv", help="append the figures here (charts)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("md_scaling: run as root (emulated nodes)")
@@ -356,8 +359,10 @@ def main():
              f"Recorded {datetime.date.today()} on a 2-core machine with `bench/phases/md_scaling.py BUILD/bin "
              f"{' '.join(sys.argv[2:])}` "
              "(method in the script's header). Median over rounds [range].\n"]
+    part1_res, part2_res = {}, {}
     if "1" in a.parts:
         variants, res = part1(a, bbctl, pt_bin)
+        part1_res = res
         names = [p[0] for p in phases(a.files, a.segments) if not a.phases or p[0] in a.phases.split(",")]
         bbfs_variants = [v for v in variants if v != "passthrough_ll"]
         lines.append(f"## IO500-style phases, 4 nodes, 2 ranks per node, {a.link_rate} links\n")
@@ -380,7 +385,7 @@ def main():
                       for v in bbfs_variants]
             lines.append(f"| {n} | " + " | ".join(cells) + " |")
     if "2" in a.parts:
-        res = part2(a, bbctl)
+        res = part2_res = part2(a, bbctl)
         lines.append("\n## mdtest-easy create in mode 3 on 2, 4 and 8 nodes (2 ranks per node, "
                      f"{a.scale_files} files per rank)\n")
         names = ("shared cores", f"{a.node_cpu} core per node", f"{a.node_cpu} core per node, no leases")
@@ -395,6 +400,24 @@ def main():
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+    print(f"{summary_csv.append(a.csv, csv_rows(a, part1_res, part2_res))} rows appended to {a.csv}")
+
+
+def csv_rows(a, part1_res, part2_res):
+    """The recording's rows of bench/results/phases.csv: every phase and its CPU per operation."""
+    commit = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    at = (commit, datetime.date.today().isoformat())
+    rows = []
+    for (v, n), xs in sorted(part1_res.items()):
+        rows.append(summary_csv.row(*at, "phases", 4, v, n, "MiB/s" if n.startswith("ior") else "ops/s",
+                                    [x[0] for x in xs]))
+        if not n.startswith("ior"):
+            rows.append(summary_csv.row(*at, "phases", 4, v, f"{n} CPU", "µs/op", [x[1] for x in xs]))
+    for (nodes, v), xs in sorted(part2_res.items()):
+        rows.append(summary_csv.row(*at, "scaling", nodes, v, "mdtest-easy create", "ops/s", [x[0] for x in xs]))
+        rows.append(summary_csv.row(*at, "scaling", nodes, v, "mdtest-easy create CPU", "µs/op", [x[1] for x in xs]))
+    return rows
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 """
 import csv
 import datetime
+import os
 import platform
 import sys
 
@@ -13,10 +14,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ALGOS = ["static", "priority", "proportional", "psfa"]
-JOBS = ["A", "B", "C", "D"]
-OFFERED = {"A": 2500, "B": 1500, "C": 500, "D": 150}
-MAX_R = 4000
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: the charts
+from plots.qos import ALGOS, JOBS, MAX_R, draw_rates  # noqa: E402  (bench/charts.py draws the same chart)
 
 
 def main():
@@ -58,25 +57,7 @@ def main():
                     f" | {sum(mean.values()):.0f} | {highest:.0f} | {above} |\n")
         f.write("\nJob columns: mean admitted ops/s while all four jobs run (32-48 s).\n")
 
-    fig, axes = plt.subplots(2, 2, figsize=(12, 7), sharex=True, sharey=True)
-    for ax, a in zip(axes.flat, ALGOS):
-        for j in JOBS:
-            pts = [(t, r) for t, jj, r in rates[a] if jj == j]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=f"job {j} (offers {OFFERED[j]} calls/s)")
-        tot = {}
-        for t, j, r in rates[a]:
-            tot[round(t)] = tot.get(round(t), 0) + r
-        ks = sorted(tot)
-        ax.plot(ks, [tot[k] for k in ks], color="black", linewidth=0.8, linestyle=":", label="total")
-        ax.axhline(MAX_R, color="red", linewidth=0.8, label="Max_R")
-        ax.set_title(a)
-        ax.set_ylabel("metadata ops/s")
-    for ax in axes[1]:
-        ax.set_xlabel("seconds")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle("Per-job admitted metadata rate under each policy (4 jobs joining 10 s apart)")
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=110)
+    draw_rates(plt, rates, png_path)
     print(open(md_path).read())
 
 
