@@ -8,7 +8,7 @@ stay out of the tree; bench/charts.py charts the CSV).
       --csv bench/results/matrix.csv
 
 Runs whose JSON is already in --out are not made again; Ctrl-C stops after cleaning up (the
-cluster it built is torn down; one it attached to is left running). See bench/README.md."""
+cluster it built is torn down; one it attached to is left running). See bench/phases/README.md."""
 import argparse
 import datetime
 import json
