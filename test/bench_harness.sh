@@ -13,7 +13,7 @@ fails=0
 finish() {
   local rc=$?
   "$bbctl" emulate down >/dev/null 2>&1 || true
-  rm -rf "$tmp" "$src/bench/testdata/oracle/node_private/src/private_io"
+  rm -rf "$tmp" "$src/bench/modeselect/testdata/oracle/node_private/src/private_io"
   if [ $rc -eq 0 ] && [ $fails -eq 0 ]; then echo "bench_harness: all passed"; else echo "bench_harness: FAILED"; exit 1; fi
 }
 trap finish EXIT
@@ -24,7 +24,7 @@ out=$tmp/out
 
 # ---- the harness ----
 check "the harness runs the tiny scenario" \
-  sh -c "$py '$src/bench/harness.py' '$src/bench/scenarios/ci_tiny.yaml' --out '$out' --bbctl '$bbctl' 2> '$tmp/h1.err'"
+  sh -c "$py '$src/bench/phases/harness.py' '$src/bench/phases/scenarios/ci_tiny.yaml' --out '$out' --bbctl '$bbctl' 2> '$tmp/h1.err'"
 cat "$tmp/h1.err"
 check "it made both runs" grep -q "made 2 runs, 0 already made" "$tmp/h1.err"
 check "it showed progress (done/total, elapsed, time left)" grep -qE '^\[2/2\] .*elapsed .*left' "$tmp/h1.err"
@@ -37,18 +37,18 @@ check "fio's figure is the aggregate of both tasks' JSON (8 MiB written)" \
   test "$(json "$run3" "(d['details']['write']['tasks'], d['details']['write']['aggregate']['write']['bytes'])")" = "(2, 8388608)"
 check "the report has the workload's rows and both modes" \
   sh -c "grep -q '| fio-nn | write.write | MiB/s |' '$out/report.md' && grep -q 'mode 1' '$out/report.md' && grep -q 'kernel' '$out/report.md'"
-check "the report records the command" grep -q 'bench/harness.py .*ci_tiny.yaml' "$out/report.md"
+check "the report records the command" grep -q 'bench/phases/harness.py .*ci_tiny.yaml' "$out/report.md"
 check "a PNG chart" sh -c "head -c 8 '$out/ci-tiny.png' | od -c | grep -q 'P   N   G'"
 check "the cluster it built is down again" sh -c "! '$bbctl' emulate status >/dev/null 2>&1"
 check "... and its scratch folder is gone" sh -c "! ls -d /tmp/bb-harness-* >/dev/null 2>&1"
 before=$(stat -c %Y "$run3")
 check "a second invocation resumes" \
-  sh -c "$py '$src/bench/harness.py' '$src/bench/scenarios/ci_tiny.yaml' --out '$out' --bbctl '$bbctl' 2> '$tmp/h2.err'"
+  sh -c "$py '$src/bench/phases/harness.py' '$src/bench/phases/scenarios/ci_tiny.yaml' --out '$out' --bbctl '$bbctl' 2> '$tmp/h2.err'"
 check "... and makes no run again (0 made, 2 already made)" grep -q "nothing to run (2 runs already made" "$tmp/h2.err"
 check "... leaving the runs' JSON as they were" test "$(stat -c %Y "$run3")" = "$before"
 
-sed 's/^timeout: 60$/timeout: soon/' "$src/bench/scenarios/ci_tiny.yaml" > "$tmp/bad.yaml"
-rc=0; $py "$src/bench/harness.py" "$tmp/bad.yaml" --out "$tmp/bad" --bbctl "$bbctl" 2> "$tmp/bad.err" || rc=$?
+sed 's/^timeout: 60$/timeout: soon/' "$src/bench/phases/scenarios/ci_tiny.yaml" > "$tmp/bad.yaml"
+rc=0; $py "$src/bench/phases/harness.py" "$tmp/bad.yaml" --out "$tmp/bad" --bbctl "$bbctl" 2> "$tmp/bad.err" || rc=$?
 check "a bad scenario file is refused naming the file, field and value ($(cat "$tmp/bad.err"))" \
   sh -c "test $rc = 2 && grep -q \"$tmp/bad.yaml: timeout: 'soon'\" '$tmp/bad.err'"
 
@@ -56,7 +56,7 @@ check "a bad scenario file is refused naming the file, field and value ($(cat "$
 labels=$tmp/labels/labels.json
 mkdir -p "$tmp/labels"
 check "the oracle labels two job folders" \
-  sh -c "$py '$src/bench/oracle.py' '$src/bench/testdata/oracle/shared_read' '$src/bench/testdata/oracle/node_private' \
+  sh -c "$py '$src/bench/modeselect/oracle.py' '$src/bench/modeselect/testdata/oracle/shared_read' '$src/bench/modeselect/testdata/oracle/node_private' \
          --out '$labels' --repeats 3 --modes 1,2,3,4 --timeout 60 --nodes 2 --bbctl '$bbctl' 2> '$tmp/o.err'"
 tail -5 "$tmp/o.err"
 check "the labels file names both jobs" test "$(json "$labels" "sorted(d['jobs'])")" = "['node_private', 'shared_read']"
@@ -71,7 +71,7 @@ check "every mode ran 3 times, with its figure" \
 check "the probe profiles are kept beside the labels" \
   test -s "$tmp/labels/shared_read.profile.json" -a -s "$tmp/labels/node_private.profile.json"
 check "the Markdown summary" grep -q '| shared_read |' "$tmp/labels/labels.md"
-rc=0; $py "$src/bench/oracle.py" "$src/bench/testdata/oracle/shared_read" "$src/bench/testdata/oracle/node_private" \
+rc=0; $py "$src/bench/modeselect/oracle.py" "$src/bench/modeselect/testdata/oracle/shared_read" "$src/bench/modeselect/testdata/oracle/node_private" \
   --out "$labels" --repeats 3 --modes 1,2,3,4 --timeout 60 --nodes 2 --bbctl "$bbctl" 2> "$tmp/o2.err" || rc=$?
 check "a second oracle invocation makes no run again and writes the same labels" \
   sh -c "test $rc = 0 && ! grep -q '^\[' '$tmp/o2.err' && grep -q 'labels' '$tmp/o2.err'"
@@ -79,10 +79,10 @@ check "a second oracle invocation makes no run again and writes the same labels"
 # ---- a cluster the harness did not start ----
 "$bbctl" emulate up --nodes 2 --link-rate 1gbit --root "$tmp/root" --mount "$tmp/mnt" >/dev/null
 check "--attach runs on the cluster that is up" \
-  sh -c "$py '$src/bench/harness.py' '$src/bench/scenarios/ci_tiny.yaml' --out '$tmp/att' --attach --bbctl '$bbctl' 2> '$tmp/a.err'"
+  sh -c "$py '$src/bench/phases/harness.py' '$src/bench/phases/scenarios/ci_tiny.yaml' --out '$tmp/att' --attach --bbctl '$bbctl' 2> '$tmp/a.err'"
 check "... makes its runs there" grep -q "made 2 runs" "$tmp/a.err"
 check "... and leaves that cluster up" "$bbctl" emulate status
-rc=0; $py "$src/bench/harness.py" "$src/bench/scenarios/ci_tiny.yaml" --out "$tmp/att2" --bbctl "$bbctl" 2> "$tmp/a2.err" || rc=$?
+rc=0; $py "$src/bench/phases/harness.py" "$src/bench/phases/scenarios/ci_tiny.yaml" --out "$tmp/att2" --bbctl "$bbctl" 2> "$tmp/a2.err" || rc=$?
 check "without --attach it refuses to touch a cluster it did not start" \
   sh -c "test $rc = 1 && grep -q 'already up' '$tmp/a2.err' && '$bbctl' emulate status >/dev/null"
 "$bbctl" emulate down >/dev/null

@@ -124,7 +124,7 @@ class Worker {
   std::atomic<int> drivers_waiting_{0};    // callers waiting to drive the worker
   std::atomic<int64_t> last_drive_ns_{0};  // when a caller last stopped driving
   // The progress thread's nap while callers drive. Shorter naps wake it more often, and on a
-  // small host each wake-up takes a driving caller's core (bench/README.md compares 0.1 ms and
+  // small host each wake-up takes a driving caller's core (bench/results/history.md compares 0.1 ms and
   // 1 ms). A request from another node that comes between two drives waits for the next
   // driver or the end of the nap.
   static constexpr int64_t kNapNs = 1'000'000;

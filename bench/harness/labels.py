@@ -1,4 +1,4 @@
-"""Pure logic of the oracle (bench/oracle.py): which modes a job's probe profile rules out,
+"""Pure logic of the oracle (bench/modeselect/oracle.py): which modes a job's probe profile rules out,
 the BB_RESULT contract, the run order, and the label of a job from its runs. No I/O."""
 import re
 

@@ -1,10 +1,10 @@
-"""Scenario files (bench/scenarios/*.yaml): reading, checking and expanding into runs.
+"""Scenario files (bench/phases/scenarios/*.yaml): reading, checking and expanding into runs.
 
 A scenario names the cluster geometry, the modes, the chunk size, the repeats, a timeout and a
 list of workloads; a sweep varies one setting. load() checks every field and raises
 ScenarioError naming the file, the field and the value; expand() is pure and gives the runs in
 the order they are made (repeats outermost, the modes rotated so none always runs first).
-The format is described in bench/README.md ("Scenario files")."""
+The format is described in bench/phases/README.md ("Scenario files")."""
 import re
 
 import yaml

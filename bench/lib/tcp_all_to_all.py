@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One node of an all-to-all TCP transfer (bench/link_ceiling.sh runs one per emulated node).
+"""One node of an all-to-all TCP transfer (bench/transport/link_ceiling.sh runs one per emulated node).
 
     tcp_all_to_all.py ME MIB START ADDR...
 

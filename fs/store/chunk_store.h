@@ -22,7 +22,7 @@
 //
 // Why segments and not a file per chunk: creating a chunk file costs the backing file system an
 // inode, which for 512 KiB chunks dominated the CPU of a node taking writes (see
-// bench/README.md). Why not one file per file: a buffered write holds its file's inode lock, so
+// bench/results/history.md). Why not one file per file: a buffered write holds its file's inode lock, so
 // writes to different chunks of one file on one node would take turns; with kChunkSegments
 // files, consecutive chunks land in different files.
 //

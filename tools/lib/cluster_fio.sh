@@ -1,5 +1,5 @@
 # Helpers to run fio on every node of an emulated cluster at once (sourced by tools/demo.sh and
-# bench/cluster_fio.sh, since replaced by bench/scenarios/cluster_fio.yaml). Needs: $bbctl, $nodes, $work (a scratch folder).
+# bench/cluster_fio.sh, since replaced by bench/phases/scenarios/cluster_fio.yaml). Needs: $bbctl, $nodes, $work (a scratch folder).
 
 # Aggregate of several fio JSON outputs (files given as arguments), like IOR reports it: all
 # bytes (or operations) of every node divided by the slowest node's run time. KIND: "bw" MiB/s,

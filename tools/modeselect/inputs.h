@@ -30,7 +30,7 @@ Result<std::optional<std::vector<modeselect::Signal>>> ReadProfileSignals(const 
                                                                           const std::string& darshan);
 
 // The cases of a corpus: every folder of `corpus` with a job.sh, labelled by `labels` (default
-// <corpus>/oracle/labels.json: the oracle's output, bench/oracle.py), with its probe profile
+// <corpus>/oracle/labels.json: the oracle's output, bench/modeselect/oracle.py), with its probe profile
 // <labels' folder>/<job>.profile.json when there is one. EINVAL naming a label that is not a
 // mode; ENOENT naming a missing file; a job without a label is left out (and named on stderr).
 Result<std::vector<modeselect::EvalCase>> ReadCorpus(const std::string& corpus, const std::string& labels,
