@@ -15,6 +15,14 @@ rules=(
   "transport:fs/base"
   "qos:fs/base"
   "modeselect:fs/base"
+  # modeselect/static's parts: the shell, the command lines of launchers and benchmarks, the
+  # languages' tokenizers and models, the source scanners over them, and the job script's reading
+  # over all three; extract.* at the top assembles them.
+  "modeselect/static/shell:fs/base modeselect/static/text.h"
+  "modeselect/static/cmdline:fs/base modeselect/findings.h modeselect/static/text.h modeselect/static/finding_set.h modeselect/static/test_util.h"
+  "modeselect/static/lang:fs/base modeselect/findings.h modeselect/static/text.h modeselect/static/finding_set.h modeselect/static/test_util.h"
+  "modeselect/static/scan:fs/base modeselect/findings.h modeselect/static/text.h modeselect/static/finding_set.h modeselect/static/test_util.h modeselect/static/lang"
+  "modeselect/static/job:fs/base modeselect/findings.h modeselect/static/text.h modeselect/static/finding_set.h modeselect/static/test_util.h modeselect/static/files.h modeselect/static/shell modeselect/static/cmdline modeselect/static/lang"
   "fs/store:fs/base"
   "fs/core/placement:fs/base fs/store"
   "fs/core/observe:fs/base fs/store fs/core/placement"

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "modeselect/static/job_script.h"
-#include "modeselect/static/sources.h"
+#include "modeselect/static/job/job_script.h"
+#include "modeselect/static/lang/sources.h"
 #include "modeselect/static/text.h"
 
 namespace bb::modeselect {

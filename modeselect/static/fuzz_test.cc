@@ -3,12 +3,12 @@
 #include <chrono>
 #include <random>
 
-#include "modeselect/static/benchmarks.h"
-#include "modeselect/static/job_script.h"
-#include "modeselect/static/makefile.h"
-#include "modeselect/static/shell.h"
-#include "modeselect/static/sources.h"
-#include "modeselect/static/tokenize.h"
+#include "modeselect/static/cmdline/benchmarks.h"
+#include "modeselect/static/job/job_script.h"
+#include "modeselect/static/cmdline/makefile.h"
+#include "modeselect/static/shell/shell.h"
+#include "modeselect/static/lang/sources.h"
+#include "modeselect/static/lang/tokenize.h"
 
 namespace bb::modeselect {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "modeselect/findings.h"
-#include "modeselect/static/sources.h"
+#include "modeselect/static/lang/sources.h"
 
 namespace bb::modeselect::testing {
 
