@@ -48,6 +48,16 @@ std::string Fixed2(double v) {
   return buf;
 }
 
+// `d` with its confidence put in words: how often such decisions were right on the corpus.
+Decision InWords(const Calibration& c, Decision* d) {
+  if (!c.empty() && !c.confidence.empty()) {
+    d->confidence_meaning = "right about " + std::to_string(static_cast<int>(std::lround(10 * d->confidence))) +
+                            " in 10 of the corpus's leave-one-out decisions at this confidence (" +
+                            d->confidence_meaning + ")";
+  }
+  return *d;
+}
+
 int Favourite(const Rule& r) {
   int best = -1;
   for (int m = 0; m < 4; ++m) {
@@ -123,7 +133,7 @@ Decision DecisionOf(const RulesAnalysis& a, const RulesDecision& rd, const Evide
   }
   d.mode = own;
   d.confidence = rd.own_confidence;
-  if (!rd.choice.conflict) return d;
+  if (!rd.choice.conflict) return InWords(kb.calibration, &d);
   d.own_mode = own;
   d.own_confidence = rd.own_confidence;
   d.own_by = "rules";
@@ -133,7 +143,7 @@ Decision DecisionOf(const RulesAnalysis& a, const RulesDecision& rd, const Evide
   d.primary_reason = "the evidence conflicts: " + rd.choice.why +
                      "; mode 3 is correct for any job (the rules' own pick: mode " + std::to_string(own) +
                      " at confidence " + Fixed2(rd.own_confidence) + ")";
-  return d;
+  return InWords(kb.calibration, &d);
 }
 
 RulesDecision DecideEvidence(const Evidence& e, const Calibration& calibration, const KnowledgeBase& kb,
