@@ -20,16 +20,21 @@ nlohmann::json DecisionJson(const Decision& d) {
   }
   nlohmann::json scores = nlohmann::json::object();
   for (int m = 1; m <= 4; ++m) scores[std::to_string(m)] = d.scores[m - 1];
-  return {{"selected_mode", d.mode},
-          {"confidence", d.confidence},
-          {"io_topology", d.io_topology},
-          {"primary_reason", d.primary_reason},
-          {"risk_analysis", d.risk_analysis},
-          {"evidence", evidence},
-          {"scores", scores},
-          {"selected_by", d.selected_by},
-          {"rules_fired", d.rules_fired},
-          {"elapsed_ms", d.elapsed_ms}};
+  nlohmann::json out = {{"selected_mode", d.mode},
+                        {"confidence", d.confidence},
+                        {"io_topology", d.io_topology},
+                        {"primary_reason", d.primary_reason},
+                        {"risk_analysis", d.risk_analysis},
+                        {"evidence", evidence},
+                        {"scores", scores},
+                        {"selected_by", d.selected_by},
+                        {"rules_fired", d.rules_fired},
+                        {"elapsed_ms", d.elapsed_ms},
+                        {"confidence_meaning", d.confidence_meaning}};
+  if (d.own_mode != 0) {
+    out["own_pick"] = {{"mode", d.own_mode}, {"confidence", d.own_confidence}, {"by", d.own_by}};
+  }
+  return out;
 }
 
 }  // namespace bb::modeselect

@@ -29,6 +29,12 @@ struct Decision {
   std::string selected_by = "rules";     // rules | llm | fallback
   std::vector<std::string> rules_fired;  // knowledge-base rule ids (rules reasoner)
   double elapsed_ms = 0;
+  // A fallback's reasoner pick: the mode the reasoner chose before the fallback replaced it
+  // (0: none, e.g. the reasoner failed) and the reasoner's confidence in it.
+  int own_mode = 0;
+  double own_confidence = 0;
+  std::string own_by;              // who made that pick: rules | llm
+  std::string confidence_meaning;  // what `confidence` means (calibrated on what), "" = unknown
 };
 
 // Mode 3 with selected_by "fallback", confidence 0 and `why` as the primary reason.
@@ -36,7 +42,8 @@ Decision Fallback(const std::string& why);
 
 // The decision as the JSON object bb-modeselect --json prints: selected_mode, confidence,
 // io_topology, primary_reason, risk_analysis, evidence [{file, line, finding}], scores
-// {"1": s, ...}, selected_by, rules_fired, elapsed_ms.
+// {"1": s, ...}, selected_by, rules_fired, elapsed_ms, confidence_meaning, and for a fallback
+// with a reasoner's own pick, own_pick {mode, confidence, by}.
 nlohmann::json DecisionJson(const Decision& d);
 
 }  // namespace bb::modeselect

@@ -4,6 +4,16 @@
 // matrix (label by selected mode), each case's decision and reason, and the time per decision;
 // for three ablations: static and profile evidence together, static only, profile only.
 //
+// Beyond right or wrong, what a selection costs, from the oracle's medians:
+//   regret: the selected mode's median cost over the best unbroken mode's, minus 1. A selected
+//     mode that breaks the job is a failure: counted in `broke`, and in the regret as
+//     DecisionSettings::break_slowdown - 1 (the slowdown the calibration gives a broken run).
+//     A selected mode the oracle did not measure is left out of the regret and the speedup.
+//   speedup captured: G = the geometric mean over the cases of mode 3's cost over a mode's; the
+//     oracle's G (always the best mode) and the selections' G (a broken selection at
+//     break_slowdown times the best), and the share (G_selected - 1) / (G_oracle - 1) of the
+//     oracle's gain that the selections capture.
+//
 // Thread-safety: pure functions, but for the reasoner they are given.
 #pragma once
 
@@ -26,6 +36,10 @@ struct EvalCase {
   std::string name;
   int label = 3;              // the oracle's best mode
   std::vector<int> accepted;  // the label and its ties
+  // What the oracle measured, per mode 1..4: the median cost (its figure, inverted when higher
+  // is better, so lower is always better; 0 = not measured) and whether the mode broke the job.
+  std::array<double, 4> cost{};
+  std::array<bool, 4> broke{};
   std::optional<StaticEvidence> statics;
   std::optional<std::vector<Signal>> profile;
   uint32_t nodes = 0;
@@ -34,6 +48,13 @@ struct EvalCase {
 
 enum class Ablation { kBoth, kStaticOnly, kProfileOnly };
 const char* AblationName(Ablation a);
+
+// The evidence an ablation keeps of a case.
+Evidence CaseEvidence(const EvalCase& c, Ablation a);
+
+// The slowdown of each mode on `c` (cost over the best unbroken mode's; 0 when the mode was not
+// measured or broke), all 0 when nothing unbroken was measured.
+std::array<double, 4> CaseSlowdowns(const EvalCase& c);
 
 struct CaseOutcome {
   std::string name;
@@ -47,19 +68,30 @@ struct EvalRun {
   Ablation ablation = Ablation::kBoth;
   std::vector<CaseOutcome> cases;
   int correct = 0;
-  double accuracy = 0;                            // correct / cases
-  std::array<std::array<int, 4>, 4> confusion{};  // [label - 1][selected - 1]
-  double median_ms = 0, max_ms = 0;               // time per decision
+  double accuracy = 0;  // correct / cases
+  int broke = 0;        // selections the oracle disqualified
+  int scored = 0;       // cases with the selected mode measured (the regret's and speedup's)
+  double mean_regret = 0, max_regret = 0;
+  double speedup_oracle = 1, speedup_selected = 1;  // geometric means over mode 3
+  double speedup_share = 0;                         // of the oracle's gain, 0..1 (below 0: slower than mode 3)
+  std::array<std::array<int, 4>, 4> confusion{};    // [label - 1][selected - 1]
+  double median_ms = 0, max_ms = 0;                 // time per decision
 };
 
 // The three ablations, in the order both, static only, profile only (a case without the
-// evidence an ablation keeps is decided from none: the fallback).
+// evidence an ablation keeps is decided from none: the fallback). With `per_case` (one per
+// case), case i is decided with the knowledge base's calibration replaced by per_case[i] (the
+// leave-one-out calibrations of the corpus, modeselect/calibrate.h).
 std::vector<EvalRun> Evaluate(const std::vector<EvalCase>& cases, const KnowledgeBase& kb, Reasoner& reasoner,
-                              const Clock& clock);
+                              const Clock& clock, const std::vector<Calibration>* per_case = nullptr);
 
-// The report: accuracy per ablation, the confusion matrix and each case of the first run, and
-// the misses of every run.
-std::string EvalMarkdown(const std::vector<EvalRun>& runs);
+// Fills `run`'s regret, failures and speedups (above) from its cases' outcomes and `cases`' medians.
+void ScoreCosts(const std::vector<EvalCase>& cases, double break_slowdown, EvalRun* run);
+
+// The report: per ablation accuracy, regret, failures, speedup captured and time per decision;
+// the confusion matrix and each case of the first run, and the misses of every run. `title`
+// heads it when not empty.
+std::string EvalMarkdown(const std::vector<EvalRun>& runs, const std::string& title = "");
 nlohmann::json EvalJson(const std::vector<EvalRun>& runs);
 
 }  // namespace bb::modeselect

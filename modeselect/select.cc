@@ -17,7 +17,9 @@ Evidence MakeEvidence(std::optional<StaticEvidence> statics, std::optional<std::
 }
 
 Decision Decide(const Evidence& e, const KnowledgeBase& kb, Reasoner& reasoner, const Clock& clock, int64_t start_ns) {
-  Decision d = Finalize(reasoner.Decide(e, kb), kb.min_confidence);
+  // The floor is for an LLM's own, uncalibrated confidence; the rules' decision has been through
+  // the decision rule already (modeselect/policy.h).
+  Decision d = Finalize(reasoner.Decide(e, kb), reasoner.name() == "llm" ? kb.min_confidence : 0);
   d.elapsed_ms = static_cast<double>(clock.MonotonicNs() - start_ns) / 1e6;
   return d;
 }
@@ -29,6 +31,11 @@ std::string RenderDecision(const Decision& d, bool explain) {
   o << std::fixed;
   o << "mode " << d.mode << " (" << kNames[(d.mode - 1) & 3] << "), confidence " << d.confidence << ", selected by "
     << d.selected_by << "\n";
+  if (d.own_mode != 0) {
+    o << "  the " << d.own_by << " reasoner's own pick: mode " << d.own_mode << " (" << kNames[(d.own_mode - 1) & 3]
+      << "), confidence " << d.own_confidence << "\n";
+  }
+  if (!d.confidence_meaning.empty()) o << "  confidence: " << d.confidence_meaning << "\n";
   o << "  topology: " << d.io_topology << "\n";
   o << "  why: " << d.primary_reason << "\n";
   for (const std::string& r : d.risk_analysis) o << "  risk: " << r << "\n";

@@ -62,7 +62,7 @@ check "a profile of the wrong version is refused naming the field" \
 printf 'not darshan\n' > "$tmp/garbage.txt"
 check "garbage as a Darshan log is refused naming the file" fails_with 2 "$tmp/garbage.txt" "$sel" --job "$job" --darshan "$tmp/garbage.txt"
 check "--profile and --darshan together are refused" fails_with 2 "excludes" "$sel" --job "$job" --profile "$probe" --darshan "$probe"
-check "an unknown reasoner is refused" fails_with 2 "rules or llm" "$sel" --job "$job" --reasoner magic
+check "an unknown reasoner is refused" fails_with 2 "rules, llm or auto" "$sel" --job "$job" --reasoner magic
 mkdir -p "$tmp/kb" && cp "$src"/configs/modeselect/*.yaml "$tmp/kb/" && printf 'rules:\n  - name: x\n    typo: 1\n' > "$tmp/kb/rules.yaml"
 check "a knowledge base with an unknown field is refused naming file and field" fails_with 2 "rules.yaml:2: unknown field" "$sel" --job "$job" --kb "$tmp/kb"
 check "a missing knowledge base folder is named" fails_with 2 "$tmp/nokb" "$sel" --job "$job" --kb "$tmp/nokb"
@@ -76,6 +76,16 @@ url=http://127.0.0.1:$port/v1
 out=$("$sel" --job "$job" --reasoner llm --llm-url "$url" --llm-model good-2 --json)
 check "the LLM's valid answer is the decision (mode 2 by llm)" \
   test "$(field "$out" selected_mode)/$(field "$out" selected_by)" = 2/llm
+printf '#!/bin/bash\n#SBATCH -N 2\nsrun hostname\n' > "$tmp/quiet.sh"
+out=$("$sel" --job "$tmp/quiet.sh" --reasoner auto --llm-url "$url" --llm-model good-2 --json)
+check "auto: the rules abstain on a job without I/O, so the LLM decides (mode 2 by llm)" \
+  sh -c 'test "$1" = 2/llm && echo "$2" | grep -q "rules abstain"' _ \
+  "$(field "$out" selected_mode)/$(field "$out" selected_by)" "$(field "$out" primary_reason)"
+before=$(/usr/bin/python3 -c 'import json,sys,urllib.request; print(json.load(urllib.request.urlopen(sys.argv[1]))["with_schema"])' "http://127.0.0.1:$port/stats")
+out=$("$sel" --job "$job" --profile "$probe" --reasoner auto --llm-url "$url" --llm-model good-2 --json)
+after=$(/usr/bin/python3 -c 'import json,sys,urllib.request; print(json.load(urllib.request.urlopen(sys.argv[1]))["with_schema"])' "http://127.0.0.1:$port/stats")
+check "auto: the rules decide the example job with its profile and the LLM is not asked" \
+  test "$(field "$out" selected_by)/$before" = "rules/$after"
 out=$("$sel" --job "$job" --reasoner llm --llm-url "$url" --llm-model schema-break-mode7 --json)
 check "an answer outside the schema falls back to mode 3" \
   test "$(field "$out" selected_mode)/$(field "$out" selected_by)" = 3/fallback

@@ -91,10 +91,15 @@ std::string LlmReasoner::RetryRefusal(const Result<HttpResponse>& last, int atte
 }
 
 Result<Decision> LlmReasoner::Decide(const Evidence& evidence, const KnowledgeBase& kb) {
+  return DecideWith(evidence, kb, "");
+}
+
+Result<Decision> LlmReasoner::DecideWith(const Evidence& evidence, const KnowledgeBase& kb,
+                                         std::string_view rules_findings) {
   const int64_t start_ns = clock_->MonotonicNs();
   const int64_t deadline_ns = start_ns + nanoseconds(options_.deadline).count();
-  const std::string body =
-      BuildChatRequest(evidence, kb, options_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string body = BuildChatRequest(evidence, kb, options_, rules_findings)
+                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<std::string> headers = {"Content-Type: application/json", "Accept: application/json"};
   if (!options_.api_key.empty()) headers.push_back("Authorization: Bearer " + options_.api_key);
 

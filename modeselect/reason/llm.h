@@ -69,6 +69,9 @@ class LlmReasoner final : public Reasoner {
   // connect) and those of ParseChatReply (EAGAIN when 429/503 outlasted the attempts, EBADMSG
   // for an answer that breaks the schema, ...), the message naming the server and attempts.
   Result<Decision> Decide(const Evidence& evidence, const KnowledgeBase& kb) override;
+  // The same with what the rules found (`rules_findings`, text) in the prompt: the auto
+  // reasoner's question when the rules abstain or conflict (modeselect/reason/auto.h).
+  Result<Decision> DecideWith(const Evidence& evidence, const KnowledgeBase& kb, std::string_view rules_findings);
 
  private:
   // Why the next attempt should not be made after `last` (or "" to retry): not retryable,

@@ -21,8 +21,10 @@ constexpr size_t kKbItemBytes = 100;  // of one strength or weakness
 constexpr size_t kKbItems = 4;
 constexpr size_t kKbPatterns = 16;
 constexpr size_t kFilesListed = 8;
-// Past this many bytes of findings, further facts are listed by name and count only.
-constexpr size_t kFindingsBytes = 4500;
+// What the "also found" line needs at least: its start, and ", and N more facts" after the
+// facts it lists.
+constexpr size_t kAlsoFoundTail = 32;
+constexpr size_t kAlsoFoundReserve = 28 + kAlsoFoundTail;
 // A signal's why, cut shorter than a snippet: every probe run reports every signal.
 constexpr size_t kWhyBytes = 80;
 
@@ -193,7 +195,9 @@ std::string FactText(std::string_view fact, const std::vector<const Finding*>& o
   return out;
 }
 
-std::string FindingsText(const StaticEvidence& s) {
+}  // namespace
+
+std::string FindingsText(const StaticEvidence& s, size_t cap) {
   if (s.findings.empty()) return "";
   std::vector<std::string> order;  // facts in the order first found
   std::map<std::string, std::vector<const Finding*>, std::less<>> by_fact;
@@ -203,19 +207,34 @@ std::string FindingsText(const StaticEvidence& s) {
     of.push_back(&f);
   }
   std::string out = "Static findings, by fact (file:line fact — source line):\n";
-  std::string rest;
-  int quoted = 0;
-  for (const std::string& fact : order) {
-    const auto& of = by_fact.find(fact)->second;
-    if (out.size() < kFindingsBytes) {
-      out += FactText(fact, of, quoted);
-    } else {
-      rest += (rest.empty() ? "" : ", ") + fact + " x" + std::to_string(of.size());
-    }
+  if (out.size() + kAlsoFoundReserve > cap) return "";
+  // Facts quoted in order while they fit, room for the "also found" line kept while any is left.
+  size_t i = 0;
+  for (int quoted = 0; i < order.size(); ++i) {
+    int q = quoted;
+    const std::string text = FactText(order[i], by_fact.find(order[i])->second, q);
+    const size_t reserve = i + 1 < order.size() ? kAlsoFoundReserve : 0;
+    if (out.size() + text.size() + reserve > cap) break;
+    out += text;
+    quoted = q;
   }
-  if (!rest.empty()) out += "- also found, not quoted: " + rest + "\n";
-  return out;
+  if (i == order.size()) return out;
+  // The rest by name and count, as many as fit, then how many more.
+  std::string line = "- also found, not quoted: ";
+  size_t listed = i;
+  for (; listed < order.size(); ++listed) {
+    const std::string item =
+        (listed > i ? ", " : "") + order[listed] + " x" + std::to_string(by_fact.find(order[listed])->second.size());
+    const size_t tail = listed + 1 < order.size() ? kAlsoFoundTail : 1;  // ", and N more facts\n" or "\n"
+    if (out.size() + line.size() + item.size() + tail > cap) break;
+    line += item;
+  }
+  if (listed < order.size())
+    line += (listed > i ? ", and " : "") + std::to_string(order.size() - listed) + " more facts";
+  return out + line + "\n";
 }
+
+namespace {
 
 std::string SignalsText(const Evidence& e) {
   if (e.signals.empty()) return "";
@@ -248,12 +267,20 @@ std::string MissingText(const Evidence& e) {
   return out + "\n";
 }
 
-std::string UserMessage(const Evidence& e) {
+std::string UserMessage(const Evidence& e, std::string_view rules_findings) {
   std::string out = "The job's evidence.\n\n" + GeometryText(e);
-  for (const std::string& part : {LaunchesText(e.statics), FindingsText(e.statics), SignalsText(e)}) {
+  for (const std::string& part :
+       {LaunchesText(e.statics), FindingsText(e.statics, kPromptFindingsBytes), SignalsText(e)}) {
     if (!part.empty()) out += "\n" + part;
   }
-  return out + "\n" + MissingText(e) + "\nChoose the mode; answer with the JSON object only.";
+  out += "\n" + MissingText(e);
+  if (!rules_findings.empty()) {
+    // Cut, not Clip: the text keeps its lines.
+    const bool cut = rules_findings.size() > kPromptRulesBytes;
+    out += "\nWhat the knowledge base's rules found (they could not decide alone):\n" +
+           std::string(rules_findings.substr(0, kPromptRulesBytes)) + (cut ? "...\n" : "");
+  }
+  return out + "\nChoose the mode; answer with the JSON object only.";
 }
 
 }  // namespace
@@ -286,17 +313,18 @@ json DecisionSchema() {
           {"additionalProperties", false}};
 }
 
-json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb, const LlmOptions& options) {
-  return {
-      {"model", options.model},
-      {"messages",
-       {{{"role", "system"}, {"content", SystemMessage(kb)}}, {{"role", "user"}, {"content", UserMessage(evidence)}}}},
-      {"temperature", 0},
-      {"max_tokens", options.max_tokens},
-      {"stream", false},
-      {"response_format",
-       {{"type", "json_schema"},
-        {"json_schema", {{"name", "mode_decision"}, {"strict", true}, {"schema", DecisionSchema()}}}}}};
+json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb, const LlmOptions& options,
+                      std::string_view rules_findings) {
+  return {{"model", options.model},
+          {"messages",
+           {{{"role", "system"}, {"content", SystemMessage(kb)}},
+            {{"role", "user"}, {"content", UserMessage(evidence, rules_findings)}}}},
+          {"temperature", 0},
+          {"max_tokens", options.max_tokens},
+          {"stream", false},
+          {"response_format",
+           {{"type", "json_schema"},
+            {"json_schema", {{"name", "mode_decision"}, {"strict", true}, {"schema", DecisionSchema()}}}}}};
 }
 
 }  // namespace bb::modeselect

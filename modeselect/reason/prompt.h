@@ -24,6 +24,8 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 #include "modeselect/evidence.h"
 #include "modeselect/knowledge.h"
@@ -31,17 +33,27 @@
 
 namespace bb::modeselect {
 
-inline constexpr int kPromptFindingsPerFact = 4;    // findings quoted per fact
-inline constexpr int kPromptFindings = 60;          // findings quoted in all
-inline constexpr int kPromptLaunches = 8;           // launch lines quoted
-inline constexpr size_t kPromptSnippetBytes = 100;  // of a snippet, a launch's argv
+inline constexpr int kPromptFindingsPerFact = 4;      // findings quoted per fact
+inline constexpr int kPromptFindings = 60;            // findings quoted in all
+inline constexpr int kPromptLaunches = 8;             // launch lines quoted
+inline constexpr size_t kPromptSnippetBytes = 100;    // of a snippet, a launch's argv
+inline constexpr size_t kPromptFindingsBytes = 4500;  // of the findings section, the "also found" line included
+inline constexpr size_t kPromptRulesBytes = 1500;     // of what the rules found (--reasoner auto)
+
+// The findings section of the user message, at most `cap` bytes: per fact (in the order first
+// found) a header and up to kPromptFindingsPerFact quotes, kPromptFindings in all, while the
+// facts fit; the facts left listed by name and count on an "also found, not quoted" line, as
+// many as fit, then how many more. "" without findings or when not even the heading fits.
+std::string FindingsText(const StaticEvidence& s, size_t cap);
 
 // The JSON schema of the model's answer (above).
 nlohmann::json DecisionSchema();
 
 // The chat-completions request body for `evidence`: model, messages (system: the modes and
-// patterns of `kb` and the rules of the answer; user: geometry, launches, findings, signals and
-// which evidence is missing), temperature 0, max_tokens and response_format.
-nlohmann::json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb, const LlmOptions& options);
+// patterns of `kb` and the rules of the answer; user: geometry, launches, findings, signals,
+// which evidence is missing and, when not empty, what the knowledge base's rules found,
+// `rules_findings`, clipped to kPromptRulesBytes), temperature 0, max_tokens and response_format.
+nlohmann::json BuildChatRequest(const Evidence& evidence, const KnowledgeBase& kb, const LlmOptions& options,
+                                std::string_view rules_findings = {});
 
 }  // namespace bb::modeselect

@@ -1,6 +1,7 @@
 #include "modeselect/reason/prompt.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 
 namespace bb::modeselect {
@@ -200,6 +201,52 @@ TEST_CASE("a typical large job's prompt is a few thousand tokens", "[modeselect]
   const size_t chars = Content(r, 0).size() + Content(r, 1).size();
   INFO("prompt bytes " << chars);
   CHECK(chars < 16000);  // about 4,000 tokens
+}
+
+}  // namespace
+}  // namespace bb::modeselect
+
+namespace bb::modeselect {
+namespace {
+
+// Every fact of the table found `per_fact` times, with a long snippet.
+StaticEvidence ManyFacts(int per_fact) {
+  StaticEvidence s;
+  for (const FactInfo& f : Facts()) {
+    for (int i = 0; i < per_fact; ++i) {
+      s.findings.push_back({f.name, "src/some/deep/path/file.c", i + 1, std::string(90, 'x'), 1});
+    }
+  }
+  return s;
+}
+
+TEST_CASE("the findings section never passes its cap, the 'also found' line included", "[modeselect][llm]") {
+  const StaticEvidence few = ManyFacts(1), many = ManyFacts(50);
+  const size_t whole = FindingsText(few, SIZE_MAX).size();  // every fact quoted
+  struct Row {
+    const char* what;
+    const StaticEvidence* s;
+    size_t cap;
+    bool whole;  // every fact quoted, no "also found" line
+    bool more;   // the line ends with how many more facts were left unnamed
+  };
+  const Row rows[] = {
+      {"just room for all of it", &few, whole, true, false},
+      {"2 bytes short of all of it", &few, whole - 2, false, false},
+      {"the prompt's cap, many facts", &many, kPromptFindingsBytes, false, false},
+      {"2 bytes under the prompt's cap", &many, kPromptFindingsBytes - 2, false, false},
+      {"room for the heading and a short list", &many, 200, false, true},
+  };
+  for (const Row& r : rows) {
+    INFO(r.what << ", cap " << r.cap);
+    const std::string text = FindingsText(*r.s, r.cap);
+    CHECK(text.size() <= r.cap);
+    CHECK((text.find("also found, not quoted") == std::string::npos) == r.whole);
+    if (r.more) CHECK_THAT(text, Catch::Contains("more facts\n"));
+    CHECK(text.back() == '\n');
+  }
+  CHECK(FindingsText(many, 10).empty());  // not even the heading
+  CHECK(FindingsText(StaticEvidence{}, 1000).empty());
 }
 
 }  // namespace

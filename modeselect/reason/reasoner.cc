@@ -45,6 +45,10 @@ Decision Finalize(const Result<Decision>& outcome, double min_confidence) {
   f.risk_analysis = d.risk_analysis;
   f.rules_fired = d.rules_fired;
   f.elapsed_ms = d.elapsed_ms;
+  f.own_mode = d.mode;
+  f.own_confidence = d.confidence;
+  f.own_by = d.selected_by;
+  f.confidence_meaning = d.confidence_meaning;
   return f;
 }
 

@@ -38,9 +38,11 @@ class Reasoner {
 //     error and becomes the fallback likewise;
 //   - a decision with confidence below `min_confidence` becomes the fallback, the reason naming
 //     the mode it would have chosen, and keeps the reasoner's io_topology, scores, evidence,
-//     risks, rules fired and elapsed time;
+//     risks, rules fired and elapsed time, and reports the reasoner's pick and confidence as its
+//     own_mode, own_confidence and own_by;
 //   - any other decision is returned unchanged.
-// A fallback has selected_by "fallback", mode 3 and confidence 0.
+// A fallback has selected_by "fallback", mode 3 and confidence 0 (the reasoner's own confidence
+// is in own_confidence).
 Decision Finalize(const Result<Decision>& outcome, double min_confidence);
 
 }  // namespace bb::modeselect

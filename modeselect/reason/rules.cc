@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "modeselect/policy.h"
+
 namespace bb::modeselect {
 namespace {
 
@@ -157,65 +159,77 @@ void Cite(const Rule& r, const Evidence& e, std::vector<EvidenceRef>* out, std::
   for (const Condition& c : r.any) cite_one(c);
 }
 
-// The winning mode's index (0..3) among those not excluded; mode 3 wins ties and stands when
-// everything is excluded.
-int Winner(const std::array<double, 4>& score, const std::array<bool, 4>& excluded) {
-  int best = -1;
-  for (int m = 0; m < 4; ++m) {
-    if (excluded[m]) continue;
-    if (best < 0 || score[m] > score[best] || (score[m] == score[best] && m == 2)) best = m;
-  }
-  return best < 0 ? 2 : best;
-}
-
-std::array<double, 4> Softmax(const std::array<double, 4>& score, const std::array<bool, 4>& excluded) {
+std::array<double, 4> Softmax(const std::array<double, 4>& score, const std::array<bool, 4>& allowed) {
   std::array<double, 4> out{};
   double top = *std::max_element(score.begin(), score.end()), sum = 0;
-  for (int m = 0; m < 4; ++m) sum += out[m] = excluded[m] ? 0 : std::exp(score[m] - top);
+  for (int m = 0; m < 4; ++m) sum += out[m] = allowed[m] ? std::exp(score[m] - top) : 0;
   for (double& v : out) v = sum > 0 ? v / sum : 0;
   return out;
 }
 
-// The fired rule that gives the winner the most, or null.
-const Rule* Carrier(const std::vector<const Rule*>& fired, int winner) {
+// The fired rule that gives `mode` (1..4) the most, or null.
+const Rule* Carrier(const std::vector<const Rule*>& fired, int mode) {
   const Rule* carrier = nullptr;
   for (const Rule* r : fired) {
-    if (r->votes[winner] > 0 && (carrier == nullptr || r->votes[winner] > carrier->votes[winner])) carrier = r;
+    if (r->votes[mode - 1] > 0 && (carrier == nullptr || r->votes[mode - 1] > carrier->votes[mode - 1])) carrier = r;
   }
   return carrier;
 }
 
+bool Moves(const Rule& r) {
+  return std::any_of(r.votes.begin(), r.votes.end(), [](double v) { return v != 0; }) ||
+         std::any_of(r.excludes.begin(), r.excludes.end(), [](bool x) { return x; });
+}
+
 }  // namespace
 
-Result<Decision> RulesReasoner::Decide(const Evidence& e, const KnowledgeBase& kb) {
-  std::array<double, 4> score{0, 0, kb.prior_mode3, 0};
+RulesAnalysis AnalyzeRules(const Evidence& e, const KnowledgeBase& kb) {
+  RulesAnalysis a;
+  a.score = {0, 0, kb.prior_mode3, 0};
   std::array<bool, 4> excluded{};
-  std::vector<const Rule*> fired;
+  bool clears = false;
   for (const Rule& r : kb.rules) {
     if (!Fires(r, e)) continue;
-    fired.push_back(&r);
+    a.fired.push_back(&r);
+    clears = clears || r.rules_out_cross_node;
+    a.evidence_moved = a.evidence_moved || Moves(r);
     for (int m = 0; m < 4; ++m) {
-      score[m] += r.votes[m];
+      a.score[m] += r.votes[m];
       excluded[m] = excluded[m] || r.excludes[m];
     }
   }
-  Decision d;
-  d.selected_by = "rules";
-  int winner = Winner(score, excluded);
+  a.cross_node_ruled_out = clears && !excluded[0];
+  for (int m = 0; m < 4; ++m) a.allowed[m] = !excluded[m];
+  a.allowed[0] = a.cross_node_ruled_out;
+  int best = -1;  // mode 3 wins ties and stands when everything is ruled out
+  for (int m = 0; m < 4; ++m) {
+    if (!a.allowed[m]) continue;
+    if (best < 0 || a.score[m] > a.score[best] || (a.score[m] == a.score[best] && m == 2)) best = m;
+  }
+  a.pick = best < 0 ? 3 : best + 1;
   double second = -1e300;
   for (int m = 0; m < 4; ++m) {
-    if (m != winner && !excluded[m]) second = std::max(second, score[m]);
+    if (m != a.pick - 1 && a.allowed[m]) second = std::max(second, a.score[m]);
   }
-  double margin = second < -1e299 ? std::max(score[winner], 1.0) : score[winner] - second;
-  bool evidence_moved = std::any_of(fired.begin(), fired.end(), [](const Rule* r) {
-    return std::any_of(r->votes.begin(), r->votes.end(), [](double v) { return v != 0; }) ||
-           std::any_of(r->excludes.begin(), r->excludes.end(), [](bool x) { return x; });
-  });
-  d.mode = winner + 1;
-  d.confidence = evidence_moved ? 1 - std::exp(-std::max(margin, 0.0) / kb.confidence_scale) : 0;
-  d.scores = Softmax(score, excluded);
+  a.margin = second < -1e299 ? std::max(a.score[a.pick - 1], 1.0) : a.score[a.pick - 1] - second;
+  a.carrier = Carrier(a.fired, a.pick);
+  return a;
+}
+
+Result<Decision> RulesReasoner::Decide(const Evidence& e, const KnowledgeBase& kb) {
+  RulesAnalysis a;
+  const RulesDecision rd = DecideEvidence(e, kb.calibration, kb, &a);
+  return DecisionOf(a, rd, e, kb);
+}
+
+Decision RulesDecisionOf(const RulesAnalysis& a, const Evidence& e, const KnowledgeBase& kb) {
+  Decision d;
+  d.selected_by = "rules";
+  d.mode = a.pick;
+  d.confidence = a.evidence_moved ? 1 - std::exp(-std::max(a.margin, 0.0) / kb.confidence_scale) : 0;
+  d.scores = Softmax(a.score, a.allowed);
   std::set<std::string> seen;
-  for (const Rule* r : fired) {
+  for (const Rule* r : a.fired) {
     d.rules_fired.push_back(r->id);
     Cite(*r, e, &d.evidence, &seen);
     if (!r->risk.empty() &&
@@ -223,15 +237,14 @@ Result<Decision> RulesReasoner::Decide(const Evidence& e, const KnowledgeBase& k
       d.risk_analysis.push_back(r->risk);
     }
   }
-  const Rule* carrier = Carrier(fired, winner);
-  if (carrier != nullptr) {
-    d.primary_reason = carrier->reason.empty() ? carrier->description : carrier->reason;
-    d.io_topology = carrier->topology;
+  if (a.carrier != nullptr) {
+    d.primary_reason = a.carrier->reason.empty() ? a.carrier->description : a.carrier->reason;
+    d.io_topology = a.carrier->topology;
   } else {
-    d.primary_reason = fired.empty() ? "no rule of the knowledge base matched the evidence"
-                                     : "no rule favours another mode; distributed hashing suits any job";
+    d.primary_reason = a.fired.empty() ? "no rule of the knowledge base matched the evidence"
+                                       : "no rule favours another mode; distributed hashing suits any job";
   }
-  for (const Rule* r : fired) {
+  for (const Rule* r : a.fired) {
     if (d.io_topology.empty()) d.io_topology = r->topology;
   }
   if (d.io_topology.empty()) d.io_topology = "unknown";

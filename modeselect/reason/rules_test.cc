@@ -74,7 +74,7 @@ TEST_CASE("conditions in every form hold as the knowledge base's README says", "
 }
 
 Rule MakeRule(const char* id, std::vector<const char*> all, std::vector<const char*> any, std::array<double, 4> votes,
-              std::array<bool, 4> excludes = {}) {
+              std::array<bool, 4> excludes = {}, bool rules_out_cross_node = false) {
   Rule r;
   r.id = id;
   r.reason = std::string("because ") + id;
@@ -84,13 +84,14 @@ Rule MakeRule(const char* id, std::vector<const char*> all, std::vector<const ch
   r.votes = votes;
   r.excludes = excludes;
   r.risk = std::string("risk of ") + id;
+  r.rules_out_cross_node = rules_out_cross_node;
   return r;
 }
 
 TEST_CASE("fired rules vote, the winner's margin gives the confidence, excluded modes drop out",
           "[modeselect][rules]") {
   KnowledgeBase kb;
-  kb.rules = {MakeRule("private", {"file.per_rank", "profile.cross_node_files == 0"}, {}, {3, 0, 0, 1}),
+  kb.rules = {MakeRule("private", {"file.per_rank", "profile.cross_node_files == 0"}, {}, {3, 0, 0, 1}, {}, true),
               MakeRule("never", {"file.shared"}, {}, {0, 9, 0, 0}),
               MakeRule("small", {}, {"file.append", "count(access.small_writes) >= 2"}, {0, 0, 0.5, 0})};
   RulesReasoner r;
@@ -130,10 +131,65 @@ TEST_CASE("with nothing firing the decision is mode 3 at confidence 0, mode 3 wi
   CHECK(d->rules_fired.empty());
   CHECK(d->io_topology == "unknown");
   kb.prior_mode3 = 0;
-  kb.rules = {MakeRule("even", {"file.per_rank"}, {}, {1, 0, 1, 0})};
+  kb.rules = {MakeRule("even", {"file.per_rank"}, {}, {0, 1, 1, 0})};
   d = RulesReasoner().Decide(Sample(), kb);
   CHECK(d->mode == 3);
   CHECK(d->confidence == 0);
+}
+
+TEST_CASE("node-local mode only when a fired rule rules out cross-node use and none excludes it",
+          "[modeselect][rules]") {
+  // The trap: node-local mode breaks a job whose files are used on other nodes, however many
+  // votes it gets; the votes alone never choose it.
+  struct Row {
+    const char* what;
+    bool clearing_rule_fires;
+    bool excluding_rule_fires;
+    int pick;
+    bool mode1_allowed;
+  };
+  const Row rows[] = {
+      {"votes for mode 1, nothing rules out cross-node use", false, false, 4, false},
+      {"a rule rules out cross-node use", true, false, 1, true},
+      {"a rule rules it out, another excludes mode 1", true, true, 4, false},
+      {"only a rule excluding mode 1", false, true, 4, false},
+  };
+  for (const Row& r : rows) {
+    INFO(r.what);
+    KnowledgeBase kb;
+    kb.rules = {MakeRule("per-rank", {"file.per_rank"}, {}, {5, 0, 0, 1})};
+    if (r.clearing_rule_fires) kb.rules.push_back(MakeRule("private", {"!profile.cross_node_files"}, {}, {}, {}, true));
+    if (r.excluding_rule_fires)
+      kb.rules.push_back(MakeRule("shared", {"file.per_rank"}, {}, {}, {true, false, false, false}));
+    const RulesAnalysis a = AnalyzeRules(Sample(), kb);
+    CHECK(a.pick == r.pick);
+    CHECK(a.allowed[0] == r.mode1_allowed);
+    CHECK(a.cross_node_ruled_out == r.mode1_allowed);
+    CHECK(a.score[0] == 5);  // the votes stand; only the choice is barred
+    auto d = RulesReasoner().Decide(Sample(), kb);
+    REQUIRE(d.has_value());
+    CHECK(d->mode == r.pick);
+    CHECK((d->scores[0] == 0) == !r.mode1_allowed);
+  }
+}
+
+TEST_CASE("the analysis names the pick's carrier and its margin", "[modeselect][rules]") {
+  KnowledgeBase kb;
+  kb.rules = {MakeRule("weak", {"file.per_rank"}, {}, {0, 0, 0, 1}),
+              MakeRule("strong", {"file.per_rank"}, {}, {0, 0, 0, 2}),
+              MakeRule("off", {"file.shared"}, {}, {0, 0, 0, 9})};
+  const RulesAnalysis a = AnalyzeRules(Sample(), kb);
+  CHECK(a.pick == 4);
+  REQUIRE(a.carrier != nullptr);
+  CHECK(a.carrier->id == "strong");
+  CHECK(a.margin == Approx(3 - 0.5));
+  CHECK(a.evidence_moved);
+  CHECK(a.fired.size() == 2);
+  kb.rules = {MakeRule("silent", {"file.per_rank"}, {}, {})};
+  const RulesAnalysis quiet = AnalyzeRules(Sample(), kb);
+  CHECK(quiet.pick == 3);
+  CHECK(quiet.carrier == nullptr);
+  CHECK_FALSE(quiet.evidence_moved);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "tools/config/knowledge.h"
 
+#include <filesystem>
 #include <set>
 
 #include "fs/core/placement/layout.h"
 #include "modeselect/reason/rules.h"
+#include "tools/config/calibration_file.h"
 #include "tools/config/yaml.h"
 
 namespace bb::config {
@@ -66,6 +68,31 @@ Status ReadMode(const std::string& src, const YAML::Node& m, KnowledgeBase* kb) 
   return Status::Ok();
 }
 
+// The `decision` mapping of modes.yaml (the decision rule's settings, modeselect/knowledge.h).
+Status ReadDecision(const std::string& src, const YAML::Node& v, modeselect::DecisionSettings* d) {
+  if (!v.IsMap()) return YamlError(src, v.Mark(), "field 'decision' must be a mapping");
+  for (const auto& kv : v) {
+    const std::string f = kv.first.Scalar(), field = "decision." + f;
+    if (f == "conflict_margin") {
+      BB_ASSIGN_OR_RETURN(d->conflict_margin, YamlNumberIn(src, field, kv.second, 0, 100, "(score units)"));
+    } else if (f == "prior_jobs") {
+      BB_ASSIGN_OR_RETURN(d->prior_jobs, YamlNumberIn(src, field, kv.second, 0, 1000, "(jobs)"));
+    } else if (f == "prior_slowdown") {
+      BB_ASSIGN_OR_RETURN(d->prior_slowdown, YamlNumberIn(src, field, kv.second, 1, 100, "(times the best time)"));
+    } else if (f == "break_slowdown") {
+      BB_ASSIGN_OR_RETURN(d->break_slowdown, YamlNumberIn(src, field, kv.second, 1, 1e6, "(times the best time)"));
+    } else if (f == "even_within") {
+      BB_ASSIGN_OR_RETURN(d->even_within, YamlNumberIn(src, field, kv.second, 0, 1, "(a fraction)"));
+    } else {
+      return YamlError(src, kv.first.Mark(),
+                       "unknown field '" + field +
+                           "' (known: conflict_margin, prior_jobs, prior_slowdown, break_slowdown, "
+                           "even_within)");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ReadModes(const std::string& text, const std::string& src, KnowledgeBase* kb) {
   BB_ASSIGN_OR_RETURN(YAML::Node doc, ParseYamlMap(text, src, "modes.yaml"));
   for (const auto& kv : doc) {
@@ -77,9 +104,12 @@ Status ReadModes(const std::string& text, const std::string& src, KnowledgeBase*
       BB_ASSIGN_OR_RETURN(kb->confidence_scale, YamlNumberIn(src, f, v, 0.01, 100, "(score units)"));
     } else if (f == "prior_mode3") {
       BB_ASSIGN_OR_RETURN(kb->prior_mode3, YamlNumberIn(src, f, v, 0, 100, "(score units)"));
+    } else if (f == "decision") {
+      BB_RETURN_IF_ERROR(ReadDecision(src, v, &kb->decision));
     } else if (f != "modes") {
-      return YamlError(src, kv.first.Mark(),
-                       "unknown field '" + f + "' (known: min_confidence, confidence_scale, prior_mode3, modes)");
+      return YamlError(
+          src, kv.first.Mark(),
+          "unknown field '" + f + "' (known: min_confidence, confidence_scale, prior_mode3, decision, modes)");
     }
   }
   return EachOf(src, doc, "modes", [&](const YAML::Node& m) { return ReadMode(src, m, kb); });
@@ -144,6 +174,8 @@ Status ReadRuleField(const std::string& src, const YAML::Node& key, const YAML::
     BB_RETURN_IF_ERROR(ReadConditions(src, "rules." + f, v, f == "all" ? &r->all : &r->any));
   } else if (f == "votes") {
     BB_RETURN_IF_ERROR(ReadVotes(src, v, r));
+  } else if (f == "rules_out_cross_node") {
+    BB_ASSIGN_OR_RETURN(r->rules_out_cross_node, YamlScalar<bool>(src, "rules." + f, v, "true or false"));
   } else if (f == "excludes") {
     if (!v.IsSequence()) return YamlError(src, v.Mark(), "field 'rules.excludes' must be a list of modes");
     for (const auto& m : v) {
@@ -153,8 +185,8 @@ Status ReadRuleField(const std::string& src, const YAML::Node& key, const YAML::
   } else {
     return YamlError(src, key.Mark(),
                      "unknown field 'rules." + f +
-                         "' (known: id, description, all, any, votes, excludes, reason, "
-                         "topology, pattern, risk)");
+                         "' (known: id, description, all, any, votes, excludes, rules_out_cross_node, "
+                         "reason, topology, pattern, risk)");
   }
   return Status::Ok();
 }
@@ -176,6 +208,9 @@ Status ReadRules(const std::string& text, const std::string& src, KnowledgeBase*
       return YamlError(src, item.Mark(), "rule '" + r.id + "' cites the unknown pattern '" + r.pattern + "'");
     }
     if (r.all.empty() && r.any.empty()) return YamlError(src, item.Mark(), "rule '" + r.id + "' has no condition");
+    if (r.rules_out_cross_node && r.excludes[0]) {
+      return YamlError(src, item.Mark(), "rule '" + r.id + "' both rules out cross-node use and excludes mode 1");
+    }
     kb->rules.push_back(std::move(r));
     return Status::Ok();
   });
@@ -205,7 +240,13 @@ Result<KnowledgeBase> LoadKnowledgeBase(const std::string& dir) {
   BB_ASSIGN_OR_RETURN(std::string modes, ReadTextFile(prefix + "modes.yaml", "knowledge base file"));
   BB_ASSIGN_OR_RETURN(std::string patterns, ReadTextFile(prefix + "patterns.yaml", "knowledge base file"));
   BB_ASSIGN_OR_RETURN(std::string rules, ReadTextFile(prefix + "rules.yaml", "knowledge base file"));
-  return ParseKnowledgeBase(modes, patterns, rules, prefix);
+  BB_ASSIGN_OR_RETURN(KnowledgeBase kb, ParseKnowledgeBase(modes, patterns, rules, prefix));
+  // The calibration is optional: without it the decision rule has the rules' ranking alone.
+  if (std::filesystem::exists(prefix + "calibration.yaml")) {
+    BB_ASSIGN_OR_RETURN(std::string text, ReadTextFile(prefix + "calibration.yaml", "knowledge base file"));
+    BB_ASSIGN_OR_RETURN(kb.calibration, ParseCalibration(text, prefix + "calibration.yaml"));
+  }
+  return kb;
 }
 
 }  // namespace bb::config

@@ -15,7 +15,8 @@
 
 namespace bb::config {
 
-// Reads <dir>/modes.yaml, <dir>/patterns.yaml and <dir>/rules.yaml.
+// Reads <dir>/modes.yaml, <dir>/patterns.yaml and <dir>/rules.yaml, and <dir>/calibration.yaml
+// when there is one (tools/config/calibration_file.h).
 Result<modeselect::KnowledgeBase> LoadKnowledgeBase(const std::string& dir);
 // The same from texts (`source` prefixes the file names in errors).
 Result<modeselect::KnowledgeBase> ParseKnowledgeBase(const std::string& modes, const std::string& patterns,

@@ -46,6 +46,21 @@ Result<std::pair<int, std::vector<int>>> LabelOf(const std::string& name, const 
   return std::make_pair(label, accepted);
 }
 
+// What the oracle measured for `c` (its labels entry): the per-mode medians as costs (lower is
+// better) and the modes it disqualified. A mode without a median stays unmeasured.
+void ReadMeasurements(const nlohmann::json& entry, EvalCase* c) {
+  const bool higher_is_better = entry.value("figure", nlohmann::json::object()).value("higher_is_better", false);
+  const nlohmann::json medians = entry.value("medians", nlohmann::json::object());
+  const nlohmann::json disqualified = entry.value("disqualified", nlohmann::json::object());
+  for (int m = 1; m <= 4; ++m) {
+    const std::string k = std::to_string(m);
+    c->broke[m - 1] = disqualified.contains(k);
+    if (!medians.contains(k) || !medians[k].is_number()) continue;
+    const double v = medians[k].get<double>();
+    if (v > 0) c->cost[m - 1] = higher_is_better ? 1 / v : v;
+  }
+}
+
 Result<nlohmann::json> ReadJson(const std::string& path, const std::string& what) {
   BB_ASSIGN_OR_RETURN(std::string text, config::ReadTextFile(path, what));
   auto j = nlohmann::json::parse(text, nullptr, false);
@@ -113,6 +128,7 @@ Result<std::vector<EvalCase>> ReadCorpus(const std::string& corpus, const std::s
     c.name = name;
     c.label = label.first;
     c.accepted = label.second;
+    ReadMeasurements(doc["jobs"][name], &c);
     int64_t start = clock.MonotonicNs();
     BB_ASSIGN_OR_RETURN(c.statics, ReadStatic(folder + "/job.sh", {}));
     std::string profile = profiles + "/" + name + ".profile.json";
@@ -124,6 +140,18 @@ Result<std::vector<EvalCase>> ReadCorpus(const std::string& corpus, const std::s
     cases.push_back(std::move(c));
   }
   return cases;
+}
+
+Result<std::string> CorpusSource(const std::string& corpus, const std::string& labels, size_t n) {
+  const std::string labels_path = labels.empty() ? corpus + "/oracle/labels.json" : labels;
+  BB_ASSIGN_OR_RETURN(nlohmann::json doc, ReadJson(labels_path, "labels file"));
+  std::string where = fsys::absolute(corpus).lexically_normal().string();
+  const std::string rel =
+      fsys::path(where).lexically_relative(fsys::absolute(BB_SOURCE_DIR).lexically_normal()).string();
+  if (!rel.empty() && rel.rfind("..", 0) != 0) where = rel;
+  while (!where.empty() && where.back() == '/') where.pop_back();
+  return std::to_string(n) + " jobs of " + where + ", labels of " +
+         doc.value("generated", std::string("an unknown date"));
 }
 
 }  // namespace bb::selector

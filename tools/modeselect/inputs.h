@@ -36,4 +36,8 @@ Result<std::optional<std::vector<modeselect::Signal>>> ReadProfileSignals(const 
 Result<std::vector<modeselect::EvalCase>> ReadCorpus(const std::string& corpus, const std::string& labels,
                                                      const Clock& clock);
 
+// What a calibration from `corpus` says it was measured on: "<n> jobs of <corpus, relative to
+// the source tree when inside it>, labels of <the labels' generated time>".
+Result<std::string> CorpusSource(const std::string& corpus, const std::string& labels, size_t n);
+
 }  // namespace bb::selector
