@@ -20,8 +20,8 @@ usage_error() {  # usage_error WHAT-TO-FIND USAGE-PREFIX PROGRAM ARGS...
 # Each program with what it requires given, so the unknown flag is the error.
 declare -A args=([bbd]="--root /nonexistent --mount /nonexistent" [bbctl]="stats" [bb-controller]="--policy x.yaml --key-file x.key"
                  [bb-modeselect]="--job x.sh" [bb-replay]="--dir /nonexistent --rate 1")
-declare -A usage=([bbd]="$bin/bbd" [bbctl]="$bin/bbctl stats" [bb-controller]="$bin/bb-controller"
-                  [bb-modeselect]="$bin/bb-modeselect" [bb-replay]="$bin/bb-replay")
+declare -A usage=([bbd]="bbd" [bbctl]="bbctl stats" [bb-controller]="bb-controller"
+                  [bb-modeselect]="bb-modeselect" [bb-replay]="bb-replay")
 for p in bbd bbctl bb-controller bb-modeselect bb-replay; do
   check "$p --version prints $version" sh -c "'$bin/$p' --version | grep -qx '$version'"
   # shellcheck disable=SC2086
@@ -29,9 +29,38 @@ for p in bbd bbctl bb-controller bb-modeselect bb-replay; do
     usage_error no-such-flag "${usage[$p]}" "$bin/$p" ${args[$p]} --no-such-flag
 done
 check "bbctl job start without --name: exit 2, the subcommand's usage" \
-  usage_error name "$bin/bbctl job start" "$bin/bbctl" job start --mode-file x.yaml
-check "bbctl stage in with a bad --threads: exit 2" usage_error threads "$bin/bbctl stage in" "$bin/bbctl" stage in a b --threads 0
-check "bb-modeselect eval without --corpus: exit 2" usage_error corpus "$bin/bb-modeselect eval" "$bin/bb-modeselect" eval
+  usage_error name "bbctl job start" "$bin/bbctl" job start --mode-file x.yaml
+check "bbctl stage in with a bad --threads: exit 2" usage_error threads "bbctl stage in" "$bin/bbctl" stage in a b --threads 0
+check "bb-modeselect eval without --corpus: exit 2" usage_error corpus "bb-modeselect eval" "$bin/bb-modeselect" eval
+# Help that reads like a Unix tool's: every program's and every bbctl command's --help as
+# recorded in test/help/ (regenerate with `cli.sh BIN VERSION --update-help` after a change and
+# read the difference), no line past 100 columns, no "see ... below" (help has no below).
+golden=$(dirname "$0")/help
+update=${3:-}
+help_of() {  # help_of NAME PROGRAM ARGS...: the help text, into $golden/NAME.txt when updating
+  local name=$1; shift
+  local out
+  out=$("$@" --help 2>&1)
+  if [ "$update" = --update-help ]; then printf '%s\n' "$out" >"$golden/$name.txt"; return 0; fi
+  diff <(printf '%s\n' "$out") "$golden/$name.txt" >/dev/null || { diff <(printf '%s\n' "$out") "$golden/$name.txt" | head -8; return 1; }
+  python3 -c 'import sys; bad=[l for l in sys.stdin.read().splitlines() if len(l) > 100 or " below" in l]; print("\n".join(bad)[:400]); sys.exit(1 if bad else 0)' <<<"$out"
+}
+for p in bbd bbctl bb-controller bb-modeselect bb-replay; do
+  check "$p --help is as recorded, within 100 columns" help_of "$p" "$bin/$p"
+done
+for c in "emulate" "job" "stage" "qos" "key" "bb" "job run" "job start" "stats" "start" "emulate up"; do
+  # shellcheck disable=SC2086
+  check "bbctl $c --help is as recorded, within 100 columns" help_of "bbctl ${c// /_}" "$bin/bbctl" $c
+done
+check "bbd --help gives each field's kind and default" \
+  sh -c "'$bin/bbd' --help | grep -q -- '--chunk-size SIZE .*' && '$bin/bbd' --help | grep -q '(default: 512KiB)'"
+unknown_command() {  # unknown_command WORD PROGRAM ARGS...
+  local word=$1; shift
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && grep -q "unknown command '$word' (commands: .*emulate" <<<"$err" || { echo "  exit $rc: $err" | head -3; return 1; }
+}
+check "bbctl frobnicate names the word and the commands there are" unknown_command frobnicate "$bin/bbctl" frobnicate
 # A YAML file that asks for unbounded work (nested aliases, deep nesting) given to every program
 # that reads YAML is refused at once (within a second), naming the file and the line.
 tmp=$(mktemp -d /tmp/bb-cli-XXXXXX)

@@ -52,6 +52,7 @@ struct DaemonConfig {
   uint32_t qos_threads = 4;
   std::string qos_identity = "cgroup";
   std::string metrics_file;          // empty: none
+  std::string metrics_group;         // empty: the file is world-readable (0644); else 0640 and this group
   uint32_t metrics_interval_s = 15;  // cgroup | environment (see qos/job_identity.h)
 
   bool QosActive() const {

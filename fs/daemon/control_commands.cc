@@ -111,6 +111,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
           {"errors", errors},
           {"space", space},
           {"node", self()},
+          {"name", name_},
           {"nodes", nodes()},
           {"ops", ops},
           {"replicated_reads", stats_->replicated_reads()},

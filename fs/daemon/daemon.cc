@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <grp.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -27,11 +28,23 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
       [raw = d.get()](const nlohmann::json& r, const ControlPeer& p) { return raw->Control(r, p); });
   if (!control) return control.error().Annotate("cannot open the control socket");
   d->control_ = std::move(*control);
+  d->name_ = cfg.node_name;
+  if (d->name_.empty()) {
+    char host[256] = {};
+    d->name_ = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "node" + std::to_string(d->self());
+  }
   if (!cfg.metrics_file.empty()) {
     // A relative path is in the daemon's root: one file per node, whatever flags they share.
     std::string path = cfg.metrics_file[0] == '/' ? cfg.metrics_file : cfg.root + "/" + cfg.metrics_file;
-    d->metrics_ = std::make_unique<MetricsWriter>(path, std::chrono::seconds(cfg.metrics_interval_s),
-                                                  [raw = d.get()] { return MetricsText({raw->StatsCommand({}, {})}); });
+    std::optional<gid_t> gid;
+    if (!cfg.metrics_group.empty()) {
+      const struct group* g = ::getgrnam(cfg.metrics_group.c_str());
+      if (g == nullptr) return Status(EINVAL, "metrics_group: no group named '" + cfg.metrics_group + "'");
+      gid = g->gr_gid;
+    }
+    d->metrics_ = std::make_unique<MetricsWriter>(
+        path, std::chrono::seconds(cfg.metrics_interval_s),
+        [raw = d.get()] { return MetricsText({raw->StatsCommand({}, {})}); }, gid);
   }
   return d;
 }

@@ -99,6 +99,7 @@ class Daemon {
   SystemClock clock_;
   std::unique_ptr<FileSystem> fs_;
   std::string mount_;
+  std::string name_;  // the node's name (node_name, else the host name): metrics label it so
   std::unique_ptr<qos::JobResolver> jobs_;
   std::unique_ptr<qos::Stage> stage_;
   std::unique_ptr<qos::ChannelCache> channels_;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -194,8 +195,12 @@ std::string MetricsText(const std::vector<json>& nodes) {
       std::vector<Series> series;
       m.extract(node, &series);
       std::string id = Str(node.value("node", json(0)));
+      std::string node_labels = "node=\"" + Escape(id) + "\"";
+      if (node.contains("name") && node["name"].is_string()) {
+        node_labels = "node=\"" + Escape(node["name"].get<std::string>()) + "\",node_id=\"" + Escape(id) + "\"";
+      }
       for (const Series& s : series) {
-        std::string labels = "node=\"" + Escape(id) + "\"";
+        std::string labels = node_labels;
         for (const auto& [k, v] : s.labels) labels += "," + k + "=\"" + Escape(v) + "\"";
         lines += fmt::format("{}{}{{{}}} {}\n", m.name, s.suffix, labels, s.value);
       }
@@ -206,8 +211,9 @@ std::string MetricsText(const std::vector<json>& nodes) {
   return out;
 }
 
-MetricsWriter::MetricsWriter(std::string path, std::chrono::seconds interval, std::function<std::string()> text)
-    : path_(std::move(path)), interval_(interval), text_(std::move(text)) {
+MetricsWriter::MetricsWriter(std::string path, std::chrono::seconds interval, std::function<std::string()> text,
+                             std::optional<gid_t> gid)
+    : path_(std::move(path)), interval_(interval), text_(std::move(text)), gid_(gid) {
   thread_ = NamedThread("bb-metrics", [this] {
     std::unique_lock lock(mu_);
     while (!stop_) {
@@ -226,13 +232,16 @@ MetricsWriter::~MetricsWriter() {
   }
   cv_.notify_all();
   thread_.join();
+  ::unlink(path_.c_str());
+  ::unlink((path_ + ".tmp").c_str());
 }
 
 void MetricsWriter::WriteOnce() {
   std::string tmp = path_ + ".tmp";
   std::string text = text_();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool ok = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  bool ok = fd >= 0 && ::fchmod(fd, gid_ ? 0640 : 0644) == 0 && (!gid_ || ::fchown(fd, -1, *gid_) == 0) &&
+            ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (fd >= 0) ok = ::close(fd) == 0 && ok;
   ok = ok && ::rename(tmp.c_str(), path_.c_str()) == 0;
   if (!ok && !failing_) spdlog::warn("metrics: cannot write {}: {}", path_, std::strerror(errno));

@@ -2,7 +2,8 @@
 // `bbctl metrics` and the daemon's `metrics_file` (a node_exporter textfile collector reads it).
 //
 // The input is what the control socket's `stats` command answers (`bbctl stats --json`), one
-// object per node; every series carries the label node="<id>". The metrics, one row each in
+// object per node; every series carries the label node="<name>" and node_id="<index>" (node="<index>"
+// alone for a node that reports no name). The metrics, one row each in
 // kMetrics (metrics.cc), with their labels:
 //   bb_fs_operations_total{op}                 file system operations (FUSE requests) by type
 //   bb_fs_errors_total{errno}                  operations answered with an error, by errno
@@ -28,11 +29,14 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,10 +49,13 @@ std::string MetricsText(const std::vector<nlohmann::json>& nodes);
 
 // Writes `text()` to `path` every `interval` (atomically: a temporary file renamed over it, so
 // a collector never reads half of one), from a thread of its own; the first write at once. A
-// write that fails is logged once until one succeeds again.
+// write that fails is logged once until one succeeds again. The file is 0644 (a collector runs
+// as a user of its own), or 0640 owned by `gid` when one is given, whatever the daemon's umask;
+// it is removed when the writer goes, so no stale counters outlive the daemon.
 class MetricsWriter {
  public:
-  MetricsWriter(std::string path, std::chrono::seconds interval, std::function<std::string()> text);
+  MetricsWriter(std::string path, std::chrono::seconds interval, std::function<std::string()> text,
+                std::optional<gid_t> gid = std::nullopt);
   ~MetricsWriter();
 
  private:
@@ -57,6 +64,7 @@ class MetricsWriter {
   const std::string path_;
   const std::chrono::seconds interval_;
   const std::function<std::string()> text_;
+  const std::optional<gid_t> gid_;
   bool failing_ = false;  // its thread only
   std::mutex mu_;         // guards stop_
   std::condition_variable cv_;

@@ -1,5 +1,8 @@
 #include "fs/daemon/metrics.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
@@ -105,17 +108,45 @@ TEST_CASE("metrics: the writer replaces its file whole, at once and every interv
   TempDir dir;
   std::string path = dir.path + "/bb.prom";
   std::atomic<int> calls{0};
+  mode_t old_umask = ::umask(077);  // a daemon's umask must not hide the file from the collector
   {
     MetricsWriter w(path, std::chrono::seconds(1),
                     [&] { return "bb_nodes{node=\"0\"} " + std::to_string(++calls) + "\n"; });
     for (int i = 0; i < 100 && calls < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 100 && ::access(path.c_str(), F_OK) != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "bb_nodes{node=\"0\"} 1");
+    std::ifstream tmp(path + ".tmp");
+    CHECK_FALSE(tmp.good());
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0644);
   }
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  CHECK(line == "bb_nodes{node=\"0\"} 1");
-  std::ifstream tmp(path + ".tmp");
-  CHECK_FALSE(tmp.good());
+  ::umask(old_umask);
+  CHECK(::access(path.c_str(), F_OK) != 0);  // removed with the writer: no stale counters
+}
+
+TEST_CASE("metrics: with a group the file is 0640 and that group's", "[daemon]") {
+  TempDir dir;
+  std::string path = dir.path + "/bb.prom";
+  gid_t gid = ::getgid();
+  MetricsWriter w(
+      path, std::chrono::seconds(60), [] { return std::string("bb_nodes{node=\"0\"} 1\n"); }, gid);
+  struct stat st {};
+  for (int i = 0; i < 200 && ::stat(path.c_str(), &st) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK((st.st_mode & 0777) == 0640);
+  CHECK(st.st_gid == gid);
+}
+
+TEST_CASE("metrics: a node that reports its name is labelled by it, its index beside", "[daemon]") {
+  std::string text = MetricsText({json{{"node", 2}, {"name", "cn017"}, {"nodes", 4}}});
+  CHECK(text.find("bb_nodes{node=\"cn017\",node_id=\"2\"} 4") != std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Entry and attribute operations: lookup, getattr/setattr, create/remove/rename of names.
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include "fs/fuse/adapter.h"
 
 namespace bb::fs::adapter {
@@ -10,6 +12,9 @@ constexpr auto kMeta = qos::Class::kMetadata;
 void Lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Admit(req, kMeta, 1, [req, parent, name = std::string(name)] {
     auto e = Ctx(req).fs->Lookup(parent, name, CallerOf(req).pid);
+    // A name that does not exist is the answer to a question (every create asks it first), not
+    // a failure: it is neither counted among the errors nor logged.
+    if (!e && e.error().code() == ENOENT) return (void)fuse_reply_err(req, ENOENT);
     if (!e) return ReplyError(req, e.error(), "lookup");
     ReplyEntry(req, *e);
   });

@@ -4,11 +4,11 @@
 #include <random>
 
 #include "modeselect/static/cmdline/benchmarks.h"
-#include "modeselect/static/job/job_script.h"
 #include "modeselect/static/cmdline/makefile.h"
-#include "modeselect/static/shell/shell.h"
+#include "modeselect/static/job/job_script.h"
 #include "modeselect/static/lang/sources.h"
 #include "modeselect/static/lang/tokenize.h"
+#include "modeselect/static/shell/shell.h"
 
 namespace bb::modeselect {
 namespace {

@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   AddStageCommands(app, &stage_args);
   BurstArgs burst_args;
   AddBurstCommands(app, &burst_args);
-  bb::cli::AddVersion(app);
+  bb::cli::Setup(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bbctl"); rc >= 0) return rc;
 
   if (StageChosen(stage_args)) return RunStage(stage_args);

@@ -15,11 +15,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <string>
 
 #include "fs/base/mounts.h"
 #include "fs/daemon/config.h"
@@ -89,6 +91,30 @@ int Fail(Launcher& launcher, const Status& s) {
 
 }  // namespace
 
+namespace {
+
+// A field's meaning as --help shows it: the docs' Markdown quotes dropped, its default after it.
+std::string HelpText(std::string meaning, std::string def) {
+  std::erase(meaning, '`');
+  std::erase(def, '`');
+  if (def.rfind("— ", 0) == 0) def = def.substr(std::string("— ").size());
+  if (def == "—") def = "none";
+  if (def.size() > 2 && def.front() == '(' && def.back() == ')') def = def.substr(1, def.size() - 2);
+  return meaning + " (default: " + def + ")";
+}
+
+// The kind of value a field takes, for the option's column of --help.
+std::string TypeName(const bb::config::DaemonField& f) {
+  std::string name = f.name, def = f.default_text;
+  if (name == "root" || name == "mount" || name.ends_with("_file")) return "PATH";
+  if (def.find("iB") != std::string::npos) return "SIZE";
+  if (def == "`on`" || def == "`off`") return "on|off";
+  if (!def.empty() && (std::isdigit(static_cast<unsigned char>(def[0])) != 0)) return "NUMBER";
+  return "VALUE";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // A log or peer that went away is an error on that write (every socket write says
   // MSG_NOSIGNAL too), never a reason to die.
@@ -98,14 +124,17 @@ int main(int argc, char** argv) {
   // Flags that override fields of the configuration file: one per field of the table.
   std::map<std::string, std::string> values;
   for (const bb::config::DaemonField& f : bb::config::DaemonFields()) {
-    if (f.flag) app.add_option(bb::config::FlagOf(f.name), values[f.name], f.meaning);
+    if (f.flag) {
+      app.add_option(bb::config::FlagOf(f.name), values[f.name], HelpText(f.meaning, f.default_text))
+          ->type_name(TypeName(f));
+    }
   }
   bool foreground = false;
   app.add_option("--config", config_path, "YAML configuration file")->check(CLI::ExistingFile);
   bool print_fields = false;
   app.add_flag("-f,--foreground", foreground, "stay in the foreground, log to stderr");
   app.add_flag("--config-fields", print_fields, "print the table of configuration fields (Markdown) and exit");
-  bb::cli::AddVersion(app);
+  bb::cli::Setup(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bbd"); rc >= 0) return rc;
   if (print_fields) {
     std::fputs(bb::config::DaemonFieldsMarkdown().c_str(), stdout);

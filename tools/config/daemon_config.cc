@@ -101,7 +101,8 @@ bool MountSourceName(const std::string& name) {
 // The fields, in the order docs/install.md lists them.
 const DaemonField kFields[] = {
     {"root",
-     "backing directory: `meta/` (LevelDB), `meta.spare`, `chunks/` (file data; layout below), `bbd.lock`, `bbd.log`",
+     "backing directory: `meta/` (LevelDB), `meta.spare`, `chunks/` (file data; docs/architecture.md shows the "
+     "layout), `bbd.lock`, `bbd.log`",
      "—", true, Path<&DaemonConfig::root>},
     {"mount", "mount point (must exist, must not be mounted)", "—", true, Path<&DaemonConfig::mount>},
     {"fsname",
@@ -132,7 +133,7 @@ const DaemonField kFields[] = {
     {"fuse_threads", "most FUSE worker threads", "16", true, Int<&DaemonConfig::fuse_threads, 1, 1024>},
     {"cache_timeout",
      "seconds the kernel caches attributes and entries (in a cluster kept coherent by invalidations: see "
-     "\"Consistency\" below)",
+     "docs/consistency.md)",
      "1.0 (300 in a cluster)", true, Seconds<&DaemonConfig::cache_timeout>},
     {"private_cache_timeout",
      "the same for node-private files (mode 1 workspaces), whose pages the kernel also keeps across opens; 0 = "
@@ -141,17 +142,17 @@ const DaemonField kFields[] = {
     {"statahead",
      "in a cluster: most entries of a directory read ahead with their attributes, in one request per node, "
      "when its entries are looked up one after another (`ls -l`, `find`, a stat per file); `0` = every lookup "
-     "asks the entry's node (see \"Consistency\" below)",
+     "asks the entry's node (see docs/consistency.md)",
      "8192", true, Int<&DaemonConfig::statahead, 0, 65536>},
     {"small_file_streams",
      "in a cluster: a process making small files one after another in a directory gets each new name reserved "
      "by its lookup, makes the file on its own node and closes it without a flush, its writes going through "
-     "(see \"Consistency\" below); `off` = every create asks the name's node",
+     "(see docs/consistency.md); `off` = every create asks the name's node",
      "`on`", true, OnOff<&DaemonConfig::small_file_streams>},
     {"dir_leases",
      "in a cluster, with `small_file_streams`: a directory where a process makes files one after another is "
      "leased to its node by each node holding its names, so the lookup before each create is answered on its "
-     "own node; anyone else's access to the directory asks for the lease back first (see \"Consistency\" below); "
+     "own node; anyone else's access to the directory asks for the lease back first (see docs/consistency.md); "
      "`off` = each new name is reserved by a lookup at its node",
      "`on`", true, OnOff<&DaemonConfig::dir_leases>},
     {"xattrs",
@@ -224,6 +225,14 @@ const DaemonField kFields[] = {
      "node_exporter textfile collector reads it; `bbctl stats --prometheus` prints the same). A relative path is "
      "in the root",
      "— (none)", true, Path<&DaemonConfig::metrics_file>},
+    {"metrics_group",
+     "the group that may read `metrics_file` (the file is then 0640; without one it is 0644, since it holds counts, "
+     "not data)",
+     "— (world-readable)", true,
+     [](auto& s, auto& n, auto& v, auto* c) {
+       BB_ASSIGN_OR_RETURN(c->metrics_group, YamlScalar<std::string>(s, n, v, "a group name"));
+       return Status::Ok();
+     }},
     {"metrics_interval", "seconds between two writes of `metrics_file`", "15", true,
      Int<&DaemonConfig::metrics_interval_s, 1, 3600>},
     {"qos_controller", "`ip:port` of `bb-controller`", "—", true, HostPort<&DaemonConfig::qos_controller>},

@@ -420,7 +420,7 @@ int main(int argc, char** argv) {
   app.add_option("--policy", policy_path, "policy file (YAML)")->required();
   app.add_option("--key-file", key_file, "the instance's cluster key (what daemons and bbctl must prove)")->required();
   app.add_option("--listen", listen, "IP:PORT to listen on");
-  bb::cli::AddVersion(app);
+  bb::cli::Setup(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bb-controller"); rc >= 0) return rc;
   // One descriptor per daemon: allow as many as the hard limit does.
   rlimit lim{};

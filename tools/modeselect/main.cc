@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
   calibrate->add_option("--out", o.out, "where to write it (default: the knowledge base's calibration.yaml)");
   calibrate->add_flag("--check", o.check, "write nothing; exit 1 when the knowledge base's file differs");
   AddShared(calibrate, &o);
-  bb::cli::AddVersion(app);
+  bb::cli::Setup(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bb-modeselect"); rc >= 0) return rc;
   if (list_facts || list_signals) {
     if (list_facts) {

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   auto* t = app.add_option("--trace", trace_file, "trace to replay");
   r->excludes(p)->excludes(t);
   p->excludes(t);
-  bb::cli::AddVersion(app);
+  bb::cli::Setup(app);
   if (int rc = bb::cli::Parse(app, argc, argv, "bb-replay"); rc >= 0) return rc;
 
   std::vector<Step> steps;

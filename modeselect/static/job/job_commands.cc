@@ -2,8 +2,8 @@
 // Python programs, benchmarks, staging copies and per-task directories.
 #include <cstring>
 
-#include "modeselect/static/job/job_interp.h"
 #include "modeselect/static/cmdline/makefile.h"
+#include "modeselect/static/job/job_interp.h"
 #include "modeselect/static/job/rank_paths.h"
 
 namespace bb::modeselect {

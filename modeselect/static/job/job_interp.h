@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "modeselect/static/cmdline/benchmarks.h"
+#include "modeselect/static/cmdline/placement.h"
 #include "modeselect/static/finding_set.h"
 #include "modeselect/static/job/job_script.h"
-#include "modeselect/static/cmdline/placement.h"
 #include "modeselect/static/shell/shell.h"
 #include "modeselect/static/text.h"
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "modeselect/findings.h"
-#include "modeselect/static/files.h"
 #include "modeselect/static/cmdline/launchers.h"
+#include "modeselect/static/files.h"
 
 namespace bb::modeselect {
 

@@ -1,8 +1,8 @@
 #include <cctype>
 #include <cstring>
 
-#include "modeselect/static/text.h"
 #include "modeselect/static/lang/tokenize.h"
+#include "modeselect/static/text.h"
 
 namespace bb::modeselect {
 namespace {

@@ -1,8 +1,8 @@
 // ScanSources: discovery, emission and propagation over every function of a job.
 #include <functional>
 
-#include "modeselect/static/scan/scan_internal.h"
 #include "modeselect/static/lang/sources.h"
+#include "modeselect/static/scan/scan_internal.h"
 
 namespace bb::modeselect {
 namespace scan {
