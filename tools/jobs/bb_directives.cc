@@ -75,10 +75,16 @@ Status ApplyMode(const std::map<std::string, std::string>& kv, BbRequest* r) {
       } else {
         return Status(EINVAL, "mode: '" + value + "' is not auto, 1, 2, 3 or 4");
       }
-    } else if (key == "chunk_size" || key == "capacity") {
+    } else if (key == "capacity") {
+      // DataWarp's allocation has no counterpart: a workspace uses its nodes' local storage and a
+      // full node answers ENOSPC. Accepting the key would promise a reservation nothing keeps.
+      return Status(EINVAL,
+                    "capacity: not supported (a workspace uses its nodes' local storage, and a full node answers "
+                    "ENOSPC); remove the key");
+    } else if (key == "chunk_size") {
       auto bytes = ParseByteSize(value);
       if (!bytes) return Status(EINVAL, key + ": " + bytes.error().message());
-      (key == "chunk_size" ? r->chunk_size : r->capacity) = *bytes;
+      r->chunk_size = *bytes;
     } else if (key == "metadata_server_ratio") {
       char* end = nullptr;
       double ratio = std::strtod(value.c_str(), &end);
@@ -87,7 +93,7 @@ Status ApplyMode(const std::map<std::string, std::string>& kv, BbRequest* r) {
       }
       r->metadata_server_ratio = ratio;
     } else {
-      return Status(EINVAL, "unknown key '" + key + "' (mode, chunk_size, capacity, metadata_server_ratio)");
+      return Status(EINVAL, "unknown key '" + key + "' (mode, chunk_size, metadata_server_ratio)");
     }
   }
   return Status::Ok();

@@ -1,13 +1,14 @@
 // The #BB directives of a batch script: the burst buffer a job asks for, read as #SBATCH lines
 // are (before the first command line). Next to DataWarp's:
 //
-//   #DW jobdw type=scratch access_mode=striped capacity=100GB   #BB mode=3 capacity=100G
+//   #DW jobdw type=scratch access_mode=striped capacity=100GB   #BB mode=3
 //   #DW stage_in source=/p/in destination=$DW_JOB_STRIPED/in type=directory
 //                                      #BB stage_in source=/p/in destination=in type=directory
 //   #DW stage_out source=$DW_JOB_STRIPED/out destination=/p/out type=directory
 //                                      #BB stage_out source=out destination=/p/out type=directory
 //
-//   #BB mode=auto|1|2|3|4 [chunk_size=SIZE] [capacity=SIZE] [metadata_server_ratio=R]
+//   #BB mode=auto|1|2|3|4 [chunk_size=SIZE] [metadata_server_ratio=R]   (capacity= is refused: nothing
+//   would keep such a reservation; a full node answers ENOSPC)
 //   #BB stage_in source=PATH destination=PATH [type=file|directory|list]
 //   #BB stage_out source=PATH destination=PATH [type=file|directory|list]
 //
@@ -45,7 +46,6 @@ struct BbRequest {
   bool wanted = false;      // any #BB line
   int mode = 0;             // 0 = auto (the mode selector decides), else 1..4
   uint64_t chunk_size = 0;  // 0 = the instance's
-  uint64_t capacity = 0;    // 0 = no limit asked (informational: the nodes' local storage)
   std::optional<double> metadata_server_ratio;
   std::vector<StageDirective> stage_in, stage_out;
 };

@@ -17,7 +17,7 @@ TEST_CASE("#BB directives: mode, sizes, staging, variables and quoting", "[bb]")
   const std::string script =
       "#!/bin/bash\n"
       "#SBATCH -N 4\n"
-      "#BB mode=2 chunk_size=1MiB capacity=10G metadata_server_ratio=0.5\n"
+      "#BB mode=2 chunk_size=1MiB metadata_server_ratio=0.5\n"
       "#BB stage_in source=$SLURM_SUBMIT_DIR/input destination=input type=directory\n"
       "#BB stage_in source=\"/data/a file\" destination=${BB_WORKSPACE}/a\n"
       "#BB stage_out source=out destination=/p/out.${SLURM_JOB_ID} type=directory # results\n"
@@ -28,7 +28,6 @@ TEST_CASE("#BB directives: mode, sizes, staging, variables and quoting", "[bb]")
   CHECK(r->wanted);
   CHECK(r->mode == 2);
   CHECK(r->chunk_size == 1 << 20);
-  CHECK(r->capacity == 10ULL << 30);
   CHECK(r->metadata_server_ratio == 0.5);
   REQUIRE(r->stage_in.size() == 2);
   CHECK(r->stage_in[0].source == "/home/u/run/input");
@@ -69,6 +68,7 @@ TEST_CASE("#BB errors name the file, line and key", "[bb]") {
       {"#BB stage_in source=${HOME destination=b", "job.sh:2: #BB unterminated ${"},
       {"#BB stage_in source=a source=b destination=c", "job.sh:2: #BB source: given twice"},
       {"#BB jobdw capacity=1G", "job.sh:2: #BB unknown directive 'jobdw'"},
+      {"#BB mode=3 capacity=100G", "job.sh:2: #BB capacity: not supported"},
       {"#BB stage_in \"source=a", "job.sh:2: #BB "},
       {"#BB", "job.sh:2: #BB an empty directive"},
       {"#BB stage_in source=a destination=in/../../etc",
