@@ -85,6 +85,14 @@ Status ApplyMode(const std::map<std::string, std::string>& kv, BbRequest* r) {
       auto bytes = ParseByteSize(value);
       if (!bytes) return Status(EINVAL, key + ": " + bytes.error().message());
       r->chunk_size = *bytes;
+    } else if (key == "profile" || key == "darshan") {
+      if (value.empty()) return Status(EINVAL, key + ": a path is missing");
+      (key == "profile" ? r->profile : r->darshan) = value;
+    } else if (key == "reasoner") {
+      if (value != "rules" && value != "llm" && value != "auto") {
+        return Status(EINVAL, "reasoner: '" + value + "' is not rules, llm or auto");
+      }
+      r->reasoner = value;
     } else if (key == "metadata_server_ratio") {
       char* end = nullptr;
       double ratio = std::strtod(value.c_str(), &end);
@@ -93,8 +101,14 @@ Status ApplyMode(const std::map<std::string, std::string>& kv, BbRequest* r) {
       }
       r->metadata_server_ratio = ratio;
     } else {
-      return Status(EINVAL, "unknown key '" + key + "' (mode, chunk_size, metadata_server_ratio)");
+      return Status(EINVAL,
+                    "unknown key '" + key + "' (mode, chunk_size, metadata_server_ratio, profile, darshan, reasoner)");
     }
+  }
+  if (!r->profile.empty() && !r->darshan.empty()) return Status(EINVAL, "profile= and darshan=: give one");
+  bool selector_keys = !r->profile.empty() || !r->darshan.empty() || !r->reasoner.empty();
+  if (selector_keys && r->mode != 0) {
+    return Status(EINVAL, "profile=, darshan= and reasoner= are for mode=auto (the mode is given)");
   }
   return Status::Ok();
 }

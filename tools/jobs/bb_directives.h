@@ -7,7 +7,9 @@
 //   #DW stage_out source=$DW_JOB_STRIPED/out destination=/p/out type=directory
 //                                      #BB stage_out source=out destination=/p/out type=directory
 //
-//   #BB mode=auto|1|2|3|4 [chunk_size=SIZE] [metadata_server_ratio=R]   (capacity= is refused: nothing
+//   #BB mode=auto|1|2|3|4 [chunk_size=SIZE] [metadata_server_ratio=R]
+//       [profile=PATH | darshan=PATH] [reasoner=rules|llm|auto]   (the last three with mode=auto)   (capacity= is
+//       refused: nothing
 //   would keep such a reservation; a full node answers ENOSPC)
 //   #BB stage_in source=PATH destination=PATH [type=file|directory|list]
 //   #BB stage_out source=PATH destination=PATH [type=file|directory|list]
@@ -47,6 +49,10 @@ struct BbRequest {
   int mode = 0;             // 0 = auto (the mode selector decides), else 1..4
   uint64_t chunk_size = 0;  // 0 = the instance's
   std::optional<double> metadata_server_ratio;
+  // mode=auto's evidence and reasoner (empty: the selector's defaults; the profile of the
+  // script's last run, if any): a probe profile or darshan-parser text, as OutsidePath places it.
+  std::string profile, darshan;
+  std::string reasoner;  // rules, llm or auto
   std::vector<StageDirective> stage_in, stage_out;
 };
 

@@ -52,6 +52,30 @@ TEST_CASE("#BB: no directive asks for nothing, staging alone asks for mode auto"
   CHECK(ParseBbDirectives("#BBX mode=1\n#BB_LUA x\n", "j", kVars)->wanted == false);
 }
 
+TEST_CASE("#BB mode=auto takes its evidence and reasoner", "[bb]") {
+  struct Row {
+    const char* line;
+    const char* profile;
+    const char* darshan;
+    const char* reasoner;
+  };
+  const Row rows[] = {
+      {"#BB mode=auto profile=$SLURM_SUBMIT_DIR/probe.json", "/home/u/run/probe.json", "", ""},
+      {"#BB mode=auto darshan=run.darshan.txt reasoner=llm", "", "run.darshan.txt", "llm"},
+      {"#BB mode=auto reasoner=auto", "", "", "auto"},
+      {"#BB mode=auto", "", "", ""},
+  };
+  for (const Row& row : rows) {
+    INFO(row.line);
+    auto r = ParseBbDirectives(std::string("#!/bin/bash\n") + row.line + "\n", "job.sh", kVars);
+    REQUIRE(r.has_value());
+    CHECK(r->mode == 0);
+    CHECK(r->profile == row.profile);
+    CHECK(r->darshan == row.darshan);
+    CHECK(r->reasoner == row.reasoner);
+  }
+}
+
 TEST_CASE("#BB errors name the file, line and key", "[bb]") {
   struct Row {
     const char* line;
@@ -69,6 +93,10 @@ TEST_CASE("#BB errors name the file, line and key", "[bb]") {
       {"#BB stage_in source=a source=b destination=c", "job.sh:2: #BB source: given twice"},
       {"#BB jobdw capacity=1G", "job.sh:2: #BB unknown directive 'jobdw'"},
       {"#BB mode=3 capacity=100G", "job.sh:2: #BB capacity: not supported"},
+      {"#BB mode=auto reasoner=gpt", "job.sh:2: #BB reasoner: 'gpt' is not rules, llm or auto"},
+      {"#BB mode=2 profile=p.json", "job.sh:2: #BB profile=, darshan= and reasoner= are for mode=auto"},
+      {"#BB mode=auto profile=p.json darshan=d.txt", "job.sh:2: #BB profile= and darshan=: give one"},
+      {"#BB mode=auto profile=", "job.sh:2: #BB profile: a path is missing"},
       {"#BB stage_in \"source=a", "job.sh:2: #BB "},
       {"#BB", "job.sh:2: #BB an empty directive"},
       {"#BB stage_in source=a destination=in/../../etc",

@@ -160,14 +160,24 @@ void WriteModeFile(const BurstJob& j, const jobs::BbRequest& req, const std::str
                                    std::to_string(j.nodes.size()),
                                    "--out",
                                    mode_file};
-  const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
-  bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
-  if (have_profile) argv.insert(argv.end(), {"--profile", history});
-  std::ofstream(j.state + "/evidence")
-      << (have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
-                       : "the script and its sources (no earlier run of this script on " +
-                             std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)")
-      << "\n";
+  if (!req.reasoner.empty()) argv.insert(argv.end(), {"--reasoner", req.reasoner});
+  std::string evidence;
+  if (!req.profile.empty() || !req.darshan.empty()) {
+    // The job's own evidence (#BB profile= or darshan=), read as the user like the rest.
+    bool darshan = !req.darshan.empty();
+    std::string path = jobs::OutsidePath(darshan ? req.darshan : req.profile, j.slurm.work_dir);
+    argv.insert(argv.end(), {darshan ? "--darshan" : "--profile", path});
+    evidence = "the script, its sources and the " + std::string(darshan ? "Darshan log" : "I/O profile") +
+               " the job named (" + path + ")";
+  } else {
+    const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
+    bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
+    if (have_profile) argv.insert(argv.end(), {"--profile", history});
+    evidence = have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
+                            : "the script and its sources (no earlier run of this script on " +
+                                  std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)";
+  }
+  std::ofstream(j.state + "/evidence") << evidence << "\n";
   auto chosen = Capture(AsUser(j, argv));
   if (!chosen) {
     std::ofstream(mode_file) << jobs::ModeFileText(req);
