@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that building, testing and running the burst buffer need.
-# With --bench, also what the benchmark scripts need for their charts and profiles. Idempotent; run as
-# root (or with sudo available).
+# Installs the Debian 12 packages the burst buffer needs, by use:
+#   install-deps.sh --runtime   what the installed programs need on a compute node (the .deb's
+#                               dependencies): FUSE, LevelDB, UCX and the libraries they link
+#   install-deps.sh --build     what building it and its package needs
+#   install-deps.sh             building and every test (Slurm, munge, MPI, fio, the corpus's
+#                               compilers): what tools/test.sh and CI install
+#   --bench (with any)          also what the benchmark scripts need for charts and profiles
+# Idempotent; run as root (or with sudo available).
 set -euo pipefail
 
-packages=(
+runtime=(
+  fuse3 libfuse3-3 libleveldb1d libsnappy1v5 libucx0 libyaml-cpp0.7 libfmt9 libspdlog1.10
+  libcurl4 libxxhash0 libsodium23
+)
+build=(
   build-essential cmake pkg-config git
   libfuse3-dev fuse3
   libleveldb-dev libsnappy-dev
@@ -14,14 +23,27 @@ packages=(
   libcurl4-openssl-dev libxxhash-dev  # the LLM reasoner; staging checksums
   libsodium-dev  # the cluster key: HMAC challenge-response between daemons, bbctl and the controller
   catch2
+  help2man dpkg-dev file  # man pages from --help; the .deb (cpack) and its shared-library dependencies
+)
+test=(
   fio iproute2 procps psmisc util-linux tar diffutils python3 clang-format gdb
-  python3-yaml python3-matplotlib  # the bench harness and its tests (test/bench_harness.sh)
+  python3-yaml python3-matplotlib  # the bench harness, its charts and their tests
   python3-prometheus-client  # test/metrics.sh parses the metrics with it
   slurm-wlm munge  # real Slurm on the emulated cluster (bbctl emulate up --slurm, test/slurm_jobs.sh)
   openmpi-bin libopenmpi-dev gfortran
   libhdf5-openmpi-dev python3-numpy python3-mpi4py  # the mode-selection corpus's HDF5 and Python jobs
 )
-if [ "${1:-}" = "--bench" ]; then
+packages=("${build[@]}" "${test[@]}")
+bench=0
+for arg in "$@"; do
+  case $arg in
+    --runtime) packages=("${runtime[@]}") ;;
+    --build) packages=("${build[@]}") ;;
+    --bench) bench=1 ;;
+    *) echo "install-deps: unknown argument '$arg' (--runtime, --build, --bench)" >&2; exit 2 ;;
+  esac
+done
+if [ $bench = 1 ]; then
   packages+=(python3-matplotlib linux-perf)
 fi
 

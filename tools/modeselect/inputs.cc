@@ -73,12 +73,25 @@ Result<nlohmann::json> ReadJson(const std::string& path, const std::string& what
 std::string KnowledgeBaseDir(const std::string& flag) {
   if (!flag.empty()) return flag;
   if (const char* env = std::getenv("BB_MODESELECT_KB"); env != nullptr && *env != '\0') return env;
-  std::string exe = ExeDir();
-  for (const std::string& dir :
-       {std::string(BB_SOURCE_DIR) + "/configs/modeselect", exe + "/../share/bbfs/modeselect"}) {
+  for (const std::string& dir : KnowledgeBaseSearchPath()) {
     if (fsys::exists(dir + "/rules.yaml")) return dir;
   }
-  return std::string(BB_SOURCE_DIR) + "/configs/modeselect";
+  return "";
+}
+
+Result<std::string> FindKnowledgeBase(const std::string& flag) {
+  std::string dir = KnowledgeBaseDir(flag);
+  if (!dir.empty()) return dir;
+  std::string looked;
+  for (const std::string& d : KnowledgeBaseSearchPath()) looked += (looked.empty() ? "" : ", ") + d;
+  return Status(ENOENT, "no knowledge base: none of " + looked +
+                            " holds rules.yaml (give --kb DIR or BB_MODESELECT_KB; the package installs one)");
+}
+
+std::vector<std::string> KnowledgeBaseSearchPath() {
+  const std::string exe = ExeDir();
+  return {"/etc/bbfs/modeselect", fsys::path(exe + "/../share/bbfs/modeselect").lexically_normal().string(),
+          std::string(BB_SOURCE_DIR) + "/configs/modeselect"};
 }
 
 Result<StaticEvidence> ReadStatic(const std::string& job, const std::vector<std::string>& sources) {

@@ -17,9 +17,15 @@
 
 namespace bb::selector {
 
-// The knowledge base's folder: `flag`, else $BB_MODESELECT_KB, else configs/modeselect of the
-// source tree the program was built in, else <prefix>/share/bbfs/modeselect.
+// The knowledge base's folder: `flag`, else $BB_MODESELECT_KB, else the first of
+// KnowledgeBaseSearchPath() that holds a rules.yaml: /etc/bbfs/modeselect (a site's own),
+// <prefix>/share/bbfs/modeselect (beside the installed program: ../share from its bin/), the
+// source tree the program was built in (a build that is not installed).
+// "" when no folder of the search path holds one.
 std::string KnowledgeBaseDir(const std::string& flag);
+// The same, or ENOENT naming every folder it looked in.
+Result<std::string> FindKnowledgeBase(const std::string& flag);
+std::vector<std::string> KnowledgeBaseSearchPath();
 
 // The static evidence of `job` (sources: folders to scan, default its own). ENOENT naming a
 // missing job script or source folder.

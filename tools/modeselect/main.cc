@@ -105,7 +105,9 @@ int PrintEvidence(const Evidence& e, bool json) {
 int Select(const Options& o) {
   SystemClock clock;
   int64_t start = clock.MonotonicNs();
-  auto kb = config::LoadKnowledgeBase(selector::KnowledgeBaseDir(o.kb));
+  auto kb_dir = selector::FindKnowledgeBase(o.kb);
+  if (!kb_dir) return Fail(kb_dir.error());
+  auto kb = config::LoadKnowledgeBase(*kb_dir);
   if (!kb) return Fail(kb.error());
   auto statics = selector::ReadStatic(o.job, o.sources);
   if (!statics) return Fail(statics.error());
@@ -146,7 +148,9 @@ bool Below(const char* what, double value, double limit, bool below_fails) {
 
 int Eval(const Options& o) {
   SystemClock clock;
-  auto kb = config::LoadKnowledgeBase(selector::KnowledgeBaseDir(o.kb));
+  auto kb_dir = selector::FindKnowledgeBase(o.kb);
+  if (!kb_dir) return Fail(kb_dir.error());
+  auto kb = config::LoadKnowledgeBase(*kb_dir);
   if (!kb) return Fail(kb.error());
   auto cases = selector::ReadCorpus(o.corpus, o.labels, clock);
   if (!cases) return Fail(cases.error());
@@ -190,7 +194,9 @@ int Eval(const Options& o) {
 
 int Calibrate(const Options& o) {
   SystemClock clock;
-  const std::string dir = selector::KnowledgeBaseDir(o.kb);
+  auto found = selector::FindKnowledgeBase(o.kb);
+  if (!found) return Fail(found.error());
+  const std::string dir = *found;
   auto kb = config::LoadKnowledgeBase(dir);
   if (!kb) return Fail(kb.error());
   auto cases = selector::ReadCorpus(o.corpus, o.labels, clock);

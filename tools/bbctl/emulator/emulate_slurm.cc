@@ -84,7 +84,7 @@ Status StartMunge(const std::string& dir) {
 
 Status InstallHooks(const SlurmEmulation& e) {
   const std::string d = SlurmDir(e.run_dir);
-  std::string hook = SelfDir() + "/../share/bb/slurm/bb-hook.sh";
+  std::string hook = SelfDir() + "/../share/bbfs/slurm/bb-hook.sh";
   if (!std::filesystem::exists(hook)) return Status(ENOENT, "no Slurm hook script at " + hook);
   std::error_code ec;
   for (const char* name : {"bb-prolog", "bb-epilog", "bb-task-prolog"}) {
