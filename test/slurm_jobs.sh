@@ -160,12 +160,14 @@ id=$(run_job "$sub/plain.sh")
 check "a job without #BB runs as always ($(state "$id"), $(cat "$sub/out-$id.txt"))" \
   test "$(state "$id")" = COMPLETED -a "$(cat "$sub/out-$id.txt")" = "mount=none"
 
-# 6. A malformed directive fails the job with the file, line and key.
+# 6. A malformed directive is refused by sbatch (job_submit.lua runs bbctl bb check) with the
+# file, line and key the hooks would give, and no job is made.
 printf '#!/bin/bash\n#SBATCH -N 2\n#BB mode=9\necho ran\n' > "$sub/bad.sh"
-id=$(run_job "$sub/bad.sh")
-check "a bad #BB line fails the job naming it ($(head -1 "$sub/out-$id.txt"))" \
-  sh -c "grep -q \"script:3: #BB mode: '9' is not auto\" '$sub/out-$id.txt' && ! grep -q ran '$sub/out-$id.txt'"
-check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+before=$(squeue -h | wc -l)
+refused=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" bad.sh 2>&1); rc=$?
+check "sbatch refuses a bad #BB line naming it (exit $rc: $(echo "$refused" | head -2 | tr '\n' ' '))" \
+  sh -c "[ $rc -ne 0 ] && printf '%s' \"\$1\" | grep -q \"script:3: #BB mode: '9' is not auto\"" _ "$refused"
+check "and no job was made" test "$(squeue -h | wc -l)" = "$before"
 
 # 7. A job of an unprivileged user: its workspace and everything staged are its own, the mode
 # selector and the staging run as it.

@@ -17,7 +17,7 @@ install(FILES configs/modeselect/rules.yaml configs/modeselect/modes.yaml config
               configs/modeselect/calibration.yaml configs/modeselect/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bbfs/modeselect)
 install(PROGRAMS configs/slurm/bb-hook.sh configs/slurm/bb-job.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/bbfs/slurm)
-install(FILES configs/slurm/bb-slurm.env.example DESTINATION ${CMAKE_INSTALL_DATADIR}/bbfs/slurm)
+install(FILES configs/slurm/bb-slurm.env.example configs/slurm/job_submit.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/bbfs/slurm)
 install(FILES configs/bbd.yaml configs/qos/policy.yaml configs/grafana/bbfs-dashboard.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bbfs/examples)
 install(DIRECTORY configs/modes DESTINATION ${CMAKE_INSTALL_DATADIR}/bbfs/examples)

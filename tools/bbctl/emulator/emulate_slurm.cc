@@ -44,7 +44,7 @@ std::string Conf(const SlurmEmulation& e) {
     << "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nKillWait=5\nMinJobAge=600\n";
   if (e.hooks) {
     c << "Prolog=" << d << "/bb-prolog\nEpilog=" << d << "/bb-epilog\nTaskProlog=" << d << "/bb-task-prolog\n"
-      << "PrologFlags=Alloc\n";
+      << "PrologFlags=Alloc\nJobSubmitPlugins=lua\n";  // job_submit.lua beside slurm.conf: #BB checked at sbatch
   }
   std::string names;
   for (const auto& n : e.nodes) {
@@ -93,6 +93,17 @@ Status InstallHooks(const SlurmEmulation& e) {
     std::filesystem::permissions(d + "/" + name, std::filesystem::perms(0755), ec);
   }
   std::ofstream(d + "/bb-slurm.env") << HookEnv(e);
+  // The submit-time check, with this build's bbctl in place of the package's.
+  std::ifstream lua_in(SelfDir() + "/../share/bbfs/slurm/job_submit.lua");
+  if (!lua_in) return Status(ENOENT, "no job_submit.lua beside the hook script");
+  std::ostringstream lua;
+  lua << lua_in.rdbuf();
+  std::string text = lua.str();
+  const std::string from = "local BBCTL = \"/usr/bin/bbctl\"";
+  if (size_t at = text.find(from); at != std::string::npos) {
+    text.replace(at, from.size(), "local BBCTL = \"" + SelfDir() + "/bbctl\"");
+  }
+  std::ofstream(d + "/job_submit.lua") << text;
   return Status::Ok();
 }
 

@@ -1,6 +1,12 @@
 #include "tools/bbctl/slurm/burst_cmd.h"
 
 #include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "tools/jobs/bb_directives.h"
 
 namespace bb::ctl {
 namespace {
@@ -38,11 +44,41 @@ void AddBurstCommands(CLI::App& app, BurstArgs* a) {
   AddOptions(a->epilog, &a->options, true);
   AddOptions(a->up, &a->options, true);
   AddOptions(a->down, &a->options, true);
+  a->check = bb->add_subcommand(
+      "check", "check a job script's #BB lines as the hooks will (Slurm's job_submit.lua runs it at sbatch)");
+  a->check->add_option("--script", a->check_script, "the job script (- for standard input)")->required();
   a->append->add_option("--file", a->file, "the file")->required();
   a->append->add_option("--text", a->text, "what to append")->required();
 }
 
-bool BurstChosen(const BurstArgs& a) { return *a.prolog || *a.task_env || *a.epilog || *a.up || *a.down || *a.append; }
+bool BurstChosen(const BurstArgs& a) {
+  return *a.prolog || *a.task_env || *a.epilog || *a.up || *a.down || *a.append || *a.check;
+}
+
+namespace {
+
+// The directives of a script not yet submitted: its variables (job id, submit folder, user) are
+// not known, so each stands for a value of its kind; what is checked is what the hooks refuse.
+Status CheckScript(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    text = in.str();
+  } else {
+    std::ifstream in(path);
+    if (!in) return Status(ENOENT, "cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    text = s.str();
+  }
+  const std::map<std::string, std::string> vars = {
+      {"SLURM_JOB_ID", "1"}, {"SLURM_SUBMIT_DIR", "/submit"}, {"USER", "user"}, {"HOME", "/home/user"}};
+  auto r = jobs::ParseBbDirectives(text, "job script", vars);
+  return r ? Status::Ok() : r.error();
+}
+
+}  // namespace
 
 int RunBurst(BurstArgs& a) {
   if (*a.prolog) return Exit("prolog", BurstProlog(a.options));
@@ -50,6 +86,13 @@ int RunBurst(BurstArgs& a) {
   if (*a.epilog) return Exit("epilog", BurstEpilog(a.options));
   if (*a.up) return BurstUp(a.options);
   if (*a.down) return BurstDown(a.options);
+  if (*a.check) {
+    Status s = CheckScript(a.check_script);
+    // "ok" on standard output too: Lua 5.1's popen, which job_submit.lua reads it by, has no exit status.
+    if (s.ok()) std::printf("#BB: ok\n");
+    if (!s.ok()) std::fprintf(stderr, "%s\n", s.message().c_str());
+    return s.ok() ? 0 : 1;
+  }
   return Exit("append", BurstAppend(a.file, a.text));
 }
 

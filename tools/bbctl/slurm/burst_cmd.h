@@ -11,8 +11,10 @@ namespace bb::ctl {
 
 struct BurstArgs {
   BurstOptions options;
-  std::string file, text;  // append
-  CLI::App *prolog = nullptr, *task_env = nullptr, *epilog = nullptr, *up = nullptr, *down = nullptr, *append = nullptr;
+  std::string file, text;    // append
+  std::string check_script;  // check
+  CLI::App *prolog = nullptr, *task_env = nullptr, *epilog = nullptr, *up = nullptr, *down = nullptr, *append = nullptr,
+           *check = nullptr;
 };
 
 // Adds `bb` and its subcommands to `app`.
