@@ -96,6 +96,10 @@ def main():
             if ";" in m.group(1):
                 print(f"{path}:{text.count(chr(10), 0, m.start()) + 1}: a test name with ';' never runs under ctest")
                 bad += 1
+            if m.group(1).startswith("-"):
+                # ctest passes the name to the test binary, which takes a leading '-' for an option.
+                print(f"{path}:{text.count(chr(10), 0, m.start()) + 1}: a test name starting with '-' fails under ctest")
+                bad += 1
     for path in files:
         if path.endswith("_test.cc") or "/testdata/" in path or path.startswith(
                 ("bench/", "test/", "modeselect/corpus/", "modeselect/heldout/")):

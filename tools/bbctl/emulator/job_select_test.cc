@@ -48,7 +48,7 @@ const char* const kDecides =
     "echo '{\"selected_mode\": 2, \"confidence\": 0.8, \"selected_by\": \"rules\", "
     "\"primary_reason\": \"shared directories\"}'";
 
-TEST_CASE("--select: a selector's decision, or mode 3 and why", "[bbctl][select]") {
+TEST_CASE("job run --select: a selector's decision, or mode 3 and why", "[bbctl][select]") {
   struct Row {
     const char* what;
     const char* script;
@@ -90,7 +90,7 @@ TEST_CASE("--select: a selector's decision, or mode 3 and why", "[bbctl][select]
   }
 }
 
-TEST_CASE("--select: a selector that cannot start, and a probe without a profile", "[bbctl][select]") {
+TEST_CASE("job run --select: a selector that cannot start, and a probe without a profile", "[bbctl][select]") {
   Selectors s;
   jobs::Selection missing = ChooseMode({"/nonexistent/bb-modeselect", s.mode_file()}, s.mode_file(), 1s);
   CHECK(missing.fallback);
