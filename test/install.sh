@@ -62,7 +62,7 @@ check "the installed prolog runs the installed bbctl (and says what Slurm did no
   sh -c "env -i PATH=/usr/bin:/bin '$tmp/root/usr/libexec/bbfs/bb-prolog' 2>'$tmp/prolog.err'; grep -q SLURM '$tmp/prolog.err'"
 check "a hook under another name refuses, naming the three" \
   sh -c "cp '$tmp/root/usr/libexec/bbfs/bb-prolog' '$tmp/bb-other'; '$tmp/bb-other' 2>&1 | grep -q 'bb-prolog, bb-epilog or bb-task-prolog'"
-check "man bbd is the page made from --help" sh -c "zcat '$tmp/root/usr/share/man/man1/bbd.1.gz' | grep -q -- 'chunk-size'"
+check "man bbd is the page made from --help" sh -c "zcat '$tmp/root/usr/share/man/man1/bbd.1.gz' | grep -q -- 'chunk.-size' && zcat '$tmp/root/usr/share/man/man1/bbd.1.gz' | grep -q '4 KiB to 1 GiB'"
 exit \$fails
 INNER
 cp "$src/test/lib.sh" "$tmp/lib.sh"

@@ -27,12 +27,18 @@ install(FILES configs/systemd/bbd@.service DESTINATION lib/systemd/system)
 find_program(HELP2MAN help2man)
 if(HELP2MAN)
   set(BB_MAN_PAGES)
+  set(what_bbd "the burst buffer daemon, one per node")
+  set(what_bbctl "control the burst buffer: daemons, the emulated cluster, jobs, staging, the Slurm hooks")
+  set(what_bb-controller "the QoS controller: per-job rate targets computed and pushed to the daemons")
+  set(what_bb-modeselect "choose a job's layout mode from its script, sources and I/O profile")
+  set(what_bb-replay "a metadata load generator")
   foreach(p ${BB_PROGRAMS})
-    set(page ${CMAKE_BINARY_DIR}/man/${p}.1)
+    set(page ${CMAKE_BINARY_DIR}/man/${p}.1.gz)
     add_custom_command(OUTPUT ${page}
                        COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
-                       COMMAND ${HELP2MAN} --no-info --no-discard-stderr --version-string=${PROJECT_VERSION}
-                               --name=${p} --output=${page} $<TARGET_FILE:${p}>
+                       COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C.UTF-8 ${HELP2MAN} --no-info --no-discard-stderr
+                               --version-string=${PROJECT_VERSION} --name=${what_${p}} --output=${CMAKE_BINARY_DIR}/man/${p}.1 $<TARGET_FILE:${p}>
+                       COMMAND gzip -9nf ${CMAKE_BINARY_DIR}/man/${p}.1
                        DEPENDS ${p} VERBATIM)
     list(APPEND BB_MAN_PAGES ${page})
   endforeach()

@@ -116,7 +116,7 @@ const DaemonField kFields[] = {
        }
        return Status::Ok();
      }},
-    {"chunk_size", "chunk size, power of two, 4 KiB – 1 GiB", "`512KiB`", true,
+    {"chunk_size", "chunk size, a power of two from 4 KiB to 1 GiB", "`512KiB`", true,
      [](auto& s, auto& n, auto& v, auto* c) { return Put(YamlChunkSize(s, n, v), &c->chunk_size); }},
     {"log_level", "trace, debug, info, warn, error", "`info`", true,
      [](auto& s, auto& n, auto& v, auto* c) {
@@ -204,7 +204,7 @@ const DaemonField kFields[] = {
      "answers and serves, they wait (0: the rpc_timeout)",
      "0", true, Int<&DaemonConfig::rpc_liveness_ms, 0, 600000, kMilliseconds, kMs>},
     {"rpc_poll_spin",
-     "µs the transport keeps polling for messages before it sleeps (a caller waiting for a small reply polls "
+     "microseconds the transport keeps polling for messages before it sleeps (a caller waiting for a small reply polls "
      "too); trades a core's time for round-trip latency. `bbctl emulate` sets 0: its nodes share the host's cores",
      "50", true, Int<&DaemonConfig::rpc_poll_spin_us, 0, 10000, kMicroseconds, kUs>},
     {"rpc_large_in_flight",
