@@ -7,7 +7,7 @@
 #   Epilog=/usr/libexec/bbfs/bb-epilog
 #   TaskProlog=/usr/libexec/bbfs/bb-task-prolog
 #   PrologFlags=Alloc        # the prolog runs on every node at allocation, before the script
-# Jobs without #BB directives pay one scontrol call in the prolog and epilog and nothing else.
+# Jobs without #BB pay one call to Slurm per node, in the prolog (their script), and nothing else.
 PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin${PATH:+:$PATH}
 export PATH
 here=$(dirname "$0")

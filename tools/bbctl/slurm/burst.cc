@@ -246,7 +246,16 @@ int OnEveryNode(const BurstOptions& o, const BurstJob& j, const std::string& ste
 
 }  // namespace
 
-Status BurstProlog(const BurstOptions& o) {
+Status BurstProlog(const BurstOptions& given) {
+  // A job without a #BB line costs this one call (its script) and none in the other hooks: Slurm
+  // runs them for every job.
+  BurstOptions o = given;
+  const char* id = std::getenv("SLURM_JOB_ID");
+  if (o.script.empty() && id != nullptr && !Exists(o.state_dir + "/job." + id)) {
+    auto text = Capture({"scontrol", "write", "batch_script", id, "-"});
+    if (text && text->find("#BB") == std::string::npos) return Status::Ok();
+    if (text) o.script_text = *text;
+  }
   BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
   std::string text;
   auto req = LoadRequest(o, j, &text);

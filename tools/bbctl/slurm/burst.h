@@ -30,6 +30,7 @@ namespace bb::ctl {
 
 struct BurstOptions {
   std::string script;                     // the job script (default: scontrol write batch_script)
+  std::string script_text;                // the job script's text, when the prolog read it already
   std::string state_dir = "/var/lib/bb";  // shared by all nodes
   std::string local_dir = "/tmp";         // node-local storage; "%n" is replaced by the node's name
   std::string mount_dir = "/tmp";         // where the mount is made (the same path on every node)

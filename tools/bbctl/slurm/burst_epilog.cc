@@ -150,6 +150,10 @@ void FinishJob(const BurstOptions& o, const BurstJob& j, std::string report, con
 }  // namespace
 
 Status BurstEpilog(const BurstOptions& o) {
+  // No state folder: no burst buffer (or cleaned already), known without asking Slurm anything.
+  if (const char* id = std::getenv("SLURM_JOB_ID"); id != nullptr && !Exists(o.state_dir + "/job." + id)) {
+    return Status::Ok();
+  }
   BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
   if (!Exists(j.state)) return Status::Ok();  // no burst buffer, or already cleaned
   const bool up = Exists(j.state + "/env");

@@ -68,7 +68,9 @@ Result<BurstJob> LoadBurstJob(const BurstOptions& o) {
 Result<jobs::BbRequest> LoadRequest(const BurstOptions& o, const BurstJob& j, std::string* script_text) {
   std::string text;
   std::string source = "job " + j.slurm.id + "'s script";
-  if (!o.script.empty()) {
+  if (!o.script_text.empty()) {
+    text = o.script_text;
+  } else if (!o.script.empty()) {
     if (!Exists(o.script)) return Status(ENOENT, "no job script " + o.script);
     text = ReadAll(o.script);
     source = o.script;
