@@ -178,7 +178,8 @@ check "its hooks called Slurm once per node, to read the script ($calls: $(grep 
 # file, line and key the hooks would give, and no job is made.
 printf '#!/bin/bash\n#SBATCH -N 2\n#BB mode=9\necho ran\n' > "$sub/bad.sh"
 before=$(squeue -h | wc -l)
-refused=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" bad.sh 2>&1); rc=$?
+rc=0
+refused=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" bad.sh 2>&1) || rc=$?
 check "sbatch refuses a bad #BB line naming it (exit $rc: $(echo "$refused" | head -2 | tr '\n' ' '))" \
   sh -c "[ $rc -ne 0 ] && printf '%s' \"\$1\" | grep -q \"script:3: #BB mode: '9' is not auto\"" _ "$refused"
 check "and no job was made" test "$(squeue -h | wc -l)" = "$before"

@@ -40,9 +40,12 @@ constexpr CountKey kFileSums[] = {
     {"append_writes", &IoCounts::append_writes},
 };
 
+// A count: any integer not below 0 (a JSON number from a signed field is stored as signed).
 uint64_t U(const json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  return it->is_number_unsigned() ? it->get<uint64_t>()
+                                  : static_cast<uint64_t>(std::max<int64_t>(0, it->get<int64_t>()));
 }
 
 double D(const json& j, const char* key) {

@@ -119,5 +119,21 @@ TEST_CASE("MergeProfiles: a node's profile without its node id, or a file withou
   CHECK(no_id.error().message() == "node 3: a file without a file_id");
 }
 
+TEST_CASE("MergeProfiles: the job's geometry from signed or unsigned numbers, a negative count as 0",
+          "[jobs][profile]") {
+  const int nodes = 4, tasks = 8, bad = -3;  // the emulator's fields are ints: JSON keeps them signed
+  const unsigned tpn = 2;
+  json job = {{"name", "j"}, {"nodes", nodes}, {"tasks", tasks}, {"tasks_per_node", tpn}, {"mode", 3}};
+  Result<json> doc = MergeProfiles({Node(0, {})}, job);
+  REQUIRE(doc.has_value());
+  CHECK((*doc)["job"]["nodes"] == 4);
+  CHECK((*doc)["job"]["tasks"] == 8);
+  CHECK((*doc)["job"]["tasks_per_node"] == 2);
+  job["tasks"] = bad;
+  doc = MergeProfiles({Node(0, {})}, job);
+  REQUIRE(doc.has_value());
+  CHECK((*doc)["job"]["tasks"] == 0);
+}
+
 }  // namespace
 }  // namespace bb::jobs

@@ -244,18 +244,24 @@ int OnEveryNode(const BurstOptions& o, const BurstJob& j, const std::string& ste
   return Run(argv);
 }
 
+// Whether Slurm's job asks for no burst buffer, known from its script alone; the script read, when
+// it does, goes into `o` so it is not asked for again. A job without a #BB line costs this one call
+// and none in the other hooks: Slurm runs them for every job.
+bool AsksForNothing(BurstOptions* o) {
+  const char* id = std::getenv("SLURM_JOB_ID");
+  if (!o->script.empty() || id == nullptr || Exists(o->state_dir + "/job." + id)) return false;
+  auto text = Capture({"scontrol", "write", "batch_script", id, "-"});
+  if (!text) return false;
+  if (text->find("#BB") == std::string::npos) return true;
+  o->script_text = *text;
+  return false;
+}
+
 }  // namespace
 
 Status BurstProlog(const BurstOptions& given) {
-  // A job without a #BB line costs this one call (its script) and none in the other hooks: Slurm
-  // runs them for every job.
   BurstOptions o = given;
-  const char* id = std::getenv("SLURM_JOB_ID");
-  if (o.script.empty() && id != nullptr && !Exists(o.state_dir + "/job." + id)) {
-    auto text = Capture({"scontrol", "write", "batch_script", id, "-"});
-    if (text && text->find("#BB") == std::string::npos) return Status::Ok();
-    if (text) o.script_text = *text;
-  }
+  if (AsksForNothing(&o)) return Status::Ok();
   BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
   std::string text;
   auto req = LoadRequest(o, j, &text);
