@@ -17,10 +17,22 @@
 namespace bb::fs {
 
 Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
+  // A setting that can be checked alone is checked before anything starts.
+  std::optional<gid_t> metrics_gid;
+  if (!cfg.metrics_group.empty()) {
+    const struct group* g = ::getgrnam(cfg.metrics_group.c_str());
+    if (g == nullptr) return Status(EINVAL, "metrics_group: no group named '" + cfg.metrics_group + "'");
+    metrics_gid = g->gr_gid;
+  }
   std::unique_ptr<Daemon> d(new Daemon);
   BB_RETURN_IF_ERROR(d->OpenStores(cfg));
   NodeView view;
   BB_RETURN_IF_ERROR(d->JoinCluster(cfg, &view));
+  d->name_ = cfg.node_name;  // required of a cluster's node; one node alone goes by its host's
+  if (d->name_.empty()) {
+    char host[256] = {};
+    d->name_ = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "node" + std::to_string(d->self());
+  }
   BB_RETURN_IF_ERROR(d->StartFileSystem(cfg, view));
   BB_RETURN_IF_ERROR(d->StartQos(cfg));
   auto control = ControlServer::Start(
@@ -28,23 +40,12 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonConfig& cfg) {
       [raw = d.get()](const nlohmann::json& r, const ControlPeer& p) { return raw->Control(r, p); });
   if (!control) return control.error().Annotate("cannot open the control socket");
   d->control_ = std::move(*control);
-  d->name_ = cfg.node_name;
-  if (d->name_.empty()) {
-    char host[256] = {};
-    d->name_ = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "node" + std::to_string(d->self());
-  }
   if (!cfg.metrics_file.empty()) {
     // A relative path is in the daemon's root: one file per node, whatever flags they share.
     std::string path = cfg.metrics_file[0] == '/' ? cfg.metrics_file : cfg.root + "/" + cfg.metrics_file;
-    std::optional<gid_t> gid;
-    if (!cfg.metrics_group.empty()) {
-      const struct group* g = ::getgrnam(cfg.metrics_group.c_str());
-      if (g == nullptr) return Status(EINVAL, "metrics_group: no group named '" + cfg.metrics_group + "'");
-      gid = g->gr_gid;
-    }
     d->metrics_ = std::make_unique<MetricsWriter>(
         path, std::chrono::seconds(cfg.metrics_interval_s),
-        [raw = d.get()] { return MetricsText({raw->StatsCommand({}, {})}); }, gid);
+        [raw = d.get()] { return MetricsText({raw->StatsCommand({}, {})}); }, metrics_gid);
   }
   return d;
 }
@@ -218,12 +219,11 @@ Status Daemon::StartQos(const DaemonConfig& cfg) {
   }
   if (!cfg.qos_controller.empty()) {
     BB_ASSIGN_OR_RETURN(auto hp, ParseHostPort(cfg.qos_controller));
-    std::string node = cfg.node_name.empty() ? "node" + std::to_string(self()) : cfg.node_name;
     if (cfg.KeyFile().empty()) {
       return Status(EINVAL, "qos_controller needs cluster_key_file: the key file bb-controller was given (--key-file)");
     }
     BB_ASSIGN_OR_RETURN(auto key, auth::LoadOrCreateKey(cfg.KeyFile()));
-    qos_client_ = std::make_unique<qos::QosClient>(stage_.get(), node, hp.first, hp.second, key);
+    qos_client_ = std::make_unique<qos::QosClient>(stage_.get(), name_, hp.first, hp.second, key);
   }
   spdlog::info("QoS stage on: {} static limits{}", cfg.qos_limits.size(),
                cfg.qos_controller.empty() ? "" : ", controller " + cfg.qos_controller);

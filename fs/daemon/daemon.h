@@ -99,7 +99,7 @@ class Daemon {
   SystemClock clock_;
   std::unique_ptr<FileSystem> fs_;
   std::string mount_;
-  std::string name_;  // the node's name (node_name, else the host name): metrics label it so
+  std::string name_;  // node_name, else the host name: what metrics and the QoS controller call it
   std::unique_ptr<qos::JobResolver> jobs_;
   std::unique_ptr<qos::Stage> stage_;
   std::unique_ptr<qos::ChannelCache> channels_;

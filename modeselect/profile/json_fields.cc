@@ -124,7 +124,7 @@ SizeBins Fields::Bins(const char* key) {
 
 IoCounts Fields::Counts() {
   IoCounts io;
-  for (const CountField& c : kFileCounts) io.*c.member = Count(c.key);
+  for (const IoCountField& c : kIoCountFields) io.*c.member = Count(c.key);
   io.read_sizes = Bins("read_sizes");
   io.write_sizes = Bins("write_sizes");
   return io;
@@ -141,7 +141,7 @@ const json& Fields::Typed(const char* key, json::value_t type, const char* what)
 
 json CountsJson(const IoCounts& io) {
   json out = json::object();
-  for (const CountField& c : kFileCounts) out[c.key] = io.*c.member;
+  for (const IoCountField& c : kIoCountFields) out[c.key] = io.*c.member;
   out["read_sizes"] = io.read_sizes;
   out["write_sizes"] = io.write_sizes;
   return out;

@@ -1,7 +1,7 @@
 // Private to modeselect/profile/: reading the probe profile document (tools/jobs/profile_doc.h)
-// strictly — every field the format lists, with its type — the table of its per-file counters,
-// and the summary's part of a version 2 document (summary_json.cc), which the reader
-// (probe_profile.cc) and the writer (probe_document.cc) share.
+// strictly — every field the format lists, with its type — and the summary's part of a version 2
+// document (summary_json.cc), which the reader (probe_profile.cc) and the writer
+// (probe_document.cc) share. The per-file counters' names are kIoCountFields (profile.h).
 //
 // Thread-safety: a Fields is one thread's.
 #pragma once
@@ -19,31 +19,6 @@
 namespace bb::modeselect::probe_json {
 
 using nlohmann::json;
-
-struct CountField {
-  const char* key;
-  uint64_t IoCounts::*member;
-};
-// The per-file counters of the format; the totals carry the same sums but max_offset.
-inline constexpr CountField kFileCounts[] = {
-    {"opens", &IoCounts::opens},
-    {"reads", &IoCounts::reads},
-    {"writes", &IoCounts::writes},
-    {"bytes_read", &IoCounts::bytes_read},
-    {"bytes_written", &IoCounts::bytes_written},
-    {"seq_reads", &IoCounts::seq_reads},
-    {"consec_reads", &IoCounts::consec_reads},
-    {"seq_writes", &IoCounts::seq_writes},
-    {"consec_writes", &IoCounts::consec_writes},
-    {"seeks", &IoCounts::seeks},
-    {"stats", &IoCounts::stats},
-    {"fsyncs", &IoCounts::fsyncs},
-    {"truncates", &IoCounts::truncates},
-    {"renames", &IoCounts::renames},
-    {"unlinks", &IoCounts::unlinks},
-    {"append_writes", &IoCounts::append_writes},
-    {"max_offset", &IoCounts::max_offset},
-};
 
 // `j` for a message, cut at 40 characters.
 std::string Shown(const json& j);
@@ -74,7 +49,7 @@ class Fields {
   std::vector<uint32_t> Nodes(const char* key);  // sorted
   std::vector<Process> Processes(const char* key);
   SizeBins Bins(const char* key);
-  // Every counter of kFileCounts and the two size histograms.
+  // Every counter of kIoCountFields and the two size histograms.
   IoCounts Counts();
 
  private:
@@ -85,7 +60,7 @@ class Fields {
   Status error_;
 };
 
-// The counters of `io` as the format writes them (kFileCounts and the size histograms).
+// The counters of `io` as the format writes them (kIoCountFields and the size histograms).
 json CountsJson(const IoCounts& io);
 
 // A version 2 document's summary: "file_classes", "dir_classes", and the totals' "processes",

@@ -55,7 +55,7 @@ json TotalsJson(const Profile& p, const ProfileSummary& s) {
             {"data_ops", t.data_ops}, {"processes", s.processes}, {"writer_processes", s.writer_processes},
             {"nodes", s.nodes}};
   if (!p.files.empty()) {
-    for (const probe_json::CountField& c : probe_json::kFileCounts) {
+    for (const IoCountField& c : kIoCountFields) {
       std::string_view key = c.key;
       if (key != "max_offset" && key != "unlinks") j[c.key] = t.io.*c.member;
     }

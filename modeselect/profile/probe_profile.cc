@@ -18,9 +18,7 @@ namespace bb::modeselect {
 namespace {
 
 using nlohmann::json;
-using probe_json::CountField;
 using probe_json::Fields;
-using probe_json::kFileCounts;
 using probe_json::Shown;
 
 constexpr int kOldestVersion = 1, kNewestVersion = 2;
@@ -53,7 +51,7 @@ Status ReadTotals(const json& doc, size_t files, size_t dirs, ProfileTotals* t) 
   BB_RETURN_IF_ERROR(top.status());
   t->files = f.Count("files");
   t->dirs = f.Count("dirs");
-  for (const CountField& c : kFileCounts) {
+  for (const IoCountField& c : kIoCountFields) {
     std::string_view key = c.key;
     if (key == "max_offset") continue;
     bool dir_sum = key == "unlinks";  // the directories count unlinks

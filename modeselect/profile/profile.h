@@ -66,6 +66,32 @@ struct IoCounts {
   uint64_t max_offset = 0;                                              // one past the highest byte accessed
 };
 
+// IoCounts' counters by their names in the probe profile document (tools/jobs/profile_doc.h), each
+// once: every one a sum of its parts but max_offset, their maximum.
+struct IoCountField {
+  const char* key;
+  uint64_t IoCounts::*member;
+};
+inline constexpr IoCountField kIoCountFields[] = {
+    {"opens", &IoCounts::opens},
+    {"reads", &IoCounts::reads},
+    {"writes", &IoCounts::writes},
+    {"bytes_read", &IoCounts::bytes_read},
+    {"bytes_written", &IoCounts::bytes_written},
+    {"seq_reads", &IoCounts::seq_reads},
+    {"consec_reads", &IoCounts::consec_reads},
+    {"seq_writes", &IoCounts::seq_writes},
+    {"consec_writes", &IoCounts::consec_writes},
+    {"seeks", &IoCounts::seeks},
+    {"stats", &IoCounts::stats},
+    {"fsyncs", &IoCounts::fsyncs},
+    {"truncates", &IoCounts::truncates},
+    {"renames", &IoCounts::renames},
+    {"unlinks", &IoCounts::unlinks},
+    {"append_writes", &IoCounts::append_writes},
+    {"max_offset", &IoCounts::max_offset},
+};
+
 // MPI-IO calls (Darshan's MPI-IO module; the probe sees none).
 struct MpiioCounts {
   uint64_t indep_opens = 0, coll_opens = 0;

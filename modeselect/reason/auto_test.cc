@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "modeselect/reason/chat_test_util.h"
 #include "modeselect/reason/rules.h"
 
 namespace bb::modeselect {
@@ -13,16 +14,7 @@ namespace {
 using nlohmann::json;
 
 std::string Answer(int mode, double confidence) {
-  const json answer = {{"selected_mode", mode},
-                       {"confidence", confidence},
-                       {"io_topology", "N-1 shared"},
-                       {"primary_reason", "the model's reason"},
-                       {"risk_analysis", json::array()},
-                       {"evidence", json::array()},
-                       {"scores", {{"1", 0}, {"2", 0.8}, {"3", 0.6}, {"4", 0.1}}}};
-  return json{
-      {"choices", {{{"message", {{"role", "assistant"}, {"content", answer.dump()}}}, {"finish_reason", "stop"}}}}}
-      .dump();
+  return testing::ChatAnswerBody(mode, confidence, "the model's reason");
 }
 
 // Answers every request with one response and keeps the user messages it was sent.

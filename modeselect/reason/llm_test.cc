@@ -6,6 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "modeselect/reason/chat_test_util.h"
+
 namespace bb::modeselect {
 namespace {
 
@@ -15,18 +17,7 @@ using std::chrono::nanoseconds;
 
 constexpr int64_t kMs = 1'000'000;
 
-std::string GoodBody(int mode) {
-  const json answer = {{"selected_mode", mode},
-                       {"confidence", 0.9},
-                       {"io_topology", "N-1 shared"},
-                       {"primary_reason", "one shared file"},
-                       {"risk_analysis", json::array()},
-                       {"evidence", json::array()},
-                       {"scores", {{"1", 0}, {"2", 0.8}, {"3", 0.6}, {"4", 0.1}}}};
-  return json{
-      {"choices", {{{"message", {{"role", "assistant"}, {"content", answer.dump()}}}, {"finish_reason", "stop"}}}}}
-      .dump();
-}
+std::string GoodBody(int mode) { return testing::ChatAnswerBody(mode, 0.9, "one shared file"); }
 
 // An HttpClient that answers from a script (the last answer repeats) and spends `cost` of the
 // manual clock per call, never more than the deadline it was given.

@@ -17,29 +17,6 @@ using modeselect::IoCounts;
 using modeselect::Process;
 using nlohmann::json;
 
-struct CountKey {
-  const char* key;
-  uint64_t IoCounts::*member;
-};
-constexpr CountKey kFileSums[] = {
-    {"opens", &IoCounts::opens},
-    {"reads", &IoCounts::reads},
-    {"writes", &IoCounts::writes},
-    {"bytes_read", &IoCounts::bytes_read},
-    {"bytes_written", &IoCounts::bytes_written},
-    {"seq_reads", &IoCounts::seq_reads},
-    {"consec_reads", &IoCounts::consec_reads},
-    {"seq_writes", &IoCounts::seq_writes},
-    {"consec_writes", &IoCounts::consec_writes},
-    {"seeks", &IoCounts::seeks},
-    {"stats", &IoCounts::stats},
-    {"fsyncs", &IoCounts::fsyncs},
-    {"truncates", &IoCounts::truncates},
-    {"renames", &IoCounts::renames},
-    {"unlinks", &IoCounts::unlinks},
-    {"append_writes", &IoCounts::append_writes},
-};
-
 // A count: any integer not below 0 (a JSON number from a signed field is stored as signed).
 uint64_t U(const json& j, const char* key) {
   auto it = j.find(key);
@@ -87,7 +64,9 @@ Status AddFile(uint32_t node, const json& f, std::map<uint64_t, FileAcc>* files)
   }
   FileAcc& a = (*files)[f["file_id"].get<uint64_t>()];
   IoCounts& io = a.r.io;
-  for (const CountKey& k : kFileSums) io.*k.member += U(f, k.key);
+  for (const modeselect::IoCountField& k : modeselect::kIoCountFields) {
+    if (k.member != &IoCounts::max_offset) io.*k.member += U(f, k.key);
+  }
   for (auto [key, bins] : {std::pair{"read_sizes", &io.read_sizes}, std::pair{"write_sizes", &io.write_sizes}}) {
     const json& add = f.contains(key) && f[key].is_array() ? f[key] : json::array();
     for (size_t i = 0; i < bins->size() && i < add.size(); ++i) {
@@ -199,8 +178,9 @@ void AddTotals(modeselect::Profile* p) {
   t.files = p->files.size();
   t.dirs = p->dirs.size();
   for (const FileRecord& f : p->files) {
-    for (const CountKey& k : kFileSums) {
-      if (std::string_view(k.key) != "unlinks") t.io.*k.member += f.io.*k.member;  // the dirs count them
+    for (const modeselect::IoCountField& k : modeselect::kIoCountFields) {
+      // Unlinks are the directories' to count; max_offset is no sum.
+      if (k.member != &IoCounts::unlinks && k.member != &IoCounts::max_offset) t.io.*k.member += f.io.*k.member;
     }
   }
   for (const DirRecord& d : p->dirs) {
