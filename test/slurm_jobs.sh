@@ -41,6 +41,8 @@ left_of() {
   for n in 0 1 2 3; do
     on $n grep -q " $mnt/bb.$id " /proc/self/mountinfo && what+="mount@node$n "
     [ -e "$root/local/node$n/bb.$id" ] && what+="root@node$n "
+    [ -e "$root/local/node$n/bb.$id.user" ] && what+="user-folder@node$n "
+    [ -e "$root/local/node$n/bb.$id.key" ] && what+="key@node$n "
   done
   [ -e "$root/bb-jobs/job.$id" ] && what+="state "
   echo "${what:-nothing}"
@@ -281,6 +283,110 @@ check "the results of all 4 nodes were staged out ($(ls "$sub/private.$id" 2>/de
 check "the job's output reports each node's stage-out" test "$(grep -c 'bb: node[0-3]: stage_out .* done' "$sub/out-$id.txt")" = 4
 [ "$fails" = "$before" ] || explain "$id"
 check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
+# 7e. Staging within Slurm's Prolog/Epilog time limit (PrologEpilogTimeout; here a smaller
+# BB_STAGE_LIMIT): a stage-in that would not fit at BB_STAGE_RATE is refused before it starts, one
+# that runs late is stopped, each failing the job and never draining a node; a stage-out that runs
+# late goes on after the Epilog returned, with the node back in service, and comes back whole.
+four_idle() { test "$(sinfo -h -N -o %t | sort | uniq -c | awk '{print $1 $2}')" = "4idle"; }
+cat > "$sub/stage.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 4
+#BB mode=3
+#BB stage_in source=input destination=in
+echo ran
+EOF
+printf 'BB_STAGE_LIMIT=6\nBB_STAGE_RATE=100KiB\n' >> "$hook_env"
+id=$(run_job "$sub/stage.sh")
+check "a stage-in that cannot fit the limit fails job $id before it runs ($(state "$id"))" \
+  sh -c "test '$(state "$id")' = FAILED && ! grep -qx ran '$sub/out-$id.txt'"
+check "its output says how much, at what rate and what limit" \
+  grep -q "failed on node0: stage_in of .* needs about [0-9]* s at 100 KiB/s (BB_STAGE_RATE), more than the [0-9]* s the Prolog has left of its 6 s limit" "$sub/out-$id.txt"
+check "no node was drained (job $id)" four_idle
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+cp "$sub/bb-slurm.env.saved" "$hook_env"
+truncate -s 3G "$sub/huge"
+sed 's|^#BB stage_in .*|#BB stage_in source=huge destination=huge|' "$sub/stage.sh" > "$sub/stage_late.sh"
+printf 'BB_STAGE_LIMIT=4\nBB_STAGE_RATE=1TiB\n' >> "$hook_env"
+t0=$(date +%s)
+id=$(run_job "$sub/stage_late.sh")
+took=$(( $(date +%s) - t0 ))
+check "a stage-in past the limit is stopped and fails job $id ($(state "$id"), ${took} s)" \
+  sh -c "test '$(state "$id")' = FAILED && grep -q 'stage_in .*huge stopped after [0-9]* s, at the end of the time the Prolog has (4 s limit' '$sub/out-$id.txt'"
+check "no node was drained (job $id)" four_idle
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+rm -f "$sub/huge"
+cat > "$sub/stage_out.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 4 -n 4
+#BB mode=3
+#BB stage_out source=big destination=$SLURM_SUBMIT_DIR/big.$SLURM_JOB_ID
+head -c 800000000 /dev/zero > "$BB_WORKSPACE/big"
+EOF
+id=$(run_job "$sub/stage_out.sh")
+check "a stage-out past the limit: job $id completed ($(state "$id"))" test "$(state "$id")" = COMPLETED
+check "and no node was drained while it went on" four_idle
+for _ in $(seq 600); do [ -e "$root/bb-jobs/job.$id" ] || break; sleep 0.25; done
+size=$(stat -c %s "$sub/big.$id" 2>/dev/null || echo none)
+check "its stage-out went on after the Epilog and came back whole ($size bytes)" \
+  sh -c "test '$size' = 800000000 && cmp -s -n 800000000 '$sub/big.$id' /dev/zero"
+check "the job's output says the stage-out went on past the limit, and was verified" \
+  sh -c "grep -q \"epilog went on past Slurm's Epilog time limit\" '$sub/out-$id.txt' &&
+         grep -q 'stage_out .*big.$id: done, every file verified' '$sub/out-$id.txt'"
+cp "$sub/bb-slurm.env.saved" "$hook_env"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+rm -f "$sub/big.$id"
+
+# 7f. The shared state folder on a root-squashed export (test/squash_fs.cc stands in for NFS with
+# root_squash: root acts there as nobody, and cannot give files away): a job of a user of its own,
+# mode=auto with stage-in and stage-out, runs as it does on any state folder. The squashed mount
+# is made before the nodes, whose mount namespaces copy it.
+squash_src=$tmp/squash-src squash=$tmp/squash
+mkdir -p "$squash_src/jobs" "$squash" "$tmp/squser/input"
+chown nobody:nogroup "$squash_src/jobs"
+chmod 755 "$tmp" "$squash_src"  # the export: nobody must pass through to it
+cleanup_first() {
+  "$bbctl" emulate down >/dev/null 2>&1 || true
+  fusermount3 -uz "$tmp/squash" 2>/dev/null || true
+  userdel bbsquash 2>/dev/null || true
+}
+"$bin/../tests/squash_fs" "$squash_src" "$squash" &
+for _ in $(seq 100); do mountpoint -q "$squash" && break; sleep 0.05; done
+check "root may not write in the squashed state folder, nor give its files away" \
+  sh -c "! touch '$squash/x' 2>/dev/null && touch '$squash/jobs/x' && ! chown 0 '$squash/jobs/x' 2>/dev/null &&
+         test \"\$(stat -c %u '$squash_src/jobs/x')\" = 65534 && rm '$squash/jobs/x'"
+userdel bbsquash 2>/dev/null || true
+useradd --system --no-create-home --home-dir "$tmp/squser" --shell /bin/bash bbsquash
+head -c 200000 /dev/urandom > "$tmp/squser/input/a"
+cat > "$tmp/squser/job.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N 2 -n 2
+#BB mode=auto
+#BB stage_in source=input destination=in
+#BB stage_out source=in destination=$SLURM_SUBMIT_DIR/back.$SLURM_JOB_ID
+id -un
+EOF
+chown -R bbsquash "$tmp/squser"
+"$bbctl" emulate down >/dev/null
+"$bbctl" emulate up --slurm --nodes 4 --link-rate 1gbit --root "$root" --mount "$mnt" >/dev/null
+echo "BB_STATE_DIR=$squash/jobs" >> "$hook_env"
+id=$(cd "$tmp/squser" && runuser -u bbsquash -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -o "$tmp/squser/out-%j.txt" job.sh)
+for _ in $(seq 480); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.25; done
+before=$fails
+check "with the state folder root-squashed, bbsquash's job $id completed as bbsquash ($(state "$id"), $(head -1 "$tmp/squser/out-$id.txt" 2>/dev/null))" \
+  test "$(state "$id")" = COMPLETED -a "$(head -1 "$tmp/squser/out-$id.txt" 2>/dev/null)" = bbsquash
+check "the mode selector chose its mode (it read its copy of the script, root the mode file it wrote)" \
+  sh -c "grep -q 'in mode [1-4] (mode=auto' '$tmp/squser/out-$id.txt' && ! grep -q 'selector failed' '$tmp/squser/out-$id.txt'"
+check "its input came back through stage-in and stage-out, bbsquash's" \
+  sh -c "cmp -s '$tmp/squser/input/a' '$tmp/squser/back.$id/a' && test \"\$(stat -c %U '$tmp/squser/back.$id/a')\" = bbsquash"
+check "its I/O profile was kept in bbsquash's home for the next run" \
+  sh -c "grep -q 'profile is kept for the next run' '$tmp/squser/out-$id.txt' && ls '$tmp/squser/.cache/bbfs/profiles/' | grep -q ."
+[ "$fails" = "$before" ] || { sed 's/^/  | /' "$tmp/squser/out-$id.txt" 2>/dev/null || true; }
+check "nothing of job $id is left, on the nodes or in the squashed state folder ($(left_of "$id"))" \
+  sh -c "test '$(left_of "$id")' = nothing && test ! -e '$squash_src/jobs/job.$id'"
+cp "$sub/bb-slurm.env.saved" "$hook_env"
+cleanup_first
+unset -f cleanup_first
 
 # 8. The job-script form, on a Slurm without the hooks: configs/slurm/bb-job.sh (mode=auto, the
 # mode selector decides) with its application replaced, then the same with a failing application.

@@ -27,4 +27,5 @@ if [ -z "${BB_BIN:-}" ]; then
 fi
 exec "$BB_BIN/bbctl" bb "$step" --state-dir "${BB_STATE_DIR:-/var/lib/bb}" \
   --local-dir "${BB_LOCAL_DIR:-/tmp}" --mount-dir "${BB_MOUNT_DIR:-/tmp}" --port "${BB_PORT:-0}" \
-  --deadline "${BB_DEADLINE:-120}" -- ${BB_BBD_ARGS:-}
+  --deadline "${BB_DEADLINE:-120}" --stage-limit "${BB_STAGE_LIMIT:-auto}" \
+  --stage-rate "${BB_STAGE_RATE:-100MiB}" -- ${BB_BBD_ARGS:-}

@@ -331,7 +331,8 @@ void Stager::WriteManifest() {
     std::lock_guard lock(mu_);
     for (const auto& [rel, f] : staged_) m.files.emplace_back(rel, f);
   }
-  std::string tmp = report_.manifest + ".tmp";
+  // Of this process alone: stagers on several nodes may write beside one destination at once.
+  std::string tmp = report_.manifest + ".tmp." + std::to_string(::getpid());
   std::ofstream out(tmp, std::ios::trunc);
   out << FormatManifest(m);
   out.close();

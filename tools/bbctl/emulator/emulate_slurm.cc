@@ -44,7 +44,8 @@ std::string Conf(const SlurmEmulation& e) {
     << "SlurmctldTimeout=30\nSlurmdTimeout=30\nInactiveLimit=0\nKillWait=5\nMinJobAge=600\n";
   if (e.hooks) {
     c << "Prolog=" << d << "/bb-prolog\nEpilog=" << d << "/bb-epilog\nTaskProlog=" << d << "/bb-task-prolog\n"
-      << "PrologFlags=Alloc\nJobSubmitPlugins=lua\n";  // job_submit.lua beside slurm.conf: #BB checked at sbatch
+      << "PrologFlags=Alloc\nJobSubmitPlugins=lua\n"  // job_submit.lua beside slurm.conf: #BB checked at sbatch
+      << "PrologEpilogTimeout=120\n";                 // the hooks stage within it (tools/jobs/stage_limit.h)
   }
   std::string names;
   for (const auto& n : e.nodes) {

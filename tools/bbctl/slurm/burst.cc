@@ -14,10 +14,14 @@
 #include <fstream>
 #include <thread>
 
+#include "fs/base/auth.h"
 #include "fs/base/mounts.h"
+#include "fs/base/units.h"
 #include "tools/bbctl/proc.h"
 #include "tools/bbctl/slurm/burst_history.h"
 #include "tools/bbctl/slurm/burst_job.h"
+#include "tools/bbctl/slurm/burst_prolog.h"
+#include "tools/jobs/stage_limit.h"
 
 namespace bb::ctl {
 namespace {
@@ -33,6 +37,38 @@ std::string LastLine(const std::string& path) {
   return last;
 }
 
+// This node's copy of the job's cluster key, on local storage (`<root>.key`: root's, 0600), for
+// its daemon, which takes only a key file of its own user: a root-squashed state folder's files
+// are nobody's. The first node to get here makes the key in the state folder (whole before it has
+// its name), the others read it there; it must be 0600 and of the state folder's owner.
+Result<std::string> LocalKey(const BurstJob& j) {
+  const std::string shared = j.state + "/hosts.key", local = j.root + ".key";
+  Status made = auth::CreateKey(shared, /*replace=*/false);
+  if (!made.ok() && made.code() != EEXIST) return made;
+  int fd = ::open(shared.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Status(errno, "cluster key " + shared + ": " + std::strerror(errno));
+  struct stat st {
+  }, folder{};
+  char text[130];
+  ssize_t n = ::fstat(fd, &st) == 0 ? ::read(fd, text, sizeof text) : -1;
+  ::close(fd);
+  if (n < 0 || ::stat(j.state.c_str(), &folder) != 0) return Status(EIO, "cluster key " + shared + ": cannot read it");
+  if (!S_ISREG(st.st_mode) || (st.st_mode & 077) != 0 || st.st_uid != folder.st_uid) {
+    return Status(EACCES, "cluster key " + shared +
+                              " must be a regular file of mode 0600 owned as the job's state "
+                              "folder is (uid " +
+                              std::to_string(folder.st_uid) + ")");
+  }
+  std::error_code ec;
+  std::filesystem::remove(local, ec);
+  int out = ::open(local.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (out < 0) return Status(errno, "cannot write " + local + ": " + std::strerror(errno));
+  bool ok = ::write(out, text, static_cast<size_t>(n)) == n;
+  ::close(out);
+  if (!ok) return Status(EIO, "cannot write " + local);
+  return local;
+}
+
 // This node's root, mount and daemon, mounted once every node of the job has joined.
 Status StartNode(const BurstOptions& o, const BurstJob& j) {
   std::error_code ec;
@@ -43,6 +79,7 @@ Status StartNode(const BurstOptions& o, const BurstJob& j) {
   std::filesystem::create_directories(j.mount, ec);
   if (ec) return Status(EIO, "cannot create the mount point " + j.mount + ": " + ec.message());
   BB_ASSIGN_OR_RETURN(std::string addr, NodeAddress(j.node));
+  BB_ASSIGN_OR_RETURN(std::string key, LocalKey(j));
   // Port 0: one per job id, so that jobs sharing a node do not collide.
   const int port = o.port > 0 ? o.port : 7100 + static_cast<int>(std::strtoul(j.slurm.id.c_str(), nullptr, 10) % 800);
   std::vector<std::string> argv = {"sh",
@@ -56,7 +93,7 @@ Status StartNode(const BurstOptions& o, const BurstJob& j) {
                                    "--hosts-file",
                                    j.state + "/hosts",
                                    "--cluster-key-file",
-                                   j.state + "/hosts.key",
+                                   key,
                                    "--node-name",
                                    j.node,
                                    "--listen",
@@ -85,122 +122,9 @@ Status StartNode(const BurstOptions& o, const BurstJob& j) {
   }
 }
 
-// Each stage directive as (source, destination) pairs, a type=list expanded.
-Result<std::vector<std::pair<std::string, std::string>>> StagePairs(const std::vector<jobs::StageDirective>& ds,
-                                                                    const BurstJob& j, bool in) {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto add = [&](const std::string& src, const std::string& dst) {
-    if (in) {
-      out.emplace_back(jobs::OutsidePath(src, j.slurm.work_dir), jobs::InsidePath(dst, j.workspace));
-    } else {
-      out.emplace_back(jobs::InsidePath(src, j.workspace), jobs::OutsidePath(dst, j.slurm.work_dir));
-    }
-  };
-  for (const auto& d : ds) {
-    if (d.type != jobs::StageType::kList) {
-      add(d.source, d.destination);
-      continue;
-    }
-    std::string list = jobs::OutsidePath(d.source, j.slurm.work_dir);
-    auto text = Capture(AsUser(j, {"cat", "--", list}));  // read as the job's user
-    if (!text) return Status(ENOENT, "stage list " + list + " cannot be read");
-    BB_ASSIGN_OR_RETURN(auto pairs, jobs::ParseStageList(*text, list));
-    for (const auto& [s, t] : pairs) {
-      const std::string& inside = in ? t : s;
-      if (jobs::LeavesWorkspace(inside)) return Status(EINVAL, list + ": '" + inside + "' leaves the workspace");
-      add(s, t);
-    }
-  }
-  return out;
-}
-
-// This node's stage-in: every stage_in directive, as the job's user.
-Status StageIn(const BurstJob& j, const jobs::BbRequest& req) {
-  BB_ASSIGN_OR_RETURN(auto pairs, StagePairs(req.stage_in, j, true));
-  for (const auto& [src, dst] : pairs) {
-    BB_RETURN_IF_ERROR(
-        RunLogged(AsUser(j, {Beside("bbctl"), "stage", "in", src, dst, "--quiet"}), "stage_in " + src + " -> " + dst));
-  }
-  return Status::Ok();
-}
-
-// "mode 3 (asked)", or "mode 2 (mode=auto: REASON)" from the mode file, and for mode=auto the
-// evidence the selector had (state/evidence).
-std::string ModeSummary(const std::string& mode_file, int asked, const std::string& evidence_file) {
-  std::ifstream in(mode_file);
-  std::string mode = "?", reason;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("mode: ", 0) == 0) mode = line.substr(6);
-    if (line.rfind("reason: ", 0) == 0) reason = line.substr(8);
-  }
-  if (asked != 0) return "mode " + mode + " (asked)";
-  if (reason.size() > 200) reason = reason.substr(0, 200) + "...";
-  std::string evidence = LastLine(evidence_file);
-  return "mode " + mode + " (mode=auto: " + (reason.empty() ? "the mode selector's choice" : reason) + ")" +
-         (evidence.empty() ? "" : "; decided from " + evidence);
-}
-
-// The first node's mode file: the directives' mode, or mode=auto's choice by the selector, which
-// reads the user's sources as the user, into a mode file the user may write, from the script and
-// the profile of an earlier run of it on as many nodes (burst_history.h); mode 3 when it fails.
-void WriteModeFile(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text,
-                   const std::string& mode_file) {
-  if (req.mode != 0) {
-    std::ofstream(mode_file) << jobs::ModeFileText(req);
-    return;
-  }
-  std::ofstream(mode_file).flush();
-  if (::geteuid() == 0) (void)::chown(mode_file.c_str(), j.slurm.uid, j.slurm.gid);
-  std::vector<std::string> argv = {Beside("bb-modeselect"),
-                                   "--job",
-                                   j.state + "/script",
-                                   "--sources",
-                                   j.slurm.work_dir,
-                                   "--nodes",
-                                   std::to_string(j.nodes.size()),
-                                   "--out",
-                                   mode_file};
-  if (!req.reasoner.empty()) argv.insert(argv.end(), {"--reasoner", req.reasoner});
-  std::string evidence;
-  if (!req.profile.empty() || !req.darshan.empty()) {
-    // The job's own evidence (#BB profile= or darshan=), read as the user like the rest.
-    bool darshan = !req.darshan.empty();
-    std::string path = jobs::OutsidePath(darshan ? req.darshan : req.profile, j.slurm.work_dir);
-    argv.insert(argv.end(), {darshan ? "--darshan" : "--profile", path});
-    evidence = "the script, its sources and the " + std::string(darshan ? "Darshan log" : "I/O profile") +
-               " the job named (" + path + ")";
-  } else {
-    const std::string history = HistoryPath(j, HistoryKey(script_text, j.nodes.size()));
-    bool have_profile = !history.empty() && Run(AsUser(j, {"test", "-r", history}), true) == 0;
-    if (have_profile) argv.insert(argv.end(), {"--profile", history});
-    evidence = have_profile ? "the script, its sources and the I/O profile of its last run (" + history + ")"
-                            : "the script and its sources (no earlier run of this script on " +
-                                  std::to_string(j.nodes.size()) + " nodes; this run's profile is kept for the next)";
-  }
-  std::ofstream(j.state + "/evidence") << evidence << "\n";
-  auto chosen = Capture(AsUser(j, argv));
-  if (!chosen) {
-    std::ofstream(mode_file) << jobs::ModeFileText(req);
-    std::ofstream(j.state + "/mode.note") << "mode selector failed (" << chosen.error().message() << "): mode 3\n";
-  }
-}
-
-// Mode 1 on several nodes, first node: waits until every other node staged its own copy in.
-Status WaitForNodesStagingIn(const BurstJob& j) {
-  bool all = WaitFor(kStagingWaitS, [&] {
-    if (!Failures(j).empty()) return true;
-    for (const auto& n : j.nodes) {
-      if (n != j.node && !Exists(j.state + "/staged_in." + n)) return false;
-    }
-    return true;
-  });
-  if (auto failed = Failures(j); !failed.empty()) return Status(ECANCELED, "gave up: " + failed.front());
-  if (!all) return Status(ETIMEDOUT, "not every node staged in within " + std::to_string(kStagingWaitS) + " s");
-  return Status::Ok();
-}
-
 // The first node: the mode file, the workspace (the job's user's), stage-in, then `env`.
-Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req, const std::string& script_text) {
+Status PrepareWorkspace(const BurstOptions& o, const BurstJob& j, const jobs::BbRequest& req,
+                        const std::string& script_text, PrologClock* clock) {
   const std::string mode_file = j.state + "/mode.yaml";
   WriteModeFile(j, req, script_text, mode_file);
   const std::string name = "job" + j.slurm.id;
@@ -211,8 +135,8 @@ Status PrepareWorkspace(const BurstJob& j, const jobs::BbRequest& req, const std
     return Status(errno, "cannot give " + j.workspace + " to uid " + std::to_string(j.slurm.uid));
   }
   std::ofstream(j.state + "/workspace").flush();  // node-private staging may begin on every node
-  BB_RETURN_IF_ERROR(StageIn(j, req));
-  if (NodePrivateStaging(j, req) && !req.stage_in.empty()) BB_RETURN_IF_ERROR(WaitForNodesStagingIn(j));
+  BB_RETURN_IF_ERROR(StageIn(o, j, req, clock));
+  if (NodePrivateStaging(j, req) && !req.stage_in.empty()) BB_RETURN_IF_ERROR(WaitForNodesStagingIn(j, clock));
   if (req.mode == 0) BB_RETURN_IF_ERROR(StartProfile(j).Annotate("the I/O profile of the workspace"));
   std::ofstream env(j.state + "/env.tmp");
   env << "BB_MOUNT=" << j.mount << "\nBB_WORKSPACE=" << j.workspace << "\n";
@@ -261,6 +185,7 @@ bool AsksForNothing(BurstOptions* o) {
 
 Status BurstProlog(const BurstOptions& given) {
   BurstOptions o = given;
+  PrologClock clock(o);
   if (AsksForNothing(&o)) return Status::Ok();
   BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
   std::string text;
@@ -288,18 +213,20 @@ Status BurstProlog(const BurstOptions& given) {
   auto t0 = std::chrono::steady_clock::now();
   Status s = StartNode(o, j);
   double mounted_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (s.ok() && j.first) s = PrepareWorkspace(j, *req, text);
+  if (s.ok() && j.first) s = PrepareWorkspace(o, j, *req, text, &clock);
   if (s.ok() && !j.first && NodePrivateStaging(j, *req) && !req->stage_in.empty()) {
     // Mode 1: this node sees only its own files, so it stages in its own copy.
-    bool made = WaitFor(kStagingWaitS, [&] { return Exists(j.state + "/workspace") || !Failures(j).empty(); });
-    s = !made ? Status(ETIMEDOUT, "the workspace was not made within " + std::to_string(kStagingWaitS) + " s")
-        : Exists(j.state + "/workspace") ? StageIn(j, *req)
+    const int wait_s = clock.Wait(kStagingWaitS);
+    bool made = WaitFor(wait_s, [&] { return Exists(j.state + "/workspace") || !Failures(j).empty(); });
+    s = !made ? Status(ETIMEDOUT, "the workspace was not made within " + std::to_string(wait_s) + " s")
+        : Exists(j.state + "/workspace") ? StageIn(o, j, *req, &clock)
                                          : Status::Ok();
     if (s.ok()) std::ofstream(j.state + "/staged_in." + j.node).flush();
   }
   if (s.ok() && !j.first && req->mode == 0) {
     // mode=auto: this node's daemon counts the workspace too, once the first node made it.
-    bool ready = WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/env") || !Failures(j).empty(); });
+    bool ready =
+        WaitFor(clock.Wait(o.deadline_s * 10), [&] { return Exists(j.state + "/env") || !Failures(j).empty(); });
     if (ready && Exists(j.state + "/env")) s = StartProfile(j).Annotate("the I/O profile of the workspace");
   }
   if (!s.ok()) {

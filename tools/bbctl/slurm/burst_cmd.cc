@@ -1,11 +1,13 @@
 #include "tools/bbctl/slurm/burst_cmd.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "fs/base/units.h"
 #include "tools/jobs/bb_directives.h"
 
 namespace bb::ctl {
@@ -18,6 +20,21 @@ void AddOptions(CLI::App* c, BurstOptions* o, bool script) {
   c->add_option("--mount-dir", o->mount_dir, "where each job's mount is made, the same on every node (default /tmp)");
   c->add_option("--port", o->port, "the daemons' port (default 0: 7100 + job id mod 800)");
   c->add_option("--deadline", o->deadline_s, "seconds for every daemon to mount (default 120)");
+  c->add_option("--stage-limit", o->stage_limit,
+                "seconds the Prolog's stage-in and the Epilog's stage-out keep within; auto: Slurm's "
+                "PrologEpilogTimeout; 0: none (default auto)")
+      ->check([](const std::string& v) -> std::string {
+        char* end = nullptr;
+        double d = std::strtod(v.c_str(), &end);
+        return v == "auto" || (!v.empty() && *end == '\0' && d >= 0) ? "" : "auto or seconds, not '" + v + "'";
+      });
+  c->add_option("--stage-rate", o->stage_rate,
+                "the rate staging is expected to reach: a stage-in that would not fit the limit at it is refused "
+                "(default 100MiB, per second)")
+      ->check([](const std::string& v) -> std::string {
+        auto r = ParseByteSize(v);
+        return r ? "" : r.error().message();
+      });
   c->add_option("bbd_args", o->bbd_args, "more flags for every bbd (after --)");
 }
 

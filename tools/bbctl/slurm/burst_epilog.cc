@@ -1,4 +1,5 @@
 // The burst buffer's epilog (burst.h): stage-out of what exists, then nothing left on any node.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "tools/bbctl/slurm/burst.h"
 #include "tools/bbctl/slurm/burst_history.h"
 #include "tools/bbctl/slurm/burst_job.h"
+#include "tools/jobs/stage_limit.h"
 
 namespace bb::ctl {
 namespace {
@@ -23,14 +25,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Run by slurmd as the Epilog (not as a step of the job-script form).
-bool FromSlurmEpilog() {
-  const char* context = std::getenv("SLURM_SCRIPT_CONTEXT");
-  return context != nullptr && std::string(context) == "epilog_slurmd";
-}
+bool FromSlurmEpilog() { return SlurmHookContext() == "epilog_slurmd"; }
 
 // The first node, while every daemon is still up: each stage_out directive whose source exists.
-// Returns the report (one line per directive); `ok` false when any copy failed.
-std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
+// Returns the report (one line per directive); `ok` false when any copy failed. `own_manifest`:
+// every node stages its own files to the same destinations, each with a manifest of its own.
+std::string StageOut(const BurstOptions& o, const BurstJob& j, bool own_manifest, bool* ok) {
   *ok = true;
   std::string report;
   auto req = LoadRequest(o, j, nullptr);
@@ -51,7 +51,9 @@ std::string StageOut(const BurstOptions& o, const BurstJob& j, bool* ok) {
       }
       continue;
     }
-    Status s = RunLogged(AsUser(j, {Beside("bbctl"), "stage", "out", src, dst, "--quiet"}), "FAILED");
+    std::vector<std::string> argv = {Beside("bbctl"), "stage", "out", src, dst, "--quiet"};
+    if (own_manifest) argv.insert(argv.end(), {"--manifest", dst + "." + j.node + ".bbstage.json"});
+    Status s = RunLogged(AsUser(j, argv), "FAILED");
     report +=
         "bb: stage_out " + src + " -> " + dst + (s.ok() ? ": done, every file verified" : " " + s.message()) + "\n";
     *ok = *ok && s.ok();
@@ -89,6 +91,8 @@ void StopNode(const BurstJob& j) {
   }
   std::error_code ec;
   std::filesystem::remove_all(j.root, ec);
+  std::filesystem::remove_all(j.root + ".user", ec);
+  std::filesystem::remove(j.root + ".key", ec);
   std::filesystem::remove(j.mount, ec);
 }
 
@@ -102,7 +106,7 @@ std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
   if (j.first || every_node) {
     bool ok = true;
     if (up && Alive(DaemonPid(j.root))) {
-      report = StageOut(o, j, &ok);
+      report = StageOut(o, j, every_node, &ok);
     } else if (up) {  // its data went with it: say so rather than stay silent
       ok = false;
       report = "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
@@ -130,8 +134,19 @@ void FinishJob(const BurstOptions& o, const BurstJob& j, std::string report, con
     return true;
   });
   if (!saved.ok()) report += "bb: mode=auto: no I/O profile from " + j.node + ": " + saved.message() + "\n";
-  std::ifstream script(j.state + "/script");
-  report += KeepProfile(j, std::string(std::istreambuf_iterator<char>(script), {}));
+  for (const auto& n : j.nodes) {
+    if (Exists(j.state + "/detached." + n)) {
+      report += "bb: " + n +
+                "'s epilog went on past Slurm's Epilog time limit, in the background: the node was "
+                "released to Slurm meanwhile\n";
+    }
+  }
+  std::string script_text;
+  {  // closed before the folder goes (NFS keeps an open file that is removed, and its folder)
+    std::ifstream script(j.state + "/script");
+    script_text.assign(std::istreambuf_iterator<char>(script), {});
+  }
+  report += KeepProfile(j, script_text);
   char line[160];
   std::snprintf(line, sizeof line, "bb: %s after %.2f s\n",
                 all ? "stopped and removed on every node" : "NOT every node said it is down",
@@ -143,19 +158,17 @@ void FinishJob(const BurstOptions& o, const BurstJob& j, std::string report, con
   if (!j.slurm.std_out.empty() && FromSlurmEpilog()) {
     (void)Run(AsUser(j, {Beside("bbctl"), "bb", "append", "--file", j.slurm.std_out, "--text", report}), true);
   }
-  std::error_code ec;
-  std::filesystem::remove_all(j.state, ec);
+  // On NFS (and FUSE) a file removed while some process still has it open is renamed, not
+  // removed, until it is closed, and its folder cannot go before: tried again for 10 s.
+  WaitFor(10, [&] {
+    std::error_code ec;
+    std::filesystem::remove_all(j.state, ec);
+    return !Exists(j.state);
+  });
 }
 
-}  // namespace
-
-Status BurstEpilog(const BurstOptions& o) {
-  // No state folder: no burst buffer (or cleaned already), known without asking Slurm anything.
-  if (const char* id = std::getenv("SLURM_JOB_ID"); id != nullptr && !Exists(o.state_dir + "/job." + id)) {
-    return Status::Ok();
-  }
-  BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
-  if (!Exists(j.state)) return Status::Ok();  // no burst buffer, or already cleaned
+// The epilog's steps on this node, once the job's places are known.
+Status EpilogSteps(const BurstOptions& o, const BurstJob& j) {
   const bool up = Exists(j.state + "/env");
   const auto t0 = Clock::now();
   std::string report;
@@ -171,6 +184,55 @@ Status BurstEpilog(const BurstOptions& o) {
   std::ofstream(j.state + "/down." + j.node).flush();
   if (j.first) FinishJob(o, j, std::move(report), saved, t0);
   return Status::Ok();
+}
+
+// As Slurm's Epilog with a time limit: the steps run in a process of their own (a session of its
+// own, its output to nothing, since slurmd reads the Epilog's until it closes), waited for until
+// the limit less a margin, then left to finish while this process tells Slurm the node is done.
+// A stage-out that takes longer than the limit so goes on with the node back in service instead
+// of being killed with it drained.
+Status WithinEpilogLimit(const BurstOptions& o, const BurstJob& j, double limit_s) {
+  const auto t0 = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) return EpilogSteps(o, j);
+  if (pid == 0) {
+    ::setsid();
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd : {0, 1, 2}) ::dup2(null, fd);
+    ::close_range(3, ~0U, 0);
+    Status s = EpilogSteps(o, j);
+    std::fflush(nullptr);
+    ::_exit(s.ok() ? 0 : 1);
+  }
+  const double left = jobs::StageTimeLeft(limit_s, 0);
+  for (;;) {
+    int rc = TryWait(pid);
+    if (rc == 0) return Status::Ok();
+    if (rc != -2) return Status(EIO, "the epilog's steps ended with exit " + std::to_string(rc));
+    if (std::chrono::duration<double>(Clock::now() - t0).count() > left) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::ofstream(j.state + "/detached." + j.node).flush();
+  std::fprintf(stderr,
+               "bbctl bb epilog: job %s: not done within the Epilog's %.0f s limit (PrologEpilogTimeout); it goes on "
+               "in the background (pid %d) and the node is released\n",
+               j.slurm.id.c_str(), limit_s, static_cast<int>(pid));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status BurstEpilog(const BurstOptions& o) {
+  // No state folder: no burst buffer (or cleaned already), known without asking Slurm anything.
+  if (const char* id = std::getenv("SLURM_JOB_ID"); id != nullptr && !Exists(o.state_dir + "/job." + id)) {
+    return Status::Ok();
+  }
+  BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
+  if (!Exists(j.state)) return Status::Ok();  // no burst buffer, or already cleaned
+  if (FromSlurmEpilog()) {
+    if (double limit = StageLimit(o); limit > 0) return WithinEpilogLimit(o, j, limit);
+  }
+  return EpilogSteps(o, j);
 }
 
 }  // namespace bb::ctl

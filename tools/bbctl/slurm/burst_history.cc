@@ -104,15 +104,20 @@ std::string KeepProfile(const BurstJob& j, const std::string& script_text) {
   if (!doc) return "bb: mode=auto: the nodes' profiles do not merge (" + doc.error().message() + "); none kept\n";
   const std::string path = HistoryPath(j, key);
   if (path.empty()) return "bb: mode=auto: the job's user has no home; its profile is not kept\n";
-  const std::string merged = j.state + "/profile.json";
-  if (Status s = WritePrivate(merged, doc->dump()); !s.ok()) return "bb: mode=auto: " + s.message() + "\n";
-  if (::geteuid() == 0) (void)::chown(merged.c_str(), j.slurm.uid, j.slurm.gid);
-  // As the user: the folder and the file are theirs, and a home root may not write is no matter.
+  // Handed over in the user's folder on this node (UserScratch: the state folder may be
+  // root-squashed), then copied as the user: the folder and the file are theirs, and a home root
+  // may not write is no matter.
+  auto scratch = UserScratch(j);
+  if (!scratch) return "bb: mode=auto: " + scratch.error().message() + "; the profile is not kept\n";
+  const std::string merged = *scratch + "/profile.json";
+  Status s = WriteUsers(j, merged, doc->dump(), 0600);
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  Status s =
-      RunLogged(AsUser(j, {"sh", "-c", "mkdir -p -- \"$1\" && cp -- \"$2\" \"$3.tmp\" && mv -- \"$3.tmp\" \"$3\"", "sh",
-                           dir, merged, path}),
-                "keeping the profile");
+  if (s.ok()) {
+    s = RunLogged(AsUser(j, {"sh", "-c", "mkdir -p -- \"$1\" && cp -- \"$2\" \"$3.tmp\" && mv -- \"$3.tmp\" \"$3\"",
+                             "sh", dir, merged, path}),
+                  "keeping the profile");
+  }
+  std::filesystem::remove_all(*scratch, ec);
   if (!s.ok()) return "bb: mode=auto: " + s.message() + "\n";
   return "bb: mode=auto: this run's I/O profile is kept for the next run of this script on " +
          std::to_string(j.nodes.size()) + " nodes (" + path + ")\n";

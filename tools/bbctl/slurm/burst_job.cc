@@ -1,15 +1,20 @@
 #include "tools/bbctl/slurm/burst_job.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "tools/bbctl/proc.h"
+#include "tools/jobs/stage_limit.h"
 
 namespace bb::ctl {
 namespace {
@@ -41,6 +46,56 @@ bool Exists(const std::string& path) {
 std::string Beside(const std::string& program) {
   std::string path = SelfDir() + "/" + program;
   return Exists(path) ? path : program;
+}
+
+Result<std::string> UserScratch(const BurstJob& j) {
+  const std::string dir = j.root + ".user";
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != j.slurm.uid)) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Status(errno, "cannot create " + dir + ": " + std::strerror(errno));
+  }
+  if (::geteuid() == 0 && ::chown(dir.c_str(), j.slurm.uid, j.slurm.gid) != 0) {
+    return Status(errno, "cannot give " + dir + " to uid " + std::to_string(j.slurm.uid));
+  }
+  return dir;
+}
+
+Status WriteUsers(const BurstJob& j, const std::string& path, const std::string& text, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return Status(errno, "cannot write " + path + ": " + std::strerror(errno));
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (ok && ::geteuid() == 0) ok = ::fchown(fd, j.slurm.uid, j.slurm.gid) == 0;
+  const int err = errno;
+  ::close(fd);
+  return ok ? Status::Ok() : Status(err, "cannot write " + path + ": " + std::strerror(err));
+}
+
+std::string SlurmHookContext() {
+  std::string c = Env("SLURM_SCRIPT_CONTEXT");
+  return c == "prolog_slurmd" || c == "epilog_slurmd" ? c : "";
+}
+
+double StageLimit(const BurstOptions& o) {
+  if (SlurmHookContext().empty()) return 0;
+  if (o.stage_limit != "auto") return std::strtod(o.stage_limit.c_str(), nullptr);  // checked by the CLI
+  auto config = Capture({"scontrol", "show", "config"});
+  return config ? jobs::PrologEpilogTimeoutFrom(*config) : 0;
+}
+
+Result<uint64_t> BytesUnder(const BurstJob& j, const std::vector<std::string>& paths) {
+  if (paths.empty()) return uint64_t{0};
+  std::vector<std::string> argv = {"du", "-s", "-c", "-b", "-D", "--"};
+  argv.insert(argv.end(), paths.begin(), paths.end());
+  BB_ASSIGN_OR_RETURN(std::string out, Capture(AsUser(j, argv)));
+  // The last line: "<bytes>\ttotal".
+  size_t at = out.rfind('\n', out.size() >= 2 ? out.size() - 2 : 0);
+  return static_cast<uint64_t>(std::strtoull(out.c_str() + (at == std::string::npos ? 0 : at + 1), nullptr, 10));
 }
 
 Result<BurstJob> LoadBurstJob(const BurstOptions& o) {

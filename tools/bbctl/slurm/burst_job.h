@@ -60,6 +60,23 @@ bool WaitFor(int seconds, Done done) {
   }
   return true;
 }
+// A folder of the job's user on this node's local storage, beside the root (`<root>.user`, 0700):
+// what the user's own processes read or write for the hooks (the script the mode selector reads,
+// the mode file it writes, the profile kept in the user's home). Never on the shared state
+// folder, which under NFS root_squash root writes as nobody and cannot give to the user. Made
+// (again, when it is not the user's) on each call.
+Result<std::string> UserScratch(const BurstJob& j);
+// Writes `text` to `path` (O_NOFOLLOW) with `mode`, given to the job's user when this is root.
+Status WriteUsers(const BurstJob& j, const std::string& path, const std::string& text, mode_t mode);
+// Which of Slurm's hooks runs this process (SLURM_SCRIPT_CONTEXT): "prolog_slurmd",
+// "epilog_slurmd", or "" (the job-script form, a step of the job).
+std::string SlurmHookContext();
+// The time limit staging keeps within (tools/jobs/stage_limit.h), in seconds: `--stage-limit`,
+// for "auto" Slurm's PrologEpilogTimeout (one scontrol call); 0 for none, and always outside
+// Slurm's Prolog and Epilog.
+double StageLimit(const BurstOptions& o);
+// The bytes under every path in `paths` (read as the job's user: du's apparent sizes).
+Result<uint64_t> BytesUnder(const BurstJob& j, const std::vector<std::string>& paths);
 // The bbctl and bbd beside this binary (else from PATH).
 std::string Beside(const std::string& program);
 
