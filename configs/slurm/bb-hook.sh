@@ -7,7 +7,8 @@
 #   Epilog=/usr/libexec/bbfs/bb-epilog
 #   TaskProlog=/usr/libexec/bbfs/bb-task-prolog
 #   PrologFlags=Alloc        # the prolog runs on every node at allocation, before the script
-# Jobs without #BB pay one call to Slurm per node, in the prolog (their script), and nothing else.
+# Jobs without #BB pay nothing with job_submit.lua's mark (BB_SUBMIT_MARK=on), else one call to
+# Slurm per node, in the prolog (their script).
 PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin${PATH:+:$PATH}
 export PATH
 here=$(dirname "$0")
@@ -28,4 +29,4 @@ fi
 exec "$BB_BIN/bbctl" bb "$step" --state-dir "${BB_STATE_DIR:-/var/lib/bb}" \
   --local-dir "${BB_LOCAL_DIR:-/tmp}" --mount-dir "${BB_MOUNT_DIR:-/tmp}" --port "${BB_PORT:-0}" \
   --deadline "${BB_DEADLINE:-120}" --stage-limit "${BB_STAGE_LIMIT:-auto}" \
-  --stage-rate "${BB_STAGE_RATE:-100MiB}" -- ${BB_BBD_ARGS:-}
+  --stage-rate "${BB_STAGE_RATE:-100MiB}" --submit-mark "${BB_SUBMIT_MARK:-off}" -- ${BB_BBD_ARGS:-}

@@ -61,6 +61,7 @@ std::string HookEnv(const SlurmEmulation& e) {
   std::ostringstream c;
   c << "BB_BIN=" << SelfDir() << "\nBB_STATE_DIR=" << e.root << "/bb-jobs\nBB_LOCAL_DIR=" << e.root
     << "/local/%n\nBB_MOUNT_DIR=" << e.mount << "\nBB_PORT=0\nBB_DEADLINE=60\n"
+    << "BB_SUBMIT_MARK=on\n"  // job_submit.lua is installed
     << "BB_BBD_ARGS=\"--rpc-poll-spin 0\"\n"
     << "# TCP only, on the nodes' shaped links.\nexport UCX_TLS=tcp UCX_NET_DEVICES=eth0\n";
   return c.str();

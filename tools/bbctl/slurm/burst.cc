@@ -168,12 +168,17 @@ int OnEveryNode(const BurstOptions& o, const BurstJob& j, const std::string& ste
   return Run(argv);
 }
 
-// Whether Slurm's job asks for no burst buffer, known from its script alone; the script read, when
-// it does, goes into `o` so it is not asked for again. A job without a #BB line costs this one call
-// and none in the other hooks: Slurm runs them for every job.
+// Whether Slurm's job asks for no burst buffer, known from job_submit.lua's mark (no call) or from
+// its script; the script read, when it does, goes into `o` so it is not asked for again. A job
+// without a #BB line costs at most this one call and none in the other hooks: Slurm runs them for
+// every job.
 bool AsksForNothing(BurstOptions* o) {
   const char* id = std::getenv("SLURM_JOB_ID");
   if (!o->script.empty() || id == nullptr || Exists(o->state_dir + "/job." + id)) return false;
+  if (o->submit_mark) {  // job_submit.lua marked every job with #BB lines: no mark, no call
+    const char* comment = std::getenv("SLURM_JOB_COMMENT");
+    if (comment == nullptr || std::strstr(comment, "[#BB]") == nullptr) return true;
+  }
   auto text = Capture({"scontrol", "write", "batch_script", id, "-"});
   if (!text) return false;
   if (text->find("#BB") == std::string::npos) return true;

@@ -42,6 +42,9 @@ struct BurstOptions {
   // seconds, "auto" for Slurm's PrologEpilogTimeout, 0 for none; and the rate staging is expected
   // to reach, by which a stage-in that would not fit is refused before it starts.
   std::string stage_limit = "auto";
+  // job_submit.lua marks jobs with #BB lines ("[#BB]" in their comment): the Prolog takes a job
+  // without the mark for one without #BB, without reading its script.
+  bool submit_mark = false;
   std::string stage_rate = "100MiB";
   std::vector<std::string> bbd_args;  // more flags for every bbd
 };

@@ -28,6 +28,9 @@ void AddOptions(CLI::App* c, BurstOptions* o, bool script) {
         double d = std::strtod(v.c_str(), &end);
         return v == "auto" || (!v.empty() && *end == '\0' && d >= 0) ? "" : "auto or seconds, not '" + v + "'";
       });
+  c->add_option("--submit-mark", o->submit_mark,
+                "on: job_submit.lua marks jobs with #BB lines, so the Prolog takes an unmarked job for one "
+                "without, without reading its script (default off)");
   c->add_option("--stage-rate", o->stage_rate,
                 "the rate staging is expected to reach: a stage-in that would not fit the limit at it is refused "
                 "(default 100MiB, per second)")

@@ -98,11 +98,18 @@ void StopNode(const BurstJob& j) {
 
 // Stage-out while every daemon is up: the first node stages out (in mode 1 on several nodes
 // every node its own files) and says when it is done; the other nodes, which hold the data being
-// staged out, wait for that. Returns the first node's lines for the job's output.
+// staged out (or stage out their own while the others do), wait for that. Returns the first node's lines for the job's
+// output.
 std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
   auto req = LoadRequest(o, j, nullptr);
   const bool every_node = req && NodePrivateStaging(j, *req);
   std::string report;
+  auto wait_for_first = [&] {  // every daemon stays up until the last node's stage-out is done
+    if (up && !WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
+      std::fprintf(stderr, "bbctl bb: %s: stage-out not done after %d s; stopping anyway\n", j.node.c_str(),
+                   o.deadline_s * 10);
+    }
+  };
   if (j.first || every_node) {
     bool ok = true;
     if (up && Alive(DaemonPid(j.root))) {
@@ -116,9 +123,9 @@ std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
       if (j.first) report = EveryNodesStageOut(j, &ok);
     }
     if (j.first) std::ofstream(j.state + "/staged_out") << (ok ? "ok\n" : "failed\n");
-  } else if (up && !WaitFor(o.deadline_s * 10, [&] { return Exists(j.state + "/staged_out"); })) {
-    std::fprintf(stderr, "bbctl bb: %s: stage-out not done after %d s; stopping anyway\n", j.node.c_str(),
-                 o.deadline_s * 10);
+    if (!j.first) wait_for_first();
+  } else {
+    wait_for_first();
   }
   return report;
 }
