@@ -193,6 +193,23 @@ check "sbatch refuses a bad #BB line naming it (exit $rc: $(echo "$refused" | he
   sh -c "[ $rc -ne 0 ] && printf '%s' \"\$1\" | grep -q \"script:3: #BB mode: '9' is not auto\"" _ "$refused"
 check "and no job was made" test "$(squeue -h | wc -l)" = "$before"
 
+printf '#!/bin/bash\n#SBATCH -N 2\n#BB mode=3 capacity=100GB\necho ran\n' > "$sub/cap.sh"
+rc=0
+refused=$(cd "$sub" && sbatch --parsable -o "$sub/out-%j.txt" cap.sh 2>&1) || rc=$?
+check "sbatch refuses capacity=, which nothing would keep (exit $rc: $(echo "$refused" | head -1))" \
+  sh -c "[ $rc -ne 0 ] && printf '%s' \"\$1\" | grep -q 'capacity: not supported'" _ "$refused"
+check "and no job was made" test "$(squeue -h | wc -l)" = "$before"
+
+# 6b. mode=auto with the job's own evidence and reasoner: a Darshan log named by #BB darshan=,
+# read as the job's user, decides the mode (the job's output says from what).
+cp "$src/modeselect/profile/testdata/darshan_nn_base.txt" "$sub/nn.darshan.txt"
+printf '#!/bin/bash\n#SBATCH -N 2 -n 2\n#BB mode=auto darshan=nn.darshan.txt reasoner=rules\necho ran\n' > "$sub/evidence.sh"
+id=$(run_job "$sub/evidence.sh")
+check "a job naming its Darshan log ran ($(state "$id")) in the mode the selector chose from it" \
+  sh -c "test '$(state "$id")' = COMPLETED &&
+         grep -q 'in mode [1-4] (mode=auto: .*decided from the script, its sources and the Darshan log the job named ($sub/nn.darshan.txt)' '$sub/out-$id.txt'"
+check "nothing of job $id is left ($(left_of "$id"))" test "$(left_of "$id")" = nothing
+
 # 7. A job of an unprivileged user: its workspace and everything staged are its own, the mode
 # selector and the staging run as it.
 usub=$tmp/user
