@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   ops.release = Release;
   ops.fsync = FSync;
   char name[] = "squash_fs", fg[] = "-f", o[] = "-o",
-       opts[] = "allow_other,fsname=squash,attr_timeout=0,entry_timeout=0";
+       opts[] = "allow_other,fsname=squash,attr_timeout=0,entry_timeout=0,max_threads=16";
   char* fuse_argv[] = {name, argv[2], fg, o, opts, nullptr};
   return fuse_main(5, fuse_argv, &ops, nullptr);
 }
