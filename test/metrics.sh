@@ -23,13 +23,23 @@ py=/usr/bin/python3  # Debian's, with its packages
 
 (umask 077; "$bbctl" start --nodes 2 --root "$tmp/r" --mount "$tmp/m" --base-port $((7900 + RANDOM % 200)) -- \
   --metrics-file metrics.prom --metrics-interval 1 >/dev/null)
+"$bbctl" job start --root "$tmp/r" --name wsA --mode-file "$(dirname "$0")/../configs/modes/mode3.yaml" >/dev/null
 for i in $(seq 20); do head -c 300000 /dev/urandom > "$tmp/m/node0/f$i"; done
 cat "$tmp/m/node1"/f* > /dev/null
 ls "$tmp/m/node1/no-such-file" 2>/dev/null || true   # a lookup miss: an answer, not an error
 mkdir "$tmp/m/node0/full" && touch "$tmp/m/node0/full/x"
 rmdir "$tmp/m/node0/full" 2>/dev/null || true          # ENOTEMPTY (39): an error
-"$bbctl" stats --root "$tmp/r" --json > "$tmp/stats.json"
-"$bbctl" stats --root "$tmp/r" --prometheus > "$tmp/metrics.txt"
+# A snapshot of both forms with nothing sent between them (background work, such as chunk
+# removals or write-behind, may still be under way): the counters before and after agree.
+for _ in $(seq 10); do
+  "$bbctl" stats --root "$tmp/r" --json > "$tmp/stats.json"
+  "$bbctl" stats --root "$tmp/r" --prometheus > "$tmp/metrics.txt"
+  "$bbctl" stats --root "$tmp/r" --json > "$tmp/stats.after.json"
+  $py -c 'import json, sys
+c = lambda f: [{k: v for k, v in n.items() if k in ("ops", "errors", "to", "peers")} for n in json.load(open(f))]
+sys.exit(c(sys.argv[1]) != c(sys.argv[2]))' "$tmp/stats.json" "$tmp/stats.after.json" && break
+  sleep 0.5
+done
 
 check "bbctl stats --prometheus parses as Prometheus text, and its counters equal bbctl stats --json" $py - "$tmp" <<'PY'
 import json, sys
@@ -57,6 +67,9 @@ for node in stats:
     for p in node["peers"]:
         if value("bb_rpc_calls", node_id=n, peer=p["peer"]) != p["calls_sent"]: bad.append(("calls", n))
         if value("bb_rpc_latency_seconds", "_count", node=name, node_id=n, peer=p["peer"]) != p["calls_sent"]: bad.append(("latency", n))
+    for w in node["workspace_list"]:
+        if value("bb_workspace_mode", "", node=name, node_id=n, workspace=w["name"]) != w["mode"]: bad.append(("mode", n))
+    if value("bb_workspace_mode", "", node_id=n, workspace="wsA") != 3: bad.append(("wsA", n))
     space = [s for s in fams["bb_space_bytes"].samples if s.labels["node_id"] == str(n) and s.labels["node"] == name and s.labels["kind"] == "total"]
     if not space or space[0].value != node["space"]["total_bytes"]: bad.append(("space", n))
 assert fams["bb_rpc_latency_seconds"].type == "histogram"

@@ -124,11 +124,18 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
             {"write_bytes", sv.write_bytes.load()}}},
           {"peers", PeersJson()},
           {"workspaces", router_->List().size()},
+          {"workspace_list", WorkspacesJson()},
           {"invalidations", CoherenceJson()},
           {"statahead", StataheadJson()},
           {"chunk_removals", ChunkRemovalsJson()},
           {"small_files", SmallFilesJson()},
           {"qos", QosJson()}};
+}
+
+json Daemon::WorkspacesJson() {
+  json list = json::array();
+  for (const auto& [name, spec] : router_->List()) list.push_back(SpecJson(name, spec));
+  return list;
 }
 
 json Daemon::PeersJson() {

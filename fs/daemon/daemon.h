@@ -76,12 +76,12 @@ class Daemon {
   nlohmann::json ProfileStopCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json DropCachesCommand(const nlohmann::json& request, const ControlPeer& peer);
   nlohmann::json QosJson();
-  nlohmann::json CoherenceJson();  // invalidations sent, failed and received; callbacks held
-  nlohmann::json StataheadJson();  // read-aheads made, entries they brought, lookups they answered
-  nlohmann::json ChunkRemovalsJson();
+  nlohmann::json CoherenceJson();      // invalidations sent, failed and received; callbacks held
+  nlohmann::json StataheadJson();      // read-aheads made, entries they brought, lookups they answered
+  nlohmann::json ChunkRemovalsJson();  // files freed behind their unlink, requests, failures
   nlohmann::json SmallFilesJson();
-  nlohmann::json
-  PeersJson();  // the transport's counters per peer  // files freed behind their unlink, requests, failures
+  nlohmann::json PeersJson();       // the transport's counters per peer
+  nlohmann::json WorkspacesJson();  // each workspace this node routes: name, mode, chunk size
 
   int lock_fd_ = -1;
   std::unique_ptr<MetaStore> meta_;

@@ -169,6 +169,10 @@ const std::vector<Metric> kMetrics = {
     {"bb_space_bytes", "gauge", "The backing store's space.",
      Fields("space", "kind", {{"total_bytes", "total"}, {"free_bytes", "free"}, {"avail_bytes", "avail"}})},
     {"bb_workspaces", "gauge", "Workspaces this node routes.", Scalar("workspaces")},
+    {"bb_workspace_mode", "gauge", "Each workspace this node routes (a Slurm job's is job<id>): its mode, 1-4.",
+     PerElement("workspace_list", "name", "workspace", "mode")},
+    {"bb_workspace_chunk_bytes", "gauge", "Each workspace's chunk size.",
+     PerElement("workspace_list", "name", "workspace", "chunk_size")},
     {"bb_nodes", "gauge", "Nodes of the instance.", Scalar("nodes")},
 };
 

@@ -38,6 +38,7 @@ json Node(int id) {
       {"space", {{"total_bytes", 1000}, {"free_bytes", 600}, {"avail_bytes", 500}}},
       {"small_files", {{"made_here", 9}, {"with_first_write", 6}, {"handed_over", 2}, {"lost", 0}, {"waiting", 1}}},
       {"workspaces", 1},
+      {"workspace_list", json::array({{{"name", "job42"}, {"mode", 3}, {"chunk_size", 524288}}})},
       {"qos",
        {{"stage", true},
         {"channels", json::array({{{"job", "A"},
@@ -90,6 +91,8 @@ TEST_CASE("metrics: the stats of two nodes as one Prometheus exposition", "[daem
   CHECK(m.count("bb_qos_limit{node=\"0\",job=\"A\",class=\"metadata\"}") == 0);  // unlimited: absent
   CHECK(m.at("bb_space_bytes{node=\"1\",kind=\"avail\"}") == 500);
   CHECK(m.at("bb_small_files_total{node=\"0\",event=\"made\"}") == 9);
+  CHECK(m.at("bb_workspace_mode{node=\"1\",workspace=\"job42\"}") == 3);
+  CHECK(m.at("bb_workspace_chunk_bytes{node=\"0\",workspace=\"job42\"}") == 524288);
   CHECK(m.at("bb_small_files_total{node=\"1\",event=\"lost\"}") == 0);
   CHECK(m.count("bb_small_files_total{node=\"0\",event=\"waiting\"}") == 0);  // not a counter
   CHECK(types.at("bb_rpc_latency_seconds") == "histogram");
