@@ -81,7 +81,10 @@ std::string EveryNodesStageOut(const BurstJob& j, bool* ok) {
   return report;
 }
 
-// This node's daemon stopped (it unmounts), its root and mount point removed.
+// This node's daemon stopped (it unmounts), its root and mount point removed. Removing the mount
+// point also detaches whatever is mounted on it in other mount namespaces of the same host (the
+// emulated nodes share one /tmp), so no node gets here before every node's stage-out is done
+// (StageOutPhase).
 void StopNode(const BurstJob& j) {
   pid_t pid = DaemonPid(j.root);
   if (pid > 0) Terminate(pid, 15);
