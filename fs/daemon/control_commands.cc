@@ -106,6 +106,7 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
              {"free_bytes", sp->free_blocks * sp->block_size},
              {"avail_bytes", sp->avail_blocks * sp->block_size}};
   }
+  json workspaces = WorkspacesJson();
   return {{"ok", true},
           {"time_ns", clock_.MonotonicNs()},
           {"errors", errors},
@@ -123,8 +124,8 @@ json Daemon::StatsCommand(const json&, const ControlPeer&) {
             {"read_bytes", sv.read_bytes.load()},
             {"write_bytes", sv.write_bytes.load()}}},
           {"peers", PeersJson()},
-          {"workspaces", router_->List().size()},
-          {"workspace_list", WorkspacesJson()},
+          {"workspaces", workspaces.size()},
+          {"workspace_list", std::move(workspaces)},
           {"invalidations", CoherenceJson()},
           {"statahead", StataheadJson()},
           {"chunk_removals", ChunkRemovalsJson()},

@@ -28,15 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string LastLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
-  }
-  return last;
-}
-
 // This node's copy of the job's cluster key, on local storage (`<root>.key`: root's, 0600), for
 // its daemon, which takes only a key file of its own user: a root-squashed state folder's files
 // are nobody's. The first node to get here makes the key in the state folder (whole before it has
@@ -204,17 +195,10 @@ Status BurstProlog(const BurstOptions& given) {
     RecordFailure(j, req.error().message());
     return Status::Ok();
   }
-  if (j.first) {
-    // The job's script is its user's alone (the state folder is readable by all).
-    const std::string copy = j.state + "/script";
-    int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-      if (fd >= 0) ::close(fd);
-      return Status(errno, "cannot write " + copy);
-    }
-    if (::geteuid() == 0) (void)::fchown(fd, j.slurm.uid, j.slurm.gid);
-    ::close(fd);
+  if (j.first) {  // read by the epilog (as root): nothing reads it as the user, so it may be root-squashed
+    BB_RETURN_IF_ERROR(WritePrivate(j.state + "/script", text));
   }
+
   auto t0 = std::chrono::steady_clock::now();
   Status s = StartNode(o, j);
   double mounted_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

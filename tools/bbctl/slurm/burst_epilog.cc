@@ -30,10 +30,9 @@ bool FromSlurmEpilog() { return SlurmHookContext() == "epilog_slurmd"; }
 // The first node, while every daemon is still up: each stage_out directive whose source exists.
 // Returns the report (one line per directive); `ok` false when any copy failed. `own_manifest`:
 // every node stages its own files to the same destinations, each with a manifest of its own.
-std::string StageOut(const BurstOptions& o, const BurstJob& j, bool own_manifest, bool* ok) {
+std::string StageOut(const BurstJob& j, const Result<jobs::BbRequest>& req, bool own_manifest, bool* ok) {
   *ok = true;
   std::string report;
-  auto req = LoadRequest(o, j, nullptr);
   if (!req) {
     *ok = false;
     return "bb: stage_out: " + req.error().message() + "\n";
@@ -101,10 +100,9 @@ void StopNode(const BurstJob& j) {
 
 // Stage-out while every daemon is up: the first node stages out (in mode 1 on several nodes
 // every node its own files) and says when it is done; the other nodes, which hold the data being
-// staged out (or stage out their own while the others do), wait for that. Returns the first node's lines for the job's
-// output.
-std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
-  auto req = LoadRequest(o, j, nullptr);
+// staged out (or stage out their own while the others do), wait for that. Returns the first
+// node's lines for the job's output.
+std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, const Result<jobs::BbRequest>& req, bool up) {
   const bool every_node = req && NodePrivateStaging(j, *req);
   std::string report;
   auto wait_for_first = [&] {  // every daemon stays up until the last node's stage-out is done
@@ -116,7 +114,7 @@ std::string StageOutPhase(const BurstOptions& o, const BurstJob& j, bool up) {
   if (j.first || every_node) {
     bool ok = true;
     if (up && Alive(DaemonPid(j.root))) {
-      report = StageOut(o, j, every_node, &ok);
+      report = StageOut(j, req, every_node, &ok);
     } else if (up) {  // its data went with it: say so rather than stay silent
       ok = false;
       report = "bb: stage_out: the daemon on " + j.node + " is not running; nothing was staged out\n";
@@ -178,7 +176,7 @@ void FinishJob(const BurstOptions& o, const BurstJob& j, std::string report, con
 }
 
 // The epilog's steps on this node, once the job's places are known.
-Status EpilogSteps(const BurstOptions& o, const BurstJob& j) {
+Status EpilogSteps(const BurstOptions& o, const BurstJob& j, const Result<jobs::BbRequest>& req) {
   const bool up = Exists(j.state + "/env");
   const auto t0 = Clock::now();
   std::string report;
@@ -189,7 +187,7 @@ Status EpilogSteps(const BurstOptions& o, const BurstJob& j) {
   }
   // mode=auto: this node's part of the job's I/O profile, before stage-out reads the workspace.
   Status saved = up ? SaveNodeProfile(j) : Status::Ok();
-  report += StageOutPhase(o, j, up);
+  report += StageOutPhase(o, j, req, up);
   StopNode(j);
   std::ofstream(j.state + "/down." + j.node).flush();
   if (j.first) FinishJob(o, j, std::move(report), saved, t0);
@@ -201,16 +199,16 @@ Status EpilogSteps(const BurstOptions& o, const BurstJob& j) {
 // the limit less a margin, then left to finish while this process tells Slurm the node is done.
 // A stage-out that takes longer than the limit so goes on with the node back in service instead
 // of being killed with it drained.
-Status WithinEpilogLimit(const BurstOptions& o, const BurstJob& j, double limit_s) {
+Status WithinEpilogLimit(const BurstOptions& o, const BurstJob& j, const Result<jobs::BbRequest>& req, double limit_s) {
   const auto t0 = Clock::now();
   pid_t pid = ::fork();
-  if (pid < 0) return EpilogSteps(o, j);
+  if (pid < 0) return EpilogSteps(o, j, req);
   if (pid == 0) {
     ::setsid();
     int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int fd : {0, 1, 2}) ::dup2(null, fd);
     ::close_range(3, ~0U, 0);
-    Status s = EpilogSteps(o, j);
+    Status s = EpilogSteps(o, j, req);
     std::fflush(nullptr);
     ::_exit(s.ok() ? 0 : 1);
   }
@@ -239,10 +237,13 @@ Status BurstEpilog(const BurstOptions& o) {
   }
   BB_ASSIGN_OR_RETURN(BurstJob j, LoadBurstJob(o));
   if (!Exists(j.state)) return Status::Ok();  // no burst buffer, or already cleaned
-  if (FromSlurmEpilog()) {
-    if (double limit = StageLimit(o); limit > 0) return WithinEpilogLimit(o, j, limit);
+  // The job's directives, read once. A stage-out keeps within Slurm's Epilog limit (the rest of
+  // the epilog is quick), which is asked of Slurm only then.
+  auto req = LoadRequest(o, j, nullptr);
+  if (FromSlurmEpilog() && req && !req->stage_out.empty()) {
+    if (double limit = StageLimit(o); limit > 0) return WithinEpilogLimit(o, j, req, limit);
   }
-  return EpilogSteps(o, j);
+  return EpilogSteps(o, j, req);
 }
 
 }  // namespace bb::ctl

@@ -29,15 +29,6 @@ constexpr int kProfileMs = 60000;
 std::string Workspace(const BurstJob& j) { return "job" + j.slurm.id; }
 std::string Socket(const BurstJob& j) { return j.root + "/bbd.sock"; }
 
-// Writes `text` to `path`, readable by root alone (the state folder is readable by all).
-Status WritePrivate(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return Status(errno, "cannot write " + path);
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::close(fd) == 0 && ok;
-  return ok ? Status::Ok() : Status(EIO, "cannot write " + path);
-}
-
 }  // namespace
 
 std::string HistoryKey(const std::string& script_text, size_t nodes) {

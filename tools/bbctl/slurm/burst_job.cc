@@ -66,14 +66,37 @@ Result<std::string> UserScratch(const BurstJob& j) {
   return dir;
 }
 
-Status WriteUsers(const BurstJob& j, const std::string& path, const std::string& text, mode_t mode) {
+namespace {
+
+// `text` into `path` (truncated, never through a link) with `mode`; given to `owner` when set and
+// this is root.
+Status WriteNoFollow(const std::string& path, const std::string& text, mode_t mode, const BurstJob* owner) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return Status(errno, "cannot write " + path + ": " + std::strerror(errno));
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  if (ok && ::geteuid() == 0) ok = ::fchown(fd, j.slurm.uid, j.slurm.gid) == 0;
-  const int err = errno;
-  ::close(fd);
+  if (ok && owner != nullptr && ::geteuid() == 0) ok = ::fchown(fd, owner->slurm.uid, owner->slurm.gid) == 0;
+  int err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
   return ok ? Status::Ok() : Status(err, "cannot write " + path + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+Status WriteUsers(const BurstJob& j, const std::string& path, const std::string& text, mode_t mode) {
+  return WriteNoFollow(path, text, mode, &j);
+}
+
+Status WritePrivate(const std::string& path, const std::string& text) {
+  return WriteNoFollow(path, text, 0600, nullptr);
+}
+
+std::string LastLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
 }
 
 std::string SlurmHookContext() {

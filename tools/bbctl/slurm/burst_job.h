@@ -66,8 +66,14 @@ bool WaitFor(int seconds, Done done) {
 // folder, which under NFS root_squash root writes as nobody and cannot give to the user. Made
 // (again, when it is not the user's) on each call.
 Result<std::string> UserScratch(const BurstJob& j);
-// Writes `text` to `path` (O_NOFOLLOW) with `mode`, given to the job's user when this is root.
+// Writes `text` to `path` (truncated, never through a link) with `mode`, given to the job's user
+// when this is root.
 Status WriteUsers(const BurstJob& j, const std::string& path, const std::string& text, mode_t mode);
+// Writes `text` to `path` (likewise), readable by its writer alone (0600): the state folder is
+// readable by all.
+Status WritePrivate(const std::string& path, const std::string& text);
+// The last line of `path` that is not empty ("" when none).
+std::string LastLine(const std::string& path);
 // Which of Slurm's hooks runs this process (SLURM_SCRIPT_CONTEXT): "prolog_slurmd",
 // "epilog_slurmd", or "" (the job-script form, a step of the job).
 std::string SlurmHookContext();

@@ -16,15 +16,6 @@
 namespace bb::ctl {
 namespace {
 
-std::string LastLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
-  }
-  return last;
-}
-
 // A mode file the job's user wrote (at most 64 KiB, a regular file, never through a link).
 Result<std::string> ReadUsersModeFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
